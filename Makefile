@@ -1,0 +1,52 @@
+# findings-ledger: every verb sets up what it needs (virtual environment,
+# dependencies, a throwaway PostgreSQL on 127.0.0.1:$(LEDGER_PGPORT)).
+# Set LEDGER_DSN to use an existing server instead of the throwaway one.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+export LEDGER_PGPORT ?= 54329
+
+.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench clean pgtap
+
+help:
+	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP) ## create .venv and install the package with its test and lint tools
+
+db: venv ## start the throwaway PostgreSQL cluster (harmless when it runs)
+	$(BIN)/python -m findings_ledger.cluster start
+
+db-stop: venv ## stop the throwaway cluster
+	$(BIN)/python -m findings_ledger.cluster stop
+
+migrate: venv ## upgrade $$LEDGER_DSN (or the throwaway cluster's 'ledger' database) to head
+	$(BIN)/findings-ledger migrate
+
+demo: venv ## replay seed 000's scenario and print the per-group table
+	$(BIN)/findings-ledger demo
+
+pgtap:
+	@bash tools/ensure-pgtap.sh
+
+test: venv pgtap ## run every test against a real PostgreSQL
+	$(BIN)/pytest
+
+test-sql: venv pgtap ## run only the pgTAP suite in tests/sql
+	$(BIN)/pytest tests/test_pgtap.py
+
+sql: venv ## print the offline upgrade script for review (alembic --sql)
+	@$(BIN)/alembic upgrade head --sql
+
+lint: venv ## ruff, mypy and squawk over the generated SQL
+	$(BIN)/ruff check pyapi tests
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache

@@ -1,0 +1,164 @@
+"""The thin Python API over the ledger's stored functions.
+
+Conventions (the same for every call):
+
+* the first argument is the caller's psycopg 3 connection; nothing here
+  commits or rolls back, so callers compose their own transactions (with
+  ``autocommit=True`` each call is its own transaction);
+* each call is one SQL statement calling one stored function (see
+  :mod:`findings_ledger.queries`);
+* results are frozen dataclasses (:mod:`findings_ledger.models`);
+* ledger errors arrive as typed exceptions (:mod:`findings_ledger.errors`),
+  with the psycopg error as ``__cause__``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg.rows import class_row
+
+from . import queries
+from .errors import translate
+from .models import ActiveFinding, AuditEntry, Decision, Finding, MergeResult
+
+
+def migrations_dir() -> Path:
+    """Directory of the alembic revisions shipped with this checkout/package."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_migrations", here.parent.parent / "migrations"):
+        if (candidate / "env.py").exists():
+            return candidate
+    raise FileNotFoundError("findings-ledger migrations not found next to the package")
+
+
+def alembic_config(dsn: str | None = None) -> Any:
+    """An alembic ``Config`` for the ledger's revisions targeting ``dsn``."""
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations_dir()))
+    if dsn is not None:
+        cfg.attributes["dsn"] = dsn
+    return cfg
+
+
+def migrate(dsn: str, revision: str = "head") -> None:
+    """Upgrade the database at ``dsn`` (libpq DSN or URI) to ``revision``.
+
+    Runs the real alembic revisions (the same as ``alembic upgrade head``);
+    upgrading a database already at head does nothing.
+    """
+    from alembic import command
+
+    command.upgrade(alembic_config(dsn), revision)
+
+
+def add_finding(
+    conn: psycopg.Connection[Any],
+    scope: str,
+    title: str,
+    *,
+    description: str | None = None,
+    paths: Sequence[str] = (),
+    kind: str = "review",
+    severity: str = "medium",
+    finding_key: str | None = None,
+    source: str | None = None,
+) -> Finding:
+    """Insert one finding (``ledger.add_finding``) and return the stored row.
+
+    ``paths`` are normalised by the database (see the README's table);
+    directories end with ``/``. Raises :class:`~findings_ledger.errors.PathRejected`
+    (LD001), ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003),
+    ``ValueTooLong`` (LD004), ``DuplicateFindingKey`` (23505).
+    """
+    params = {
+        "scope": scope,
+        "title": title,
+        "description": description,
+        "paths": list(paths),
+        "kind": kind,
+        "severity": severity,
+        "finding_key": finding_key,
+        "source": source,
+    }
+    with translate(), conn.cursor(row_factory=class_row(Finding)) as cur:
+        cur.execute(queries.ADD_FINDING, params)
+        row = cur.fetchone()
+    assert row is not None
+    return row
+
+
+def record_merge(
+    conn: psycopg.Connection[Any],
+    scope: str,
+    commit_sha: str,
+    paths: Sequence[str] = (),
+    *,
+    message: str = "",
+    node_id: str | None = None,
+    merged_at: datetime | None = None,
+) -> MergeResult:
+    """Record a merge that landed (``ledger.record_merge``) and return what it did.
+
+    Redelivering the same ``(scope, commit_sha)`` has no second effect and
+    returns ``recorded=False`` with the original decisions. Raises LD001-LD004
+    as typed errors.
+    """
+    params = {
+        "scope": scope,
+        "commit_sha": commit_sha,
+        "paths": list(paths),
+        "message": message,
+        "node_id": node_id,
+        "merged_at": merged_at,
+    }
+    with translate(), conn.cursor() as cur:
+        cur.execute(queries.RECORD_MERGE, params)
+        row = cur.fetchone()
+    assert row is not None
+    merge_id, recorded, decisions = row
+    return MergeResult(
+        merge_id=merge_id,
+        recorded=recorded,
+        decisions=[Decision(**d) for d in decisions],
+    )
+
+
+def active_findings(conn: psycopg.Connection[Any], scope: str) -> list[ActiveFinding]:
+    """The active findings of ``scope`` in prompt order (most severe, then newest).
+
+    Raises :class:`~findings_ledger.errors.NotFound` (LD005) for an unknown scope.
+    """
+    with translate(), conn.cursor(row_factory=class_row(ActiveFinding)) as cur:
+        cur.execute(queries.ACTIVE_FINDINGS, {"scope": scope})
+        return cur.fetchall()
+
+
+def read_audit(
+    conn: psycopg.Connection[Any],
+    scope: str,
+    *,
+    finding_id: int | None = None,
+    merge_id: int | None = None,
+) -> list[AuditEntry]:
+    """The audit rows of ``scope`` in write order, optionally for one finding
+    or one merge. Raises ``NotFound`` (LD005) for an unknown scope."""
+    with translate(), conn.cursor(row_factory=class_row(AuditEntry)) as cur:
+        cur.execute(queries.READ_AUDIT, {"scope": scope, "finding_id": finding_id, "merge_id": merge_id})
+        return cur.fetchall()
+
+
+def set_hygiene_mode(conn: psycopg.Connection[Any], scope: str, mode: str) -> str:
+    """Set ``scope``'s hygiene mode (``on``, ``dry`` or ``off``), creating the
+    scope if needed; returns the stored mode. Raises ``ValueInvalid`` (LD003)."""
+    with translate(), conn.cursor() as cur:
+        cur.execute(queries.SET_HYGIENE_MODE, {"scope": scope, "mode": mode})
+        row = cur.fetchone()
+    assert row is not None
+    return str(row[1])

@@ -1,0 +1,139 @@
+"""The ``findings-ledger`` command line.
+
+Every command connects to ``--dsn`` / ``$LEDGER_DSN``, or, when neither is
+set, to database ``ledger`` on the throwaway cluster (started on demand, see
+:mod:`findings_ledger.cluster`). A user mistake (bad input, unknown scope,
+unreachable server) prints one ``error:`` line on stderr and exits 1; usage
+errors exit 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+import psycopg
+from rich.console import Console
+from rich.table import Table
+
+from . import api, cluster
+from .errors import LedgerError
+
+F = TypeVar("F", bound=Callable[..., Any])
+console = Console()
+
+
+def resolve_dsn(dsn: str | None) -> str:
+    """``dsn``, else ``$LEDGER_DSN``, else the throwaway cluster's ``ledger``
+    database (created if missing)."""
+    if dsn:
+        return dsn
+    server = cluster.server_dsn("postgres")
+    if cluster.DSN_ENV in __import__("os").environ:
+        return server
+    ensure_database(server, "ledger")
+    return cluster.default_cluster().dsn("ledger")
+
+
+def ensure_database(server_dsn: str, name: str) -> None:
+    """Create database ``name`` on the server unless it exists."""
+    with psycopg.connect(server_dsn, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        if not exists:
+            conn.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(name)))
+
+
+def user_errors(fn: F) -> F:
+    """Turn ledger, connection and cluster errors into one line and exit 1."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except LedgerError as exc:
+            click.echo(f"error: {exc} [{exc.sqlstate}]", err=True)
+        except (psycopg.OperationalError, cluster.ClusterError) as exc:
+            click.echo(f"error: cannot reach PostgreSQL: {str(exc).strip().splitlines()[0]}", err=True)
+        except (FileNotFoundError, NotADirectoryError, ValueError) as exc:
+            click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+
+    return wrapper  # type: ignore[return-value]
+
+
+dsn_option = click.option(
+    "--dsn", envvar="LEDGER_DSN", default=None, help="libpq DSN or URI (default: $LEDGER_DSN, else a throwaway cluster)"
+)
+
+
+@click.group()
+@click.version_option(package_name="findings-ledger")
+def main() -> None:
+    """Findings that retire themselves when merges land."""
+
+
+@main.command()
+@dsn_option
+@click.option("--revision", default="head", show_default=True)
+@user_errors
+def migrate(dsn: str | None, revision: str) -> None:
+    """Upgrade the database to REVISION (alembic)."""
+    target = resolve_dsn(dsn)
+    api.migrate(target, revision)
+    click.echo(f"migrated to {revision}")
+
+
+@main.command()
+@dsn_option
+@click.argument("scope")
+@user_errors
+def active(dsn: str | None, scope: str) -> None:
+    """List the active findings of SCOPE in prompt order."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        rows = api.active_findings(conn, scope)
+    table = Table(title=f"active findings of {scope} ({len(rows)})")
+    for col in ("id", "key", "kind", "severity", "title", "paths"):
+        table.add_column(col)
+    for f in rows:
+        table.add_row(str(f.id), f.finding_key or "", f.kind, f.severity, f.title, ", ".join(f.paths))
+    console.print(table)
+
+
+@main.command()
+@dsn_option
+@click.argument("scope")
+@click.option("--finding", "finding_id", type=int, default=None, help="only this finding's rows")
+@click.option("--merge", "merge_id", type=int, default=None, help="only this merge's rows")
+@user_errors
+def audit(dsn: str | None, scope: str, finding_id: int | None, merge_id: int | None) -> None:
+    """Print the audit trail of SCOPE."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        rows = api.read_audit(conn, scope, finding_id=finding_id, merge_id=merge_id)
+    table = Table(title=f"audit of {scope} ({len(rows)} rows)")
+    for col in ("id", "when", "finding", "merge", "action", "rule", "evidence"):
+        table.add_column(col)
+    for a in rows:
+        table.add_row(
+            str(a.id),
+            a.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+            str(a.finding_id or ""),
+            str(a.merge_id or ""),
+            a.action,
+            a.rule or "",
+            a.evidence or "",
+        )
+    console.print(table)
+
+
+@main.command("hygiene-mode")
+@dsn_option
+@click.argument("scope")
+@click.argument("mode", type=click.Choice(["on", "dry", "off"]))
+@user_errors
+def hygiene_mode(dsn: str | None, scope: str, mode: str) -> None:
+    """Set SCOPE's hygiene mode: on (supersede), dry (audit only), off."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        click.echo(f"{scope}: hygiene_mode = {api.set_hygiene_mode(conn, scope, mode)}")

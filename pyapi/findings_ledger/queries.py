@@ -1,0 +1,37 @@
+"""Every SQL statement the Python API sends, in one auditable module.
+
+Each statement calls one stored function with named arguments; nothing is
+built with f-strings. Column lists are explicit so that adding a column to a
+table never breaks the dataclass a statement fills.
+"""
+
+FINDING_COLUMNS = (
+    "id, scope, finding_key, kind, severity, title, description, paths, source, created_at, "
+    "superseded_at, superseded_by, superseded_by_merge_id, supersede_rule"
+)
+ACTIVE_COLUMNS = "id, scope, finding_key, kind, severity, title, description, paths, source, created_at"
+AUDIT_COLUMNS = "id, scope, finding_id, merge_id, action, rule, evidence, detail, actor, reason, created_at"
+
+ADD_FINDING = (
+    "SELECT " + FINDING_COLUMNS + " FROM ledger.add_finding("
+    "p_scope => %(scope)s, p_title => %(title)s, p_description => %(description)s, "
+    "p_paths => %(paths)s, p_kind => %(kind)s, p_severity => %(severity)s, "
+    "p_finding_key => %(finding_key)s, p_source => %(source)s)"
+)
+
+RECORD_MERGE = (
+    "SELECT merge_id, recorded, decisions FROM ledger.record_merge("
+    "p_scope => %(scope)s, p_commit_sha => %(commit_sha)s, p_paths => %(paths)s, "
+    "p_message => %(message)s, p_node_id => %(node_id)s, p_merged_at => %(merged_at)s)"
+)
+
+ACTIVE_FINDINGS = "SELECT " + ACTIVE_COLUMNS + " FROM ledger.active_findings(p_scope => %(scope)s)"
+
+READ_AUDIT = (
+    "SELECT " + AUDIT_COLUMNS + " FROM ledger.read_audit("
+    "p_scope => %(scope)s, p_finding_id => %(finding_id)s, p_merge_id => %(merge_id)s)"
+)
+
+SET_HYGIENE_MODE = (
+    "SELECT scope, hygiene_mode FROM ledger.set_hygiene_mode(p_scope => %(scope)s, p_mode => %(mode)s)"
+)

@@ -1,0 +1,46 @@
+-- ledger.record_merge(p_scope, p_commit_sha, p_paths, p_message, p_node_id,
+--                     p_merged_at) -> TABLE(merge_id bigint, recorded boolean, decisions jsonb)
+--
+-- Records one merge exactly like INSERT INTO ledger.merge ... ON CONFLICT
+-- (scope, commit_sha) DO NOTHING (the documented redelivery form) and returns:
+--   merge_id   the merge's id (the existing one on redelivery);
+--   recorded   true when this call inserted it, false on redelivery (no
+--              second effect);
+--   decisions  the merge's audit rows as a JSON array of
+--              {finding_id, action, rule, evidence, detail}, in id order.
+-- Raises LD001-LD004 (see tg_merge__prepare).
+CREATE OR REPLACE FUNCTION ledger.record_merge(
+    p_scope text,
+    p_commit_sha text,
+    p_paths text[] DEFAULT '{}',
+    p_message text DEFAULT '',
+    p_node_id text DEFAULT NULL,
+    p_merged_at timestamptz DEFAULT NULL)
+RETURNS TABLE (merge_id bigint, recorded boolean, decisions jsonb)
+LANGUAGE plpgsql
+SET search_path = pg_catalog
+AS $$
+DECLARE
+    v_id bigint;
+BEGIN
+    INSERT INTO ledger.merge (scope, commit_sha, paths, message, node_id, merged_at)
+    VALUES (p_scope, p_commit_sha, p_paths, p_message, p_node_id, p_merged_at)
+    ON CONFLICT (scope, commit_sha) DO NOTHING
+    RETURNING id INTO v_id;
+    recorded := v_id IS NOT NULL;
+    IF v_id IS NULL THEN
+        SELECT m.id INTO v_id FROM ledger.merge m
+         WHERE m.scope = btrim(p_scope) AND m.commit_sha = lower(btrim(p_commit_sha));
+    END IF;
+    merge_id := v_id;
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'finding_id', a.finding_id, 'action', a.action, 'rule', a.rule,
+               'evidence', a.evidence, 'detail', a.detail) ORDER BY a.id), '[]'::jsonb)
+      INTO decisions
+      FROM ledger.supersession a WHERE a.merge_id = v_id;
+    RETURN NEXT;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.record_merge(text, text, text[], text, text, timestamptz) IS
+'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, detail}). Redelivery returns recorded=false and the original decisions. Raises LD001-LD004.';
