@@ -86,3 +86,13 @@ def test_python_api_raises_typed_error(ledger_conn: psycopg.Connection) -> None:
         fl.add_finding(ledger_conn, "s", "t", paths=["../x"])
     assert info.value.sqlstate == "LD001"
     assert isinstance(info.value.__cause__, psycopg.Error)
+
+
+@pytest.mark.parametrize(("raw", "expected"), NORMALISED)
+def test_array_fast_path_agrees_with_single_path_rules(ledger_conn: psycopg.Connection, raw: str, expected: str) -> None:
+    """normalize_paths returns already-normal arrays unchanged without
+    per-element work; it must agree with normalize_path on every input."""
+    got = ledger_conn.execute("SELECT ledger.normalize_paths(%s)", ([raw, expected],)).fetchone()
+    assert got == ([expected],)
+    got = ledger_conn.execute("SELECT ledger.normalize_paths(%s)", ([expected, "z.py"],)).fetchone()
+    assert got == ([expected, "z.py"],)

@@ -188,37 +188,6 @@ $$;
 COMMENT ON FUNCTION ledger._severity_rank(text) IS
 'Sort rank of a severity, most severe first: critical 0 .. info 4, other 5. text -> integer.';
 ''',
-    # sql/functions/_path_keys.sql
-    r'''
--- ledger._path_keys(p_path text) -> text[]
---
--- The lookup keys under which a touched path finds the findings that
--- reference it: the path itself and every ancestor directory, each with a
--- trailing '/'. 'src/a/b.py' -> {src/a/b.py, src/, src/a/}.
--- A finding path equal to one of these keys matches the touched path: an exact
--- file match, or a directory reference that is a prefix of the touched path at
--- a '/' boundary ('src/a/' matches 'src/a/b.py', never 'src/ab.py').
--- Implements the path rule of seed 000 ("Option A": supersede findings that
--- reference a file or path the merge touched). Input must already be
--- normalised (ledger.normalize_path). Raises nothing; STRICT.
-CREATE OR REPLACE FUNCTION ledger._path_keys(p_path text)
-RETURNS text[]
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$
-    SELECT pg_catalog.array_prepend(
-        p_path,
-        ARRAY(
-            SELECT pg_catalog.array_to_string(v_parts[1:n], '/') || '/'
-            FROM (SELECT pg_catalog.string_to_array(p_path, '/') AS v_parts) s,
-                 pg_catalog.generate_series(1, pg_catalog.cardinality(s.v_parts) - 1) AS n
-            WHERE v_parts[n] <> ''
-        )
-    )
-$$;
-
-COMMENT ON FUNCTION ledger._path_keys(text) IS
-'Lookup keys of a normalised touched path: the path and each ancestor directory with a trailing slash. text -> text[]. Raises nothing. Implements the path rule of seed 000 Option A.';
-''',
     # sql/functions/_scoped_paths.sql
     r'''
 -- ledger._scoped_paths(p_scope text, p_paths text[]) -> text[]
@@ -328,6 +297,16 @@ BEGIN
         RAISE EXCEPTION 'invalid %: % paths, at most % are accepted', p_field, cardinality(p_paths), p_max
             USING ERRCODE = 'LD004';
     END IF;
+    -- Fast path: every element already normal and distinct (the common case
+    -- for generated paths) -> return the array unchanged. The pattern is the
+    -- negation of every rewrite and rejection rule of normalize_path.
+    IF (SELECT bool_and(length(p) <= 4096
+                        AND p ~ '^[^/\s\\]'
+                        AND p !~ '[\\\x01-\x1f\x7f]|//|(^|/)\.\.?(/|$)|:[0-9]+(:[0-9]+)?$|^[A-Za-z]:(/|$)|\s$')
+               AND count(DISTINCT p) = count(*)
+          FROM unnest(p_paths) AS p) THEN
+        RETURN p_paths;
+    END IF;
     SELECT coalesce(array_agg(p ORDER BY first_ord), '{}') INTO v_out
     FROM (
         SELECT ledger.normalize_path(raw, p_field || '[' || ord || ']') AS p, min(ord) AS first_ord
@@ -367,9 +346,16 @@ SET search_path = pg_catalog
 SET max_parallel_workers_per_gather = 0
 AS $$
     WITH keys AS (
-        SELECT DISTINCT k.key, t.path AS touched
-        FROM pg_catalog.unnest(p_paths) AS t(path),
-             pg_catalog.unnest(ledger._path_keys(t.path)) AS k(key)
+        -- each touched path and each of its ancestor directories ('a/b/c.py'
+        -- -> 'a/', 'a/b/', 'a/b/c.py'), set-based rather than per-path calls
+        SELECT DISTINCT
+               array_to_string(a.parts[1:n], '/')
+                   || CASE WHEN n < cardinality(a.parts) THEN '/' ELSE '' END AS key,
+               t.path AS touched
+        FROM unnest(p_paths) AS t(path),
+             LATERAL (SELECT string_to_array(t.path, '/') AS parts) AS a,
+             generate_series(1, cardinality(a.parts)) AS n
+        WHERE a.parts[n] <> ''
     ), candidates AS (
         SELECT f.id, f.paths
         FROM ledger.finding f
@@ -824,7 +810,6 @@ DROP FUNCTION ledger._match_paths(text, text[]);
 DROP FUNCTION ledger.normalize_paths(text[], text, integer);
 DROP FUNCTION ledger.normalize_path(text, text);
 DROP FUNCTION ledger._scoped_paths(text, text[]);
-DROP FUNCTION ledger._path_keys(text);
 DROP FUNCTION ledger._severity_rank(text);
 DROP FUNCTION ledger._ensure_scope(text);
 DROP FUNCTION ledger._check_text(text, text, boolean, integer, boolean);

@@ -22,9 +22,16 @@ SET search_path = pg_catalog
 SET max_parallel_workers_per_gather = 0
 AS $$
     WITH keys AS (
-        SELECT DISTINCT k.key, t.path AS touched
-        FROM pg_catalog.unnest(p_paths) AS t(path),
-             pg_catalog.unnest(ledger._path_keys(t.path)) AS k(key)
+        -- each touched path and each of its ancestor directories ('a/b/c.py'
+        -- -> 'a/', 'a/b/', 'a/b/c.py'), set-based rather than per-path calls
+        SELECT DISTINCT
+               array_to_string(a.parts[1:n], '/')
+                   || CASE WHEN n < cardinality(a.parts) THEN '/' ELSE '' END AS key,
+               t.path AS touched
+        FROM unnest(p_paths) AS t(path),
+             LATERAL (SELECT string_to_array(t.path, '/') AS parts) AS a,
+             generate_series(1, cardinality(a.parts)) AS n
+        WHERE a.parts[n] <> ''
     ), candidates AS (
         SELECT f.id, f.paths
         FROM ledger.finding f

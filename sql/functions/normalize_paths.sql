@@ -19,6 +19,16 @@ BEGIN
         RAISE EXCEPTION 'invalid %: % paths, at most % are accepted', p_field, cardinality(p_paths), p_max
             USING ERRCODE = 'LD004';
     END IF;
+    -- Fast path: every element already normal and distinct (the common case
+    -- for generated paths) -> return the array unchanged. The pattern is the
+    -- negation of every rewrite and rejection rule of normalize_path.
+    IF (SELECT bool_and(length(p) <= 4096
+                        AND p ~ '^[^/\s\\]'
+                        AND p !~ '[\\\x01-\x1f\x7f]|//|(^|/)\.\.?(/|$)|:[0-9]+(:[0-9]+)?$|^[A-Za-z]:(/|$)|\s$')
+               AND count(DISTINCT p) = count(*)
+          FROM unnest(p_paths) AS p) THEN
+        RETURN p_paths;
+    END IF;
     SELECT coalesce(array_agg(p ORDER BY first_ord), '{}') INTO v_out
     FROM (
         SELECT ledger.normalize_path(raw, p_field || '[' || ord || ']') AS p, min(ord) AS first_ord
