@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import findings_ledger as fl
 import psycopg
 import pytest
-
-import findings_ledger as fl
 
 SHA_1 = "1" * 40
 SHA_2 = "2" * 40
@@ -295,7 +294,9 @@ def test_a_plain_duplicate_insert_is_a_typed_error_and_changes_nothing(ledger_co
     drift(ledger_conn, "t", ["a.py"])
     fl.record_merge(ledger_conn, "spec", SHA_1, ["a.py"])
     with pytest.raises(psycopg.errors.UniqueViolation) as info:
-        ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('spec', %s, '{b.py}')", (SHA_1,))
+        ledger_conn.execute(
+            "INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('spec', %s, '{b.py}')", (SHA_1,)
+        )
     assert info.value.sqlstate == "23505"
     assert fl.errors.error_for(info.value).__class__ is fl.DuplicateMerge
     assert ledger_conn.execute("SELECT count(*) FROM ledger.merge").fetchone() == (1,)
@@ -309,7 +310,9 @@ def test_scope_is_created_with_defaults_on_first_use(ledger_conn: psycopg.Connec
     fl.add_finding(ledger_conn, " spec-a ", "t", kind="drift")
     ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha) VALUES ('spec-b', %s)", (SHA_1,))
     fl.record_merge(ledger_conn, "spec-c", SHA_2)
-    rows = ledger_conn.execute("SELECT scope, hygiene_mode, created_at IS NOT NULL FROM ledger.scope ORDER BY 1").fetchall()
+    rows = ledger_conn.execute(
+        "SELECT scope, hygiene_mode, created_at IS NOT NULL FROM ledger.scope ORDER BY 1"
+    ).fetchall()
     assert rows == [("spec-a", "on", True), ("spec-b", "on", True), ("spec-c", "on", True)]
     assert [f.scope for f in fl.active_findings(ledger_conn, "spec-a")] == ["spec-a"]
 
