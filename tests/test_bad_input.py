@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import findings_ledger as fl
 import psycopg
 import pytest
+
+import findings_ledger as fl
 
 SHA = "ab" * 20
 TABLES = ("scope", "finding", "merge", "supersession")

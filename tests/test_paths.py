@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import findings_ledger as fl
 import psycopg
 import pytest
+
+import findings_ledger as fl
 
 NORMALISED = [
     ("src/a.py", "src/a.py"),

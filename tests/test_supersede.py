@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import findings_ledger as fl
 import psycopg
 import pytest
+
+import findings_ledger as fl
 
 SHA_1 = "1" * 40
 SHA_2 = "2" * 40

@@ -21,6 +21,7 @@ counts exactly that.
 from __future__ import annotations
 
 import hashlib
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -328,7 +329,7 @@ class DemoReport:
 def default_scope(now: datetime | None = None) -> str:
     """A fresh scope name per run, so reruns and shared servers are safe."""
     now = now or datetime.now(timezone.utc)
-    return f"demo-{SPEC}-{now:%Y%m%dT%H%M%S%f}"
+    return f"demo-{SPEC}-{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
 
 def prompt_figures(conn: psycopg.Connection[Any], scope: str) -> PromptFigures:
