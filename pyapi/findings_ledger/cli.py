@@ -15,8 +15,10 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import alembic.util
 import click
 import psycopg
+import sqlalchemy.exc
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -65,6 +67,12 @@ def user_errors(fn: F) -> F:
             click.echo(f"error: {one_line(exc)} [{exc.sqlstate}]", err=True)
         except (psycopg.OperationalError, cluster.ClusterError) as exc:
             click.echo(f"error: cannot reach PostgreSQL: {str(exc).strip().splitlines()[0]}", err=True)
+        except sqlalchemy.exc.OperationalError as exc:  # alembic connects through SQLAlchemy
+            click.echo(f"error: cannot reach PostgreSQL: {str(exc.orig).strip().splitlines()[0]}", err=True)
+        except sqlalchemy.exc.DBAPIError as exc:
+            click.echo(f"error: migration failed: {one_line(exc.orig)}", err=True)
+        except alembic.util.CommandError as exc:
+            click.echo(f"error: {one_line(exc)}", err=True)
         except (FileNotFoundError, NotADirectoryError, ValueError) as exc:
             click.echo(f"error: {one_line(exc)}", err=True)
         sys.exit(1)
