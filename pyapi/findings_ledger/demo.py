@@ -477,6 +477,6 @@ def print_report(report: DemoReport, console: Console) -> None:
     still.add_column("finding")
     still.add_column("severity")
     still.add_column("paths")
-    for f in report.still_active:
-        still.add_row(f"{f.finding_key} {f.title}", f.severity, ", ".join(f.paths) or "(none: no path can retire it)")
+    for a in report.still_active:
+        still.add_row(f"{a.finding_key} {a.title}", a.severity, ", ".join(a.paths) or "(none: no path can retire it)")
     console.print(still)
