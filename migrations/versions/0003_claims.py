@@ -783,7 +783,7 @@ DECLARE
 BEGIN
     SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'unknown agent_task.id: %', quote_nullable(p_task_id) USING ERRCODE = 'LD005';
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
     END IF;
     PERFORM ledger._check_task_transition(v_task.id, v_task.status, 'running');
     UPDATE ledger.agent_task t
@@ -816,7 +816,7 @@ DECLARE
 BEGIN
     SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'unknown agent_task.id: %', quote_nullable(p_task_id) USING ERRCODE = 'LD005';
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
     END IF;
     PERFORM ledger._check_task_transition(v_task.id, v_task.status, 'completed');
     UPDATE ledger.agent_task t
@@ -851,7 +851,7 @@ DECLARE
 BEGIN
     SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'unknown agent_task.id: %', quote_nullable(p_task_id) USING ERRCODE = 'LD005';
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
     END IF;
     PERFORM ledger._check_task_transition(v_task.id, v_task.status, 'failed');
     UPDATE ledger.agent_task t
@@ -885,7 +885,7 @@ DECLARE
 BEGIN
     SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'unknown agent_task.id: %', quote_nullable(p_task_id) USING ERRCODE = 'LD005';
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
     END IF;
     PERFORM ledger._check_task_transition(v_task.id, v_task.status, 'cancelled');
     UPDATE ledger.agent_task t
@@ -919,7 +919,7 @@ DECLARE
 BEGIN
     SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'unknown agent_task.id: %', quote_nullable(p_task_id) USING ERRCODE = 'LD005';
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
     END IF;
     PERFORM ledger._check_task_transition(v_task.id, v_task.status, 'queued');
     UPDATE ledger.agent_task t SET status = 'queued' WHERE t.id = v_task.id

@@ -16,7 +16,7 @@ DECLARE
 BEGIN
     SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'unknown agent_task.id: %', quote_nullable(p_task_id) USING ERRCODE = 'LD005';
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
     END IF;
     PERFORM ledger._check_task_transition(v_task.id, v_task.status, 'cancelled');
     UPDATE ledger.agent_task t
