@@ -10,16 +10,20 @@ errors exit 2.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import alembic.util
 import click
 import psycopg
+import sqlalchemy.exc
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from . import api, cluster
+from . import api, cluster, demo, gitlog
 from .errors import LedgerError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -32,7 +36,7 @@ def resolve_dsn(dsn: str | None) -> str:
     if dsn:
         return dsn
     server = cluster.server_dsn("postgres")
-    if cluster.DSN_ENV in __import__("os").environ:
+    if cluster.DSN_ENV in os.environ:
         return server
     ensure_database(server, "ledger")
     return cluster.default_cluster().dsn("ledger")
@@ -46,19 +50,31 @@ def ensure_database(server_dsn: str, name: str) -> None:
             conn.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(name)))
 
 
+def one_line(text: object) -> str:
+    """``text`` on one line: lines joined with ``; `` (server and git messages
+    may span several)."""
+    return "; ".join(line.strip() for line in str(text).strip().splitlines() if line.strip())
+
+
 def user_errors(fn: F) -> F:
-    """Turn ledger, connection and cluster errors into one line and exit 1."""
+    """Turn ledger, connection and cluster errors into one ``error:`` line and exit 1."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except LedgerError as exc:
-            click.echo(f"error: {exc} [{exc.sqlstate}]", err=True)
+            click.echo(f"error: {one_line(exc)} [{exc.sqlstate}]", err=True)
         except (psycopg.OperationalError, cluster.ClusterError) as exc:
             click.echo(f"error: cannot reach PostgreSQL: {str(exc).strip().splitlines()[0]}", err=True)
+        except sqlalchemy.exc.OperationalError as exc:  # alembic connects through SQLAlchemy
+            click.echo(f"error: cannot reach PostgreSQL: {str(exc.orig).strip().splitlines()[0]}", err=True)
+        except sqlalchemy.exc.DBAPIError as exc:
+            click.echo(f"error: migration failed: {one_line(exc.orig)}", err=True)
+        except alembic.util.CommandError as exc:
+            click.echo(f"error: {one_line(exc)}", err=True)
         except (FileNotFoundError, NotADirectoryError, ValueError) as exc:
-            click.echo(f"error: {exc}", err=True)
+            click.echo(f"error: {one_line(exc)}", err=True)
         sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
@@ -137,3 +153,63 @@ def hygiene_mode(dsn: str | None, scope: str, mode: str) -> None:
     """Set SCOPE's hygiene mode: on (supersede), dry (audit only), off."""
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
         click.echo(f"{scope}: hygiene_mode = {api.set_hygiene_mode(conn, scope, mode)}")
+
+
+@main.command("replay-git")
+@dsn_option
+@click.argument("repo", type=click.Path(file_okay=False, path_type=str))
+@click.option("--scope", required=True, help="scope to record the merges into (created on first use)")
+@click.option(
+    "--range", "rev_range", default="HEAD", show_default=True, help="revision range, e.g. v1.0..main"
+)
+@click.option("--since", default=None, help="only commits after this date (git log --since: 2026-01-01, 2.weeks)")
+@user_errors
+def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: str | None) -> None:
+    """Record REPO's first-parent history into SCOPE, oldest first.
+
+    Each commit on the first-parent line becomes a merge (renames count both
+    paths, deletions count); findings of the scope whose paths it touched are
+    superseded. Commits already recorded have no second effect, so rerunning
+    resumes. Each merge is its own transaction.
+    """
+    merges = list(gitlog.read_merges(repo, rev_range, since))
+    recorded = already = superseded = 0
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        progress = Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        with progress:
+            task = progress.add_task(f"recording {len(merges)} commits into {scope}", total=len(merges))
+
+            def on_merge(merge: gitlog.GitMerge, result: Any) -> None:
+                nonlocal recorded, already, superseded
+                if result.recorded:
+                    recorded += 1
+                    superseded += len(result.superseded)
+                else:
+                    already += 1
+                progress.advance(task)
+
+            gitlog.replay(conn, scope, merges, on_merge=on_merge)
+    click.echo(
+        f"{scope}: {recorded} merges recorded, {already} already recorded, {superseded} findings superseded"
+    )
+
+
+@main.command("demo")
+@dsn_option
+@click.option("--scope", default=None, help="scope to replay into (default: a fresh demo-07_...-<timestamp> scope)")
+@user_errors
+def demo_command(dsn: str | None, scope: str | None) -> None:
+    """Replay seed 000's scenario and print, per task group, the drift
+    findings its prompt would carry without and with the ledger."""
+    target = resolve_dsn(dsn)
+    api.migrate(target)
+    with psycopg.connect(target, autocommit=True) as conn:
+        report = demo.run_scenario(conn, scope or demo.default_scope())
+    demo.print_report(report, console)

@@ -80,6 +80,33 @@ class DuplicateFindingKey(LedgerError):
     sqlstate = "23505"
 
 
+class TaskTransitionInvalid(LedgerError):
+    """LD201: an agent_task status change the task machine does not allow
+    (e.g. starting a task that is not dispatched, or a new task not queued)."""
+
+    sqlstate = "LD201"
+
+
+class DispatchOutsideClaim(LedgerError):
+    """LD202: a task dispatched (or its dispatch bookkeeping changed) other
+    than by ``ledger.claim_task``."""
+
+    sqlstate = "LD202"
+
+
+class SnapshotWriteRejected(LedgerError):
+    """LD203: ``agent_task.issue_snapshot`` written by anything but the claim."""
+
+    sqlstate = "LD203"
+
+
+class TaskFieldFrozen(LedgerError):
+    """LD204: issue_id, agent_id, runtime_id, rerun_of_task_id or
+    force_fresh_session changed after the task was dispatched."""
+
+    sqlstate = "LD204"
+
+
 #: SQLSTATE -> exception class. Later capabilities add their codes here.
 SQLSTATE_ERRORS: dict[str, type[LedgerError]] = {
     "LD001": PathRejected,
@@ -87,6 +114,10 @@ SQLSTATE_ERRORS: dict[str, type[LedgerError]] = {
     "LD003": ValueInvalid,
     "LD004": ValueTooLong,
     "LD005": NotFound,
+    "LD201": TaskTransitionInvalid,
+    "LD202": DispatchOutsideClaim,
+    "LD203": SnapshotWriteRejected,
+    "LD204": TaskFieldFrozen,
 }
 
 #: Unique constraints -> exception class for 23505 unique_violation.

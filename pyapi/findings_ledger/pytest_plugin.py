@@ -16,6 +16,10 @@ that depends on findings-ledger gets these fixtures without configuration:
     afterwards.
 ``ledger_conn``
     a psycopg 3 connection to it with ``autocommit=True``.
+``ledger_dsn_factory``
+    a callable returning the DSN of one more fresh database cloned from the
+    template each time it is called (all dropped after the test): for tests
+    that compare two identical databases (same ids, same sequences).
 
 The server's role needs CREATEDB. Database names carry the pytest process
 id, so concurrent runs against one server do not collide.
@@ -25,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
@@ -99,6 +103,26 @@ def ledger_dsn(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[
     name = f"ledger_test_{os.getpid()}_{next(_counter)}"
     with _janitor(ledger_server, name, template=ledger_template):
         yield database_dsn(ledger_server, name)
+
+
+@pytest.fixture
+def ledger_dsn_factory(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[Callable[[], str]]:
+    """A callable returning the DSN of a further fresh, migrated, empty
+    database on each call; every one is dropped after the test."""
+    janitors: list[Any] = []
+
+    def make() -> str:
+        name = f"ledger_test_{os.getpid()}_{next(_counter)}"
+        janitor = _janitor(ledger_server, name, template=ledger_template)
+        janitor.init()
+        janitors.append(janitor)
+        return database_dsn(ledger_server, name)
+
+    try:
+        yield make
+    finally:
+        for janitor in reversed(janitors):
+            janitor.drop()
 
 
 @pytest.fixture

@@ -1,0 +1,482 @@
+"""Seed 000's scenario, replayed through the ledger (``findings-ledger demo``).
+
+Session 20260624_165149_e74eca, spec 07 (nightshift_standalone_cli): a
+group-0 drift review reported 12 findings about the state before the work
+started, and all 12 (3,356 characters) were injected into every coder prompt
+from group 2 to group 7, long after most of them were fixed. Here the same
+story runs through the ledger: the 12 drift findings (our own texts, modelled
+on the seed's evidence), then one merge per task group 2..7 touching what
+that group changed. Before each group's merge lands we ask the database what
+that group's prompt would carry.
+
+Every figure in the report comes from the database: the counts and
+characters from ``ledger.finding`` (without the ledger: every drift finding
+of the spec, as the seed's system injects them) and from
+``ledger.active_findings`` (with it), the reasons from ``ledger.read_audit``.
+A finding's prompt text is its title, a newline and its description (see
+:meth:`findings_ledger.models.ActiveFinding.prompt_text`); the SQL below
+counts exactly that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import psycopg
+from psycopg.rows import class_row
+from rich.console import Console
+from rich.table import Table
+
+from . import api
+from .models import ActiveFinding
+
+SPEC = "07_nightshift_standalone_cli"
+REVIEW_NODE = f"{SPEC}:0"
+
+
+@dataclass(frozen=True)
+class DriftFinding:
+    """One finding of the group-0 drift review (scenario input)."""
+
+    key: str
+    severity: str
+    title: str
+    description: str
+    paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GroupMerge:
+    """The merge a task group landed (scenario input): what it changed.
+    A rename lists both sides, as the git reader does."""
+
+    group: int
+    message: str
+    paths: tuple[str, ...]
+
+    @property
+    def node_id(self) -> str:
+        return f"{SPEC}:{self.group}"
+
+    @property
+    def commit_sha(self) -> str:
+        return hashlib.sha1(f"{SPEC} group {self.group}".encode()).hexdigest()
+
+
+# The group-0 drift review: the state before any group ran. Paths are written
+# the way reviewers write them (a directory ends with '/', a ':line' suffix);
+# the database normalises them. F12 names no file, so no merge can retire it
+# by path: it stays active, as it should.
+FINDINGS: tuple[DriftFinding, ...] = (
+    DriftFinding(
+        "F01",
+        "high",
+        "The packages/nightshift/ directory does not exist.",
+        "Spec 07 makes night-shift a workspace package of its own under packages/nightshift/, with its own "
+        "pyproject.toml, a nightshift module and tests. None of that layout exists; the code still lives "
+        "inside the af package, and every later task group builds on this layout (spec 07, section 2).",
+        ("packages/nightshift/",),
+    ),
+    DriftFinding(
+        "F02",
+        "high",
+        "packages/af/af/nightshift.py still exists in the repository.",
+        "The night-shift implementation is still a module of the af CLI. The spec moves it out of af "
+        "entirely; after the move af must neither import nor ship it, and its wheel must not contain it.",
+        ("packages/af/af/nightshift.py",),
+    ),
+    DriftFinding(
+        "F03",
+        "high",
+        "packages/af/af/app.py imports and registers night-shift.",
+        "app.py imports the nightshift module and adds it to the Typer app under the name 'night-shift' "
+        "(around line 88), so `af night-shift` is still a subcommand. The spec removes the registration "
+        "and the import together.",
+        ("./packages/af/af/app.py:88",),
+    ),
+    DriftFinding(
+        "F04",
+        "medium",
+        "Night-shift tests have not been migrated.",
+        "The night-shift tests sit in packages/af/tests/test_nightshift.py and drive the code through the "
+        "af CLI runner. They belong to the new package and must call the standalone `nightshift` entry "
+        "point instead; the shared fixtures they use from af's conftest.py must move with them.",
+        ("packages/af/tests/test_nightshift.py",),
+    ),
+    DriftFinding(
+        "F05",
+        "medium",
+        "Root pyproject.toml is missing nightshift workspace entries.",
+        "[tool.uv.workspace] members and [tool.uv.sources] list af only, so the new package is neither a "
+        "workspace member nor installable from the repository root with `uv sync`; af would also keep resolving "
+        "the old module.",
+        ("pyproject.toml",),
+    ),
+    DriftFinding(
+        "F06",
+        "medium",
+        "uv.lock has no entry for the nightshift package.",
+        "Once the package exists, `uv sync --locked` in CI fails until the lock file is regenerated with "
+        "the new workspace member and committed in the same change as the workspace entry.",
+        ("uv.lock",),
+    ),
+    DriftFinding(
+        "F07",
+        "medium",
+        "There is no standalone CLI entry module.",
+        "Nothing defines packages/nightshift/nightshift/cli.py or a `nightshift` console script, so the "
+        "spec's `nightshift run` and `nightshift status` commands have nowhere to live. The entry point "
+        "belongs in the new package's pyproject.toml.",
+        ("packages/nightshift/nightshift/cli.py",),
+    ),
+    DriftFinding(
+        "F08",
+        "low",
+        "Night-shift reads its settings through af.config.",
+        "nightshift.py calls af.config.load_settings() and reads the [af.night_shift] table. The standalone "
+        "tool needs its own loader and a [nightshift] table; af.config must stop knowing about it, while the old "
+        "table keeps being read for one release.",
+        ("packages/af/af/config.py",),
+    ),
+    DriftFinding(
+        "F09",
+        "low",
+        "CI does not run the night-shift tests on their own.",
+        "The workflow runs pytest for packages/af only. Once the tests move to the new package nothing in "
+        "CI runs them, and a broken nightshift would still merge green. Add a job or a matrix entry for the "
+        "package.",
+        (".github/workflows/ci.yml",),
+    ),
+    DriftFinding(
+        "F10",
+        "medium",
+        "docs/cli.md documents `af night-shift` as an af subcommand.",
+        "The CLI reference lists night-shift under af with its options and examples. It must describe the "
+        "standalone `nightshift` command and send af users there; its examples must use the new flags.",
+        ("docs/cli.md",),
+    ),
+    DriftFinding(
+        "F11",
+        "low",
+        "The README quick start still runs `af night-shift`.",
+        "The quick-start section shows `af night-shift --since 1d`. Anyone who follows it after the change "
+        "gets 'No such command' and no hint where the command went. Show `nightshift run --since 1d` instead.",
+        ("README.md",),
+    ),
+    DriftFinding(
+        "F12",
+        "low",
+        "No migration note for users of `af night-shift`.",
+        "Nothing tells existing users that `af night-shift` is going away, which command replaces it, or "
+        "that its settings move to a [nightshift] table. The spec asks for a note users will find before "
+        "they upgrade, kept for at least one release. The release notes and the af changelog are "
+        "where upgraders look first.",
+    ),
+)
+
+# One merge per task group, touching what the group changed.
+MERGES: tuple[GroupMerge, ...] = (
+    GroupMerge(
+        2,
+        "Remove night-shift from the af CLI",
+        ("packages/af/af/nightshift.py", "packages/af/af/app.py", "packages/af/af/__init__.py"),
+    ),
+    GroupMerge(
+        3,
+        "Scaffold packages/nightshift and add it to the workspace",
+        (
+            "packages/nightshift/pyproject.toml",
+            "packages/nightshift/README.md",
+            "packages/nightshift/nightshift/__init__.py",
+            "pyproject.toml",
+            "uv.lock",
+        ),
+    ),
+    GroupMerge(
+        4,
+        "Standalone nightshift CLI with its own settings loader",
+        (
+            "packages/nightshift/nightshift/cli.py",
+            "packages/nightshift/nightshift/engine.py",
+            "packages/nightshift/nightshift/settings.py",
+            "packages/af/af/config.py",
+        ),
+    ),
+    GroupMerge(
+        5,
+        "Move the night-shift tests into the new package",
+        (
+            "packages/af/tests/test_nightshift.py",  # renamed to the next path: both sides
+            "packages/nightshift/tests/test_cli.py",
+            "packages/nightshift/tests/conftest.py",
+            ".github/workflows/ci.yml",
+        ),
+    ),
+    GroupMerge(6, "Document the standalone nightshift command", ("docs/cli.md", "docs/nightshift.md")),
+    GroupMerge(7, "Release notes and version bump", ("CHANGELOG.md", "packages/nightshift/pyproject.toml")),
+)
+
+
+# --- what the report reads back from the database -------------------------------------------
+
+# What one prompt carries: every drift finding of the spec (the seed's system,
+# without the ledger) and the active ones (ledger.active_findings, with it).
+PROMPT_FIGURES = """
+SELECT w.findings AS all_findings, w.chars AS all_chars, a.findings AS active_findings, a.chars AS active_chars
+  FROM (SELECT count(*) AS findings,
+               coalesce(sum(length(f.title) + coalesce(1 + length(f.description), 0)), 0) AS chars
+          FROM ledger.finding f
+         WHERE f.scope = %(scope)s AND f.kind = 'drift') AS w,
+       (SELECT count(*) AS findings,
+               coalesce(sum(length(f.title) + coalesce(1 + length(f.description), 0)), 0) AS chars
+          FROM ledger.active_findings(p_scope => %(scope)s) AS f
+         WHERE f.kind = 'drift') AS a
+"""
+
+# Why a merge retired what it retired: its audit rows, with the finding and the merge.
+MERGE_DECISIONS = """
+SELECT a.action, f.finding_key, f.title, a.detail ->> 'finding_path' AS finding_path,
+       a.evidence AS touched_path, m.commit_sha, m.node_id, f.superseded_by
+  FROM ledger.read_audit(p_scope => %(scope)s, p_merge_id => %(merge_id)s) AS a
+  JOIN ledger.finding f ON f.id = a.finding_id
+  JOIN ledger.merge m ON m.id = a.merge_id
+ ORDER BY a.id
+"""
+
+# The drift review as stored (paths normalised by the database).
+REVIEW_FINDINGS = """
+SELECT f.finding_key, f.severity, f.title, f.paths,
+       length(f.title) + coalesce(1 + length(f.description), 0) AS chars
+  FROM ledger.finding f
+ WHERE f.scope = %(scope)s AND f.kind = 'drift'
+ ORDER BY f.id
+"""
+
+SCOPE_IS_EMPTY = """
+SELECT NOT EXISTS (SELECT 1 FROM ledger.finding WHERE scope = %(scope)s)
+   AND NOT EXISTS (SELECT 1 FROM ledger.merge WHERE scope = %(scope)s)
+"""
+
+
+@dataclass(frozen=True)
+class PromptFigures:
+    """Drift findings one prompt carries: all of them (no ledger) and the active ones."""
+
+    all_findings: int
+    all_chars: int
+    active_findings: int
+    active_chars: int
+
+    @property
+    def saved_chars(self) -> int:
+        return self.all_chars - self.active_chars
+
+
+@dataclass(frozen=True)
+class StoredFinding:
+    """A drift finding as the database stored it, with its prompt characters."""
+
+    finding_key: str | None
+    severity: str
+    title: str
+    paths: list[str]
+    chars: int
+
+
+@dataclass(frozen=True)
+class MergeDecision:
+    """One audit row of a group's merge, with the finding it concerns."""
+
+    action: str
+    finding_key: str | None
+    title: str
+    finding_path: str | None
+    touched_path: str | None
+    commit_sha: str
+    node_id: str | None
+    superseded_by: str | None
+
+
+@dataclass(frozen=True)
+class GroupReport:
+    """One task group: what its prompt carried, then what its merge retired."""
+
+    group: int
+    node_id: str
+    prompt: PromptFigures
+    merge_id: int
+    commit_sha: str
+    message: str
+    decisions: list[MergeDecision]
+
+
+@dataclass(frozen=True)
+class DemoReport:
+    """The whole replay: the scope, the review's findings as stored, one report
+    per group, the state after the last merge."""
+
+    scope: str
+    findings: list[StoredFinding]
+    groups: list[GroupReport]
+    after_last: PromptFigures
+    still_active: list[ActiveFinding]
+
+
+def default_scope(now: datetime | None = None) -> str:
+    """A fresh scope name per run, so reruns and shared servers are safe."""
+    now = now or datetime.now(timezone.utc)
+    return f"demo-{SPEC}-{now:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def prompt_figures(conn: psycopg.Connection[Any], scope: str) -> PromptFigures:
+    """The drift findings a prompt built now would carry, from the database."""
+    with conn.cursor(row_factory=class_row(PromptFigures)) as cur:
+        cur.execute(PROMPT_FIGURES, {"scope": scope})
+        row = cur.fetchone()
+    assert row is not None
+    return row
+
+
+def merge_decisions(conn: psycopg.Connection[Any], scope: str, merge_id: int) -> list[MergeDecision]:
+    """The audit rows of one merge, joined with their findings."""
+    with conn.cursor(row_factory=class_row(MergeDecision)) as cur:
+        cur.execute(MERGE_DECISIONS, {"scope": scope, "merge_id": merge_id})
+        return cur.fetchall()
+
+
+def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
+    """Replay seed 000's scenario into ``scope`` (which must be new or empty)
+    and return the figures read back from the database.
+
+    Uses the caller's connection (autocommit recommended: each finding and
+    merge is then its own transaction, as in the seed's system). Raises
+    ``ValueError`` when the scope already holds findings or merges.
+    """
+    row = conn.execute(SCOPE_IS_EMPTY, {"scope": scope}).fetchone()
+    if not (row and row[0]):
+        raise ValueError(f"scope {scope!r} already holds findings or merges: the demo needs a fresh scope")
+    for f in FINDINGS:
+        api.add_finding(
+            conn,
+            scope,
+            f.title,
+            description=f.description,
+            paths=f.paths,
+            kind="drift",
+            severity=f.severity,
+            finding_key=f.key,
+            source=REVIEW_NODE,
+        )
+    groups = []
+    for m in MERGES:
+        prompt = prompt_figures(conn, scope)  # what group m.group's coder is told
+        result = api.record_merge(conn, scope, m.commit_sha, m.paths, message=m.message, node_id=m.node_id)
+        groups.append(
+            GroupReport(
+                group=m.group,
+                node_id=m.node_id,
+                prompt=prompt,
+                merge_id=result.merge_id,
+                commit_sha=m.commit_sha,
+                message=m.message,
+                decisions=merge_decisions(conn, scope, result.merge_id),
+            )
+        )
+    with conn.cursor(row_factory=class_row(StoredFinding)) as cur:
+        cur.execute(REVIEW_FINDINGS, {"scope": scope})
+        stored = cur.fetchall()
+    return DemoReport(
+        scope=scope,
+        findings=stored,
+        groups=groups,
+        after_last=prompt_figures(conn, scope),
+        still_active=api.active_findings(conn, scope),
+    )
+
+
+# --- printing ------------------------------------------------------------------------------
+
+
+def _why(d: MergeDecision) -> str:
+    if d.finding_path == d.touched_path:
+        return f"{d.touched_path} (the finding's file)"
+    return f"{d.touched_path} (inside the finding's {d.finding_path})"
+
+
+def print_report(report: DemoReport, console: Console) -> None:
+    """Print the per-group table, the reasons, and what is still active."""
+    first = report.groups[0].prompt
+    console.print(
+        f"Seed 000 replayed in scope [bold]{report.scope}[/]: the group-0 drift review ({REVIEW_NODE}) "
+        f"reported {first.all_findings} drift findings, {first.all_chars:,} characters."
+    )
+    review = Table(title="The group-0 drift review, as stored (paths normalised by the database)")
+    review.add_column("finding")
+    review.add_column("severity")
+    review.add_column("title")
+    review.add_column("paths")
+    review.add_column("chars", justify="right")
+    for f in report.findings:
+        review.add_row(f.finding_key or "", f.severity, f.title, ", ".join(f.paths) or "(none)", str(f.chars))
+    console.print(review)
+    table = Table(title="Drift findings injected into each group's coder prompt (figures from the database)")
+    table.add_column("group", justify="right")
+    table.add_column("without ledger\nfindings", justify="right")
+    table.add_column("\nchars", justify="right")
+    table.add_column("with ledger\nfindings", justify="right")
+    table.add_column("\nchars", justify="right")
+    table.add_column("\nsaved", justify="right")
+    table.add_column("then the group's merge\nsuperseded")
+    for g in report.groups:
+        p = g.prompt
+        retired = [d.finding_key or "?" for d in g.decisions if d.action == "superseded"]
+        table.add_row(
+            str(g.group),
+            str(p.all_findings),
+            f"{p.all_chars:,}",
+            str(p.active_findings),
+            f"{p.active_chars:,}",
+            f"{p.saved_chars:,}",
+            f"{g.commit_sha[:7]}: " + (", ".join(retired) if retired else "nothing"),
+        )
+    last = report.after_last
+    table.add_section()
+    table.add_row(
+        "after 7",
+        str(last.all_findings),
+        f"{last.all_chars:,}",
+        str(last.active_findings),
+        f"{last.active_chars:,}",
+        f"{last.saved_chars:,}",
+        "",
+    )
+    console.print(table)
+    saved = sum(g.prompt.saved_chars for g in report.groups)
+    console.print(
+        f"Prompts of groups {report.groups[0].group}-{report.groups[-1].group}: "
+        f"{sum(g.prompt.all_chars for g in report.groups):,} characters of drift findings without the ledger, "
+        f"{sum(g.prompt.active_chars for g in report.groups):,} with it ({saved:,} stale characters not injected)."
+    )
+
+    why = Table(title="Why: every decision of every merge, from ledger.read_audit")
+    why.add_column("group", justify="right")
+    why.add_column("finding")
+    why.add_column("action")
+    why.add_column("touched path that matched (the audit's evidence)")
+    why.add_column("superseded_by")
+    for g in report.groups:
+        for d in g.decisions:
+            why.add_row(str(g.group), d.finding_key or "", d.action, _why(d), d.superseded_by or "")
+    console.print(why)
+
+    still = Table(title=f"Still active after group {report.groups[-1].group} (ledger.active_findings)")
+    still.add_column("finding")
+    still.add_column("severity")
+    still.add_column("paths")
+    for a in report.still_active:
+        still.add_row(f"{a.finding_key} {a.title}", a.severity, ", ".join(a.paths) or "(none: no path can retire it)")
+    console.print(still)
