@@ -56,8 +56,8 @@ class Sizes:
     populated_rows: int
 
 
-FULL = Sizes([10_000, 100_000, 1_000_000], [1, 10, 100, 1000], 200, 40, 5, 20_000, 5.0, 10_000, 10_000, 100_000)
-QUICK = Sizes([1_000, 5_000], [1, 10, 100], 15, 5, 2, 400, 0.5, 300, 500, 2_000)
+FULL = Sizes([10_000, 100_000, 1_000_000], [1, 10, 100, 1000], 200, 40, 5, 60_000, 5.0, 10_000, 10_000, 100_000)
+QUICK = Sizes([1_000, 5_000], [1, 10, 100], 15, 5, 2, 3_000, 0.5, 300, 500, 2_000)
 
 
 @dataclass
@@ -311,8 +311,104 @@ def bench_claims(server_dsn: str, sizes: Sizes, rep: Report) -> None:
     bench_claim_cases(dsn, sizes, rep)
 
 
+CLAIM = "SELECT task_id, issue_state_delta_known FROM ledger.claim_task(p_runtime_id => %s)"
+BARE_CLAIM = """
+UPDATE bench_bare.agent_task SET status = 'dispatched', dispatched_at = now(), dispatch_count = dispatch_count + 1
+ WHERE id = (SELECT id FROM bench_bare.agent_task WHERE runtime_id = %s AND status = 'queued'
+              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+RETURNING id
+"""
+
+
+def load_claim_queue(conn: psycopg.Connection[Any], n: int) -> None:
+    """n issues, each with a completed, delivered run (session and snapshot:
+    the anchor) and a queued follow-up on runtime 'rt-0'; loaded with triggers
+    off, values as the claim functions would have written them. The bare
+    baseline table is an identical copy without triggers."""
+    with conn.transaction():
+        conn.execute("SET LOCAL session_replication_role = replica")
+        conn.execute("INSERT INTO ledger.scope (scope) VALUES ('bench-claims') ON CONFLICT DO NOTHING")
+        conn.execute(
+            "INSERT INTO ledger.issue (scope, title, description, status) "
+            "SELECT 'bench-claims', 'Issue ' || g, repeat('The body of the issue. ', 40), 'in_progress' "
+            "FROM generate_series(1, %s) g",
+            (n,),
+        )
+        conn.execute(
+            """
+            INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id, status, session_id, dispatch_count,
+                                           dispatched_at, started_at, completed_at, issue_snapshot)
+            SELECT i.id, 'agent-1', 'rt-0', 'completed', 'sess-' || i.id, 1, now() - interval '1 hour',
+                   now() - interval '59 minutes', now() - interval '50 minutes',
+                   ledger.issue_snapshot(i.title, i.description)
+              FROM ledger.issue i WHERE i.scope = 'bench-claims'
+            """
+        )
+        conn.execute(
+            "INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id) "
+            "SELECT i.id, 'agent-1', 'rt-0' FROM ledger.issue i WHERE i.scope = 'bench-claims' ORDER BY i.id"
+        )
+    conn.execute("CREATE SCHEMA IF NOT EXISTS bench_bare")
+    conn.execute("CREATE TABLE bench_bare.agent_task (LIKE ledger.agent_task INCLUDING ALL)")
+    conn.execute("INSERT INTO bench_bare.agent_task OVERRIDING SYSTEM VALUE SELECT * FROM ledger.agent_task")
+    conn.execute("ANALYZE")
+
+
 def bench_claim_cases(dsn: str, sizes: Sizes, rep: Report) -> None:
-    raise NotImplementedError("claims benchmark: added with the claims capability")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        load_claim_queue(conn, sizes.claim_tasks)
+        count = min(sizes.samples, sizes.claim_tasks // 4)
+        warm = max(3, count // 10)
+        ledger_ms: list[float] = []
+        bare_ms: list[float] = []
+        known = 0
+        for i in range(warm + count):
+            row: list[Any] = []
+            t = timed(lambda: row.append(conn.execute(CLAIM, ("rt-0",)).fetchone()))
+            b = timed(lambda: conn.execute(BARE_CLAIM, ("rt-0",)).fetchone())
+            if i >= warm:
+                ledger_ms.append(t)
+                bare_ms.append(b)
+                known += bool(row[0] and row[0][1])
+        r = rep.add("claim", f"{sizes.claim_tasks} follow-ups queued, anchor + snapshot", ledger_ms,
+                    "bare SKIP LOCKED claim", bare_ms, delta_known=known)
+        rep.target("claim with snapshot and anchor <= 1.5x bare claim", r["ratio"], 1.5, r["ratio"] <= 1.5)
+        plan = conn.execute("EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM ledger.claim_task('rt-0')").fetchall()
+        rep.plans["claim_task (outer call; the function's own statements are in docs/performance.md)"] = "\n".join(
+            x[0] for x in plan)
+    rates: dict[int, float] = {}
+    for claimers in (1, 4, 8):
+        stop = time.monotonic() + sizes.claim_seconds
+        counts = [0] * claimers
+        errors: list[BaseException] = []
+
+        def work(k: int) -> None:
+            try:
+                with psycopg.connect(dsn, autocommit=True) as c:
+                    while time.monotonic() < stop:
+                        if c.execute(CLAIM, ("rt-0",)).fetchone() is None:
+                            return
+                        counts[k] += 1
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(claimers)]
+        t0 = time.monotonic()
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        elapsed = time.monotonic() - t0
+        if errors:
+            raise errors[0]
+        rates[claimers] = sum(counts) / elapsed
+        rep.rows.append({"case": "claim throughput", "params": f"{claimers} concurrent claimers",
+                         "claims_per_s": round(rates[claimers], 1), "claims": sum(counts)})
+        print(f"  claims/s with {claimers} claimers: {rates[claimers]:.0f}", flush=True)
+    cores = os.cpu_count() or 1
+    rising = rates[min(4, max(rates))] >= rates[1] if cores > 1 else True
+    rep.target(f"claim throughput rises from 1 to {min(4, cores)} claimers ({cores} cores)",
+               rates[min(4, max(rates))] / rates[1], 1.0, rising)
 
 
 # --------------------------------------------------------------------------- report
