@@ -137,3 +137,8 @@ def hygiene_mode(dsn: str | None, scope: str, mode: str) -> None:
     """Set SCOPE's hygiene mode: on (supersede), dry (audit only), off."""
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
         click.echo(f"{scope}: hygiene_mode = {api.set_hygiene_mode(conn, scope, mode)}")
+
+
+from .cli_lifecycle import COMMANDS as _LIFECYCLE_COMMANDS  # noqa: E402  (history, dismiss, restore, prompt)
+
+for _command in _LIFECYCLE_COMMANDS: main.add_command(_command)  # noqa: E701
