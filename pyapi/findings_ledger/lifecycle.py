@@ -316,7 +316,7 @@ def replace_findings(
         "scope": scope,
         "kind": kind,
         "review_run": review_run,
-        "findings": Jsonb([dict(f) for f in findings]),
+        "findings": Jsonb([dict(f) if isinstance(f, Mapping) else f for f in findings]),  # the database validates
         "actor": actor,
     }
     with translate(), conn.cursor(row_factory=class_row(ReviewResult)) as cur:
