@@ -362,7 +362,8 @@ COMMENT ON FUNCTION ledger.add_finding(text, text, text, text[], text, text, tex
 --                      never overrides a human decision); the re-report is
 --                      counted.
 -- A re-report keeps the stored text (title, description, paths, kind,
--- severity of the first report); review_run is updated when given.
+-- severity, source of the first report), so of its fields only scope,
+-- finding_key and title are checked; review_run is updated when given.
 -- state is the finding's state afterwards; report_count and reopen_count its
 -- counters afterwards. The row is locked (FOR UPDATE) while it is decided;
 -- two sessions reporting the same new key at once both succeed, one 'new'
@@ -499,7 +500,7 @@ DECLARE
     v_key     text;
     v_ekind   text;
     v_paths   text[];
-    v_seen    text[] := '{}';
+    v_dup     record;
     v_present bigint[] := '{}';
     v_absent  bigint[];
     v_rep     record;
@@ -507,6 +508,19 @@ BEGIN
     IF p_findings IS NULL OR jsonb_typeof(p_findings) <> 'array' THEN
         RAISE EXCEPTION 'invalid findings: expected a JSON array of findings, got %',
             coalesce(jsonb_typeof(p_findings), 'NULL') USING ERRCODE = 'LD003';
+    END IF;
+    -- one finding_key twice: named at its second occurrence (one sort, not a scan per element)
+    SELECT d.ord, d.key INTO v_dup
+      FROM (SELECT e.ord, btrim(e.elem ->> 'finding_key', E' \t\r\n\f\v') AS key,
+                   row_number() OVER (PARTITION BY btrim(e.elem ->> 'finding_key', E' \t\r\n\f\v') ORDER BY e.ord) AS nth
+              FROM jsonb_array_elements(p_findings) WITH ORDINALITY AS e(elem, ord)
+             WHERE jsonb_typeof(e.elem) = 'object' AND e.elem ->> 'finding_key' IS NOT NULL) AS d
+     WHERE d.nth = 2
+     ORDER BY d.ord
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'duplicate findings[%].finding_key: % appears more than once in the set', v_dup.ord,
+            quote_literal(v_dup.key) USING ERRCODE = 'LD303', HINT = 'A review set names each finding once.';
     END IF;
     PERFORM ledger._ensure_scope(v_scope);
     PERFORM pg_advisory_xact_lock(hashtextextended('ledger.replace_findings' || chr(31) || v_scope, 0));
@@ -519,11 +533,6 @@ BEGIN
                 USING ERRCODE = 'LD003';
         END IF;
         v_key := ledger._check_text(v_elem ->> 'finding_key', format('findings[%s].finding_key', v_i), true, 200);
-        IF v_key = ANY (v_seen) THEN
-            RAISE EXCEPTION 'duplicate findings[%].finding_key: % appears more than once in the set', v_i, quote_literal(v_key)
-                USING ERRCODE = 'LD303', HINT = 'A review set names each finding once.';
-        END IF;
-        v_seen := v_seen || v_key;
         v_ekind := lower(ledger._check_text(v_elem ->> 'kind', format('findings[%s].kind', v_i), false, 100));
         IF v_kind IS NOT NULL AND v_ekind IS NOT NULL AND v_ekind <> v_kind THEN
             RAISE EXCEPTION 'invalid findings[%].kind: % differs from the re-reviewed kind %', v_i,
@@ -561,12 +570,16 @@ BEGIN
         RETURN;
     END IF;
 
-    -- absent: active findings of the scope (and kind) not in the new set, locked in id order
+    -- absent: active findings of the scope (and kind) not in the new set (a hashed
+    -- EXCEPT, not a scan of the set per finding), locked in id order
     SELECT array_agg(l.id) INTO v_absent
       FROM (SELECT f.id FROM ledger.finding f
-             WHERE f.scope = v_scope AND f.superseded_at IS NULL
-               AND (v_kind IS NULL OR f.kind = v_kind)
-               AND f.id <> ALL (v_present)
+             WHERE f.id IN (SELECT c.id FROM ledger.finding c
+                             WHERE c.scope = v_scope AND c.superseded_at IS NULL
+                               AND (v_kind IS NULL OR c.kind = v_kind)
+                            EXCEPT
+                            SELECT p.id FROM unnest(v_present) AS p(id))
+               AND f.superseded_at IS NULL
              ORDER BY f.id
                FOR UPDATE) AS l;
     IF v_absent IS NULL THEN

@@ -17,7 +17,8 @@
 --                      never overrides a human decision); the re-report is
 --                      counted.
 -- A re-report keeps the stored text (title, description, paths, kind,
--- severity of the first report); review_run is updated when given.
+-- severity, source of the first report), so of its fields only scope,
+-- finding_key and title are checked; review_run is updated when given.
 -- state is the finding's state afterwards; report_count and reopen_count its
 -- counters afterwards. The row is locked (FOR UPDATE) while it is decided;
 -- two sessions reporting the same new key at once both succeed, one 'new'
