@@ -75,7 +75,10 @@ def add_finding(
     ``paths`` are normalised by the database (see the README's table);
     directories end with ``/``. Raises :class:`~findings_ledger.errors.PathRejected`
     (LD001), ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003),
-    ``ValueTooLong`` (LD004), ``DuplicateFindingKey`` (23505).
+    ``ValueTooLong`` (LD004), ``FindingAlreadyReported`` (LD301, a subclass
+    of ``DuplicateFindingKey``) when the key is already used in the scope
+    (report it again with ``report_finding``), ``DuplicateFindingKey``
+    (23505) only for a concurrent insert of the same new key.
     """
     params = {
         "scope": scope,

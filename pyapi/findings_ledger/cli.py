@@ -213,3 +213,6 @@ def demo_command(dsn: str | None, scope: str | None) -> None:
     with psycopg.connect(target, autocommit=True) as conn:
         report = demo.run_scenario(conn, scope or demo.default_scope())
     demo.print_report(report, console)
+from .cli_lifecycle import COMMANDS as _LIFECYCLE_COMMANDS  # noqa: E402  (history, dismiss, restore, prompt)
+
+for _command in _LIFECYCLE_COMMANDS: main.add_command(_command)  # noqa: E701

@@ -105,6 +105,39 @@ class TaskFieldFrozen(LedgerError):
     force_fresh_session changed after the task was dispatched."""
 
     sqlstate = "LD204"
+class FindingAlreadyReported(DuplicateFindingKey):
+    """LD301: a plain INSERT (or ``add_finding``) of a (scope, finding_key)
+    already in the ledger. Report it again with
+    :func:`findings_ledger.lifecycle.report_finding`. A subclass of
+    :class:`DuplicateFindingKey`, so existing ``except`` clauses still match."""
+
+    sqlstate = "LD301"
+
+
+class InvalidTransition(LedgerError):
+    """LD302: a lifecycle transition the finding's state does not allow
+    (dismissing a dismissed finding, restoring an active one)."""
+
+    sqlstate = "LD302"
+
+
+class DuplicateInReview(LedgerError):
+    """LD303: the same finding_key twice in one ``replace_findings`` set."""
+
+    sqlstate = "LD303"
+
+
+class DeleteForbidden(LedgerError):
+    """LD304: a DELETE of a finding; findings are dismissed, never deleted."""
+
+    sqlstate = "LD304"
+
+
+class LifecycleInconsistent(LedgerError):
+    """LD305: a direct write leaving the lifecycle columns contradictory
+    (dismissed but active, a resolution without dismissed_at, ...)."""
+
+    sqlstate = "LD305"
 
 
 #: SQLSTATE -> exception class. Later capabilities add their codes here.
@@ -118,6 +151,11 @@ SQLSTATE_ERRORS: dict[str, type[LedgerError]] = {
     "LD202": DispatchOutsideClaim,
     "LD203": SnapshotWriteRejected,
     "LD204": TaskFieldFrozen,
+    "LD301": FindingAlreadyReported,
+    "LD302": InvalidTransition,
+    "LD303": DuplicateInReview,
+    "LD304": DeleteForbidden,
+    "LD305": LifecycleInconsistent,
 }
 
 #: Unique constraints -> exception class for 23505 unique_violation.
