@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 export LEDGER_PGPORT ?= 54329
 
-.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench clean pgtap
+.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -47,6 +47,12 @@ sql: venv ## print the offline upgrade script for review (alembic --sql)
 lint: venv ## ruff, mypy and squawk over the generated SQL
 	$(BIN)/ruff check pyapi tests
 	$(BIN)/mypy
+
+bench: venv ## full benchmark (about 10 minutes): bench/out/results.{md,json}
+	$(BIN)/python bench/run.py
+
+bench-quick: venv ## the benchmark at small sizes (what CI's smoke test runs)
+	$(BIN)/python bench/run.py --quick
 
 clean:
 	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache

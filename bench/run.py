@@ -39,6 +39,7 @@ from findings_ledger import api, cluster, gitlog
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
+DB_PREFIX = "ledger_bench"
 MESSAGE = ("Refactor the loader and its tests. " * 60)[:2048]  # 2 KB commit message
 
 
@@ -141,6 +142,35 @@ def touched(n: int, salt: int) -> list[str]:
     return [f"src/pkg{(salt + i) % 211}/mod{(salt * 7 + i) % 97}/new_{salt}_{i}.py" for i in range(n)]
 
 
+def nested_plans(conn: psycopg.Connection[Any], stmt: str, params: Any) -> str:
+    """EXPLAIN (ANALYZE, BUFFERS) of ``stmt`` and of every statement the
+    functions and triggers it fires run, via auto_explain with
+    log_nested_statements, its LOG lines sent to this client. Rolled back.
+    Needs the right to LOAD auto_explain (superuser on the throwaway cluster);
+    otherwise says so."""
+    lines: list[str] = []
+
+    def on_notice(diag: psycopg.errors.Diagnostic) -> None:
+        if diag.message_primary and "plan:" in diag.message_primary:
+            lines.append(diag.message_primary)
+
+    try:
+        conn.execute("LOAD 'auto_explain'")
+    except psycopg.Error as exc:
+        return f"auto_explain unavailable here: {exc}"
+    conn.add_notice_handler(on_notice)
+    try:
+        with conn.transaction(force_rollback=True):
+            for setting in ("auto_explain.log_min_duration = 0", "auto_explain.log_analyze = on",
+                            "auto_explain.log_buffers = on", "auto_explain.log_nested_statements = on",
+                            "auto_explain.log_timing = on", "client_min_messages = log"):
+                conn.execute(f"SET LOCAL {setting}")
+            conn.execute(stmt, params)
+    finally:
+        conn.remove_notice_handler(on_notice)
+    return "\n\n".join(lines)
+
+
 # --------------------------------------------------------------------------- cases
 
 INSERT_MERGE = "INSERT INTO {table} (scope, commit_sha, paths, message) VALUES (%s, %s, %s, %s)"
@@ -230,22 +260,14 @@ def bench_merges(conn: psycopg.Connection[Any], sizes: Sizes, rep: Report) -> di
         print(f"  scaling {pc} paths: x{ratio:.3f}", flush=True)
         if pc == 100:
             rep.target(f"scale-free: latency at {last} within 1.3x of {first} (100 paths)", ratio, 1.3, ratio <= 1.3)
-    with conn.transaction(force_rollback=True):
-        plan = conn.execute(
-            "EXPLAIN (ANALYZE, BUFFERS) INSERT INTO ledger.merge (scope, commit_sha, paths, message) "
-            "VALUES ('bench-0', 'ffff0000', %s, 'x')",
-            (touched(100, 999_999),),
-        ).fetchall()
-        rep.plans["merge insert (100 paths)"] = "\n".join(r[0] for r in plan)
-        plan = conn.execute(
-            "EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM ledger._match_paths('bench-0', %s)", (touched(100, 999_998),)
-        ).fetchall()
-        rep.plans["path lookup (_match_paths, 100 paths)"] = "\n".join(r[0] for r in plan)
+    rep.plans["merge insert, 100 paths (every statement the triggers run)"] = nested_plans(
+        conn, "INSERT INTO ledger.merge (scope, commit_sha, paths, message) VALUES ('bench-0', 'ffff0000', %s, %s)",
+        (touched(100, 999_999), MESSAGE))
     return medians
 
 
 def bench_replay(server_dsn: str, sizes: Sizes, rep: Report) -> None:
-    dsn = fresh_database(server_dsn, "ledger_bench_replay")
+    dsn = fresh_database(server_dsn, f"{DB_PREFIX}_replay")
     api.migrate(dsn)
     with psycopg.connect(dsn, autocommit=True) as conn:
         load_findings(conn, 0, sizes.replay_findings)
@@ -272,7 +294,7 @@ def bench_replay(server_dsn: str, sizes: Sizes, rep: Report) -> None:
 
 
 def bench_migrations(server_dsn: str, sizes: Sizes, rep: Report) -> None:
-    dsn = fresh_database(server_dsn, "ledger_bench_migrate")
+    dsn = fresh_database(server_dsn, f"{DB_PREFIX}_migrate")
     secs = timed(lambda: api.migrate(dsn)) / 1000
     rep.rows.append({"case": "migration", "params": "upgrade head, empty database", "seconds": round(secs, 3)})
     print(f"  migration (empty): {secs:.2f} s", flush=True)
@@ -280,7 +302,7 @@ def bench_migrations(server_dsn: str, sizes: Sizes, rep: Report) -> None:
 
     script = ScriptDirectory.from_config(api.alembic_config())
     first = script.get_base()
-    dsn = fresh_database(server_dsn, "ledger_bench_migrate_pop")
+    dsn = fresh_database(server_dsn, f"{DB_PREFIX}_migrate_pop")
     api.migrate(dsn, first)
     with psycopg.connect(dsn, autocommit=True) as conn:
         load_findings(conn, 0, sizes.populated_rows)
@@ -300,7 +322,7 @@ def bench_migrations(server_dsn: str, sizes: Sizes, rep: Report) -> None:
 
 def bench_claims(server_dsn: str, sizes: Sizes, rep: Report) -> None:
     """Claim latency and throughput, when the claims capability is migrated."""
-    dsn = fresh_database(server_dsn, "ledger_bench_claims")
+    dsn = fresh_database(server_dsn, f"{DB_PREFIX}_claims")
     api.migrate(dsn)
     with psycopg.connect(dsn, autocommit=True) as conn:
         has = conn.execute("SELECT to_regprocedure('ledger.claim_task(text,text)') IS NOT NULL").fetchone()
@@ -373,9 +395,7 @@ def bench_claim_cases(dsn: str, sizes: Sizes, rep: Report) -> None:
         r = rep.add("claim", f"{sizes.claim_tasks} follow-ups queued, anchor + snapshot", ledger_ms,
                     "bare SKIP LOCKED claim", bare_ms, delta_known=known)
         rep.target("claim with snapshot and anchor <= 1.5x bare claim", r["ratio"], 1.5, r["ratio"] <= 1.5)
-        plan = conn.execute("EXPLAIN (ANALYZE, BUFFERS) SELECT * FROM ledger.claim_task('rt-0')").fetchall()
-        rep.plans["claim_task (outer call; the function's own statements are in docs/performance.md)"] = "\n".join(
-            x[0] for x in plan)
+        rep.plans["claim_task (every statement it runs)"] = nested_plans(conn, CLAIM, ("rt-0",))
     rates: dict[int, float] = {}
     for claimers in (1, 4, 8):
         stop = time.monotonic() + sizes.claim_seconds
@@ -428,10 +448,10 @@ def machine() -> dict[str, Any]:
             "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
 
-def write(rep: Report, quick: bool) -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
+def write(rep: Report, quick: bool, out: Path = OUT) -> None:
+    out.mkdir(parents=True, exist_ok=True)
     data = {"machine": machine(), "quick": quick, "rows": rep.rows, "targets": rep.targets, "plans": rep.plans}
-    (OUT / "results.json").write_text(json.dumps(data, indent=2))
+    (out / "results.json").write_text(json.dumps(data, indent=2))
     lines = [f"Machine: {data['machine']['cpu']}, {data['machine']['cores']} cores, {data['machine']['postgres']}, "
              f"{data['machine']['when']}{' (quick sizes)' if quick else ''}", "",
              "| case | parameters | median ms | p95 ms | baseline | baseline median ms | ratio |",
@@ -450,8 +470,8 @@ def write(rep: Report, quick: bool) -> None:
         lines.append(f"| {t['target']} | {t['value']} | {t['limit']} | {'yes' if t['holds'] else 'NO'} {t['note']} |")
     for name, plan in rep.plans.items():
         lines += ["", f"### Plan: {name}", "", "```", plan, "```"]
-    (OUT / "results.md").write_text("\n".join(lines) + "\n")
-    print(f"wrote {OUT / 'results.md'} and {OUT / 'results.json'}")
+    (out / "results.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {out / 'results.md'} and {out / 'results.json'}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -460,14 +480,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dsn", default=os.environ.get("LEDGER_DSN"),
                         help="server DSN (needs CREATEDB; default $LEDGER_DSN, else the throwaway cluster)")
     parser.add_argument("--only", choices=["merges", "replay", "claims", "migrations"], action="append")
+    parser.add_argument("--out", type=Path, default=OUT, help="directory for results.md and results.json")
+    parser.add_argument("--prefix", default="ledger_bench", help="prefix of the databases the benchmark (re)creates")
     args = parser.parse_args(argv)
+    global DB_PREFIX
+    DB_PREFIX = args.prefix
     sizes = QUICK if args.quick else FULL
     server = args.dsn or cluster.ensure_cluster().dsn("postgres")
     rep = Report()
     only = set(args.only or ["merges", "replay", "claims", "migrations"])
     if "merges" in only:
         print("== merge insert latency", flush=True)
-        dsn = fresh_database(server, "ledger_bench_merges")
+        dsn = fresh_database(server, f"{DB_PREFIX}_merges")
         api.migrate(dsn)
         with psycopg.connect(dsn, autocommit=True) as conn:
             bench_merges(conn, sizes, rep)
@@ -480,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
     if "migrations" in only:
         print("== migrations", flush=True)
         bench_migrations(server, sizes, rep)
-    write(rep, args.quick)
+    write(rep, args.quick, args.out)
     return 0
 
 
