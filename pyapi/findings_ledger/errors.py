@@ -80,6 +80,26 @@ class DuplicateFindingKey(LedgerError):
     sqlstate = "23505"
 
 
+class KeywordRejected(LedgerError):
+    """LD101: a strong keyword that is not one distinctive token (a bare
+    topic word such as ``dispatcher`` is never evidence)."""
+
+    sqlstate = "LD101"
+
+
+class SlugRejected(LedgerError):
+    """LD102: a finding slug that is not one token (letters, digits, ``_``,
+    inner ``-`` or ``.``)."""
+
+    sqlstate = "LD102"
+
+
+class DuplicateFindingSlug(LedgerError):
+    """23505 on ledger.finding: the slug already belongs to another finding of the scope."""
+
+    sqlstate = "23505"
+
+
 #: SQLSTATE -> exception class. Later capabilities add their codes here.
 SQLSTATE_ERRORS: dict[str, type[LedgerError]] = {
     "LD001": PathRejected,
@@ -87,12 +107,15 @@ SQLSTATE_ERRORS: dict[str, type[LedgerError]] = {
     "LD003": ValueInvalid,
     "LD004": ValueTooLong,
     "LD005": NotFound,
+    "LD101": KeywordRejected,
+    "LD102": SlugRejected,
 }
 
 #: Unique constraints -> exception class for 23505 unique_violation.
 CONSTRAINT_ERRORS: dict[str, type[LedgerError]] = {
     "merge_scope_commit_sha_key": DuplicateMerge,
     "finding_scope_finding_key_key": DuplicateFindingKey,
+    "finding_scope_slug_key": DuplicateFindingSlug,
 }
 
 
