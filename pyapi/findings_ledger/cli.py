@@ -137,3 +137,9 @@ def hygiene_mode(dsn: str | None, scope: str, mode: str) -> None:
     """Set SCOPE's hygiene mode: on (supersede), dry (audit only), off."""
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
         click.echo(f"{scope}: hygiene_mode = {api.set_hygiene_mode(conn, scope, mode)}")
+
+
+from .cli_hygiene import hygiene, import_findings  # noqa: E402  (they import this module's helpers)
+
+main.add_command(import_findings)
+main.add_command(hygiene)

@@ -24,6 +24,10 @@
 --    these, those, finding(s), issue(s), bug(s), ticket(s), problem(s),
 --    drift, item(s)); conventional-commit headers 'fix(scope)!: ...' skip
 --    their scope (tokens in it are mentions).
+--    When that token starts a '/'-joined path whose last part is a findings
+--    file name (findings/2026-06-24-slug.md), the verb governs the path.
+--    A verb directly followed by another verb hands over to it
+--    ('fix: close F-42').
 --  * lists: when that first token is identifier-like (a digit, '_', '-',
 --    '.', or an inner capital: 'F-41', 'auth-0007') the verb also governs the
 --    identifier-like tokens that follow it separated by ',', '&', '+',
@@ -130,9 +134,25 @@ BEGIN
                             v_verdict[i] := 'mention';
                             v_reason[i] := format('negated: "%s"', v_neg);
                         END IF;
-                        IF v_norm[i] = ANY (c_fillers) THEN
+                        IF v_norm[i] = ANY (c_fillers) AND (i = n OR v_gap[i + 1] <> '/') THEN
                             i := i + 1;
                             CONTINUE;
+                        END IF;
+                        -- a path 'dir/sub/2026-01-02-slug.md': the verb governs its findings file name
+                        k := i;
+                        WHILE k < n AND v_gap[k + 1] = '/' LOOP
+                            k := k + 1;
+                        END LOOP;
+                        IF k > i AND ledger._file_slug(v_norm[k]) IS NOT NULL THEN
+                            FOR x IN i + 1 .. k LOOP
+                                v_verb[x] := v_verb[i];
+                                v_verdict[x] := v_verdict[i];
+                                v_reason[x] := v_reason[i];
+                                IF v_neg IS NULL THEN
+                                    v_clause := v_clause || x;
+                                END IF;
+                            END LOOP;
+                            i := k;
                         END IF;
                         IF char_length(v_tok[i]) >= 2 AND (v_tok[i] ~ '[0-9_.-]' OR substr(v_tok[i], 2) ~ '[A-Z]') THEN
                             v_state := 'list';
@@ -223,10 +243,12 @@ BEGIN
             END LOOP;
         END IF;
 
+        -- unnest, not v_tok[o]: subscripting a flat text array from SQL is O(n)
         RETURN QUERY
-            SELECT v_s.seg, o::integer, v_s.line, v_s.context, v_tok[o], v_norm[o], v_gap[o],
-                   ledger._significant(v_norm[o]), v_verdict[o], v_verb[o], v_reason[o]
-              FROM generate_series(1, n) AS o;
+            SELECT v_s.seg, u.o::integer, v_s.line, v_s.context, u.tok, u.nrm, u.gp,
+                   ledger._significant(u.nrm), u.vd, u.vb, u.why
+              FROM unnest(v_tok, v_norm, v_gap, v_verdict, v_verb, v_reason)
+                   WITH ORDINALITY AS u(tok, nrm, gp, vd, vb, why, o);
     END LOOP;
 END
 $$;
