@@ -15,7 +15,6 @@ from typing import Any
 
 import psycopg
 import pytest
-
 from findings_ledger.pytest_plugin import _janitor, database_dsn
 
 _counter = itertools.count()

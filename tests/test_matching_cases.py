@@ -15,11 +15,10 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+import findings_ledger as fl
 import psycopg
 import pytest
 from matching_support import add, module_conn, module_dsn  # noqa: F401
-
-import findings_ledger as fl
 
 TITLE_A = "Root pyproject.toml is missing nightshift workspace entries"
 
@@ -100,7 +99,8 @@ CASES = [
     Case("trailer-closes-bug", "Tidy\n\nCloses-Bug: F-42", K42, {"a": "superseded:key"}),
     Case("trailer-supersedes", "Tidy\n\nSupersedes: F-42", K42, {"a": "superseded:key"}),
     Case("supersedes-inline", "This supersedes F-42", K42, {"a": "mention:key"}),
-    Case("trailer-resolves-list", "Tidy\n\nResolves: F-41, F-42", K4142, {"a": "superseded:key", "b": "superseded:key"}),
+    Case("trailer-resolves-list", "Tidy\n\nResolves: F-41, F-42", K4142,
+         {"a": "superseded:key", "b": "superseded:key"}),
     Case("trailer-fixes", "Tidy\n\nFixes: F-42\nSigned-off-by: A <a@example.org>", K42, {"a": "superseded:key"}),
     # --- one verb governs a comma / and list of identifiers ----------------------------------
     Case("list-comma", "Fixes F-41, F-42", K4142, {"a": "superseded:key", "b": "superseded:key"}),
@@ -140,7 +140,8 @@ CASES = [
     Case("fenced-backticks", "Update docs\n\n```\nFixes F-42\n```", K42, {"a": "mention:key"}),
     Case("fenced-tildes-closed", "Update docs\n\n~~~text\nFixes F-42\n~~~\nFixes F-41", K4142,
          {"a": "superseded:key", "b": "mention:key"}),
-    Case("fenced-unclosed", "Update docs\n\n```\nFixes F-42\n\nFixes F-41", K4142, {"a": "mention:key", "b": "mention:key"}),
+    Case("fenced-unclosed", "Update docs\n\n```\nFixes F-42\n\nFixes F-41", K4142,
+         {"a": "mention:key", "b": "mention:key"}),
     Case("html-comment-inline", "Tidy <!-- Fixes F-42 --> docs", K42, {"a": "mention:key"}),
     Case("html-comment-multiline", "Tidy\n<!--\nFixes F-42\n-->\nFixes F-41", K4142,
          {"a": "superseded:key", "b": "mention:key"}),
@@ -270,6 +271,7 @@ def test_message_case(module_conn: psycopg.Connection[Any], case: Case) -> None:
     assert got == want
     assert all(d.reason for d in result.decisions), "every decision says why"
     superseded = {labels[r[0]] for r in conn.execute(
-        "SELECT id FROM ledger.finding WHERE scope = %s AND superseded_at IS NOT NULL AND superseded_by_merge_id IS NOT NULL",
+        "SELECT id FROM ledger.finding WHERE scope = %s AND superseded_at IS NOT NULL "
+        "AND superseded_by_merge_id IS NOT NULL",
         (scope,))}
     assert superseded == {label for label, exp in case.expect.items() if exp.startswith("superseded")}

@@ -241,29 +241,31 @@ COMMENT ON FUNCTION ledger._title_sig(text) IS
 --                    only when quoted whole).
 -- A message probes the same forms built from its own tokens, so a merge
 -- costs one GIN probe per distinct token and word triple of its message,
--- whatever the number of findings. Raises nothing.
+-- whatever the number of findings. PL/pgSQL (not SQL) so that its plan is
+-- cached across the rows of an INSERT. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._evidence_keys(
     p_scope text, p_finding_key text, p_slug text, p_strong_keywords text[], p_title text)
 RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog
 AS $$
-    SELECT ledger._scoped_paths(p_scope, ARRAY(
-        SELECT DISTINCT k.x FROM (
-            SELECT 'i' || ledger._evidence_token(p_finding_key)
-            UNION ALL
-            SELECT 'i' || pg_catalog.lower(pg_catalog.normalize(p_slug, 'NFC'))
-            UNION ALL
-            SELECT 'i' || ledger._evidence_token(kw) FROM pg_catalog.unnest(p_strong_keywords) AS kw
-            UNION ALL
-            SELECT 't' || t.ws[i] || ' ' || t.ws[i + 1] || ' ' || t.ws[i + 2]
-              FROM (SELECT ledger._title_sig(p_title) AS ws) AS t,
-                   pg_catalog.generate_series(1, pg_catalog.cardinality(t.ws) - 2) AS i
-            UNION ALL
-            SELECT '=' || t.ws[1] || ' ' || t.ws[2]
-              FROM (SELECT ledger._title_sig(p_title) AS ws) AS t
-             WHERE pg_catalog.cardinality(t.ws) = 2
-        ) AS k(x)
-        WHERE k.x IS NOT NULL))
+DECLARE
+    v_ws   text[] := ledger._title_sig(p_title);
+    v_keys text[] := ARRAY['i' || ledger._evidence_token(p_finding_key),
+                           'i' || lower(pg_catalog.normalize(p_slug, 'NFC'))];
+    v_kw   text;
+BEGIN
+    FOREACH v_kw IN ARRAY coalesce(p_strong_keywords, '{}') LOOP
+        v_keys := v_keys || ('i' || ledger._evidence_token(v_kw));
+    END LOOP;
+    FOR i IN 1 .. cardinality(v_ws) - 2 LOOP
+        v_keys := v_keys || ('t' || v_ws[i] || ' ' || v_ws[i + 1] || ' ' || v_ws[i + 2]);
+    END LOOP;
+    IF cardinality(v_ws) = 2 THEN
+        v_keys := v_keys || ('=' || v_ws[1] || ' ' || v_ws[2]);
+    END IF;
+    RETURN ARRAY(SELECT DISTINCT p_scope || E'\x1f' || k FROM unnest(v_keys) AS k WHERE k IS NOT NULL ORDER BY 1);
+END
 $$;
 
 COMMENT ON FUNCTION ledger._evidence_keys(text, text, text, text[], text) IS
@@ -899,16 +901,22 @@ BEGIN
         SELECT p.finding_id, 'path', 'path', p.touched_path, NULL, NULL, NULL, NULL, NULL, 'path', NULL, NULL,
                p.finding_path
           FROM ledger._match_paths(p_scope, coalesce(p_paths, '{}')) AS p
+         WHERE cardinality(p_paths) > 0
+    ), evf AS MATERIALIZED (
+        -- a scalar subquery per piece: always a primary-key lookup, never a scan
+        SELECT ev.*, (SELECT f FROM ledger.finding f WHERE f.id = ev.fid) AS f
+          FROM ev
     ), ev2 AS (
-        SELECT ev.*, f.kind, f.finding_key, f.slug, f.title,
+        SELECT ev.fid, ev.r, ev.form, ev.txt, ev.seg, ev.pos_from, ev.pos_to, ev.ln, ev.ctx, ev.verdict, ev.vb,
+               ev.why, ev.finding_path, (ev.f).kind, (ev.f).finding_key, (ev.f).slug, (ev.f).title,
                ev.r = ANY (v_policy.enabled_rules) AS enabled,
                (ev.r = 'slug' AND EXISTS (
                     SELECT 1 FROM unnest(coalesce(p_paths, '{}')) AS mp(path)
-                     WHERE ledger._file_slug(substring(mp.path FROM '[^/]*$')) = lower(pg_catalog.normalize(f.slug, 'NFC'))))
-                   AS files_it,
-               (f.kind = ANY (v_policy.path_supersede_kinds) OR '*' = ANY (v_policy.path_supersede_kinds))
+                     WHERE ledger._file_slug(substring(mp.path FROM '[^/]*$'))
+                           = lower(pg_catalog.normalize((ev.f).slug, 'NFC')))) AS files_it,
+               ((ev.f).kind = ANY (v_policy.path_supersede_kinds) OR '*' = ANY (v_policy.path_supersede_kinds))
                    AS path_supersedes
-          FROM ev JOIN ledger.finding f ON f.id = ev.fid
+          FROM evf AS ev
     ), ev3 AS (
         SELECT ev2.*,
                CASE
@@ -1516,9 +1524,8 @@ BEGIN
            SET superseded_at = now(),
                superseded_by = v_marker,
                superseded_by_merge_id = NEW.id,
-               supersede_rule = x.r
-          FROM unnest(v_ids, v_rules) AS x(id, r)
-         WHERE f.id = x.id AND f.id = ANY (v_live);
+               supersede_rule = v_rules[array_position(v_ids, f.id)]
+         WHERE f.id = ANY (v_live);
     END IF;
     RETURN NULL;
 END

@@ -173,7 +173,8 @@ def read_finding_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         post = frontmatter.load(str(p))
     except (yaml.YAMLError, UnicodeDecodeError, ValueError, TypeError) as exc:
-        raise ValueError(f"front matter cannot be parsed: {type(exc).__name__}: {exc}") from exc
+        reason = " ".join(str(exc).split())
+        raise ValueError(f"front matter cannot be parsed: {type(exc).__name__}: {reason}") from exc
     meta = post.metadata
     if not isinstance(meta, dict):
         raise ValueError("front matter is not a mapping")

@@ -12,29 +12,31 @@
 --                    only when quoted whole).
 -- A message probes the same forms built from its own tokens, so a merge
 -- costs one GIN probe per distinct token and word triple of its message,
--- whatever the number of findings. Raises nothing.
+-- whatever the number of findings. PL/pgSQL (not SQL) so that its plan is
+-- cached across the rows of an INSERT. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._evidence_keys(
     p_scope text, p_finding_key text, p_slug text, p_strong_keywords text[], p_title text)
 RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog
 AS $$
-    SELECT ledger._scoped_paths(p_scope, ARRAY(
-        SELECT DISTINCT k.x FROM (
-            SELECT 'i' || ledger._evidence_token(p_finding_key)
-            UNION ALL
-            SELECT 'i' || pg_catalog.lower(pg_catalog.normalize(p_slug, 'NFC'))
-            UNION ALL
-            SELECT 'i' || ledger._evidence_token(kw) FROM pg_catalog.unnest(p_strong_keywords) AS kw
-            UNION ALL
-            SELECT 't' || t.ws[i] || ' ' || t.ws[i + 1] || ' ' || t.ws[i + 2]
-              FROM (SELECT ledger._title_sig(p_title) AS ws) AS t,
-                   pg_catalog.generate_series(1, pg_catalog.cardinality(t.ws) - 2) AS i
-            UNION ALL
-            SELECT '=' || t.ws[1] || ' ' || t.ws[2]
-              FROM (SELECT ledger._title_sig(p_title) AS ws) AS t
-             WHERE pg_catalog.cardinality(t.ws) = 2
-        ) AS k(x)
-        WHERE k.x IS NOT NULL))
+DECLARE
+    v_ws   text[] := ledger._title_sig(p_title);
+    v_keys text[] := ARRAY['i' || ledger._evidence_token(p_finding_key),
+                           'i' || lower(pg_catalog.normalize(p_slug, 'NFC'))];
+    v_kw   text;
+BEGIN
+    FOREACH v_kw IN ARRAY coalesce(p_strong_keywords, '{}') LOOP
+        v_keys := v_keys || ('i' || ledger._evidence_token(v_kw));
+    END LOOP;
+    FOR i IN 1 .. cardinality(v_ws) - 2 LOOP
+        v_keys := v_keys || ('t' || v_ws[i] || ' ' || v_ws[i + 1] || ' ' || v_ws[i + 2]);
+    END LOOP;
+    IF cardinality(v_ws) = 2 THEN
+        v_keys := v_keys || ('=' || v_ws[1] || ' ' || v_ws[2]);
+    END IF;
+    RETURN ARRAY(SELECT DISTINCT p_scope || E'\x1f' || k FROM unnest(v_keys) AS k WHERE k IS NOT NULL ORDER BY 1);
+END
 $$;
 
 COMMENT ON FUNCTION ledger._evidence_keys(text, text, text, text[], text) IS

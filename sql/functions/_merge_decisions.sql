@@ -58,16 +58,22 @@ BEGIN
         SELECT p.finding_id, 'path', 'path', p.touched_path, NULL, NULL, NULL, NULL, NULL, 'path', NULL, NULL,
                p.finding_path
           FROM ledger._match_paths(p_scope, coalesce(p_paths, '{}')) AS p
+         WHERE cardinality(p_paths) > 0
+    ), evf AS MATERIALIZED (
+        -- a scalar subquery per piece: always a primary-key lookup, never a scan
+        SELECT ev.*, (SELECT f FROM ledger.finding f WHERE f.id = ev.fid) AS f
+          FROM ev
     ), ev2 AS (
-        SELECT ev.*, f.kind, f.finding_key, f.slug, f.title,
+        SELECT ev.fid, ev.r, ev.form, ev.txt, ev.seg, ev.pos_from, ev.pos_to, ev.ln, ev.ctx, ev.verdict, ev.vb,
+               ev.why, ev.finding_path, (ev.f).kind, (ev.f).finding_key, (ev.f).slug, (ev.f).title,
                ev.r = ANY (v_policy.enabled_rules) AS enabled,
                (ev.r = 'slug' AND EXISTS (
                     SELECT 1 FROM unnest(coalesce(p_paths, '{}')) AS mp(path)
-                     WHERE ledger._file_slug(substring(mp.path FROM '[^/]*$')) = lower(pg_catalog.normalize(f.slug, 'NFC'))))
-                   AS files_it,
-               (f.kind = ANY (v_policy.path_supersede_kinds) OR '*' = ANY (v_policy.path_supersede_kinds))
+                     WHERE ledger._file_slug(substring(mp.path FROM '[^/]*$'))
+                           = lower(pg_catalog.normalize((ev.f).slug, 'NFC')))) AS files_it,
+               ((ev.f).kind = ANY (v_policy.path_supersede_kinds) OR '*' = ANY (v_policy.path_supersede_kinds))
                    AS path_supersedes
-          FROM ev JOIN ledger.finding f ON f.id = ev.fid
+          FROM evf AS ev
     ), ev3 AS (
         SELECT ev2.*,
                CASE

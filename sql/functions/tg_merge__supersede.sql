@@ -85,9 +85,8 @@ BEGIN
            SET superseded_at = now(),
                superseded_by = v_marker,
                superseded_by_merge_id = NEW.id,
-               supersede_rule = x.r
-          FROM unnest(v_ids, v_rules) AS x(id, r)
-         WHERE f.id = x.id AND f.id = ANY (v_live);
+               supersede_rule = v_rules[array_position(v_ids, f.id)]
+         WHERE f.id = ANY (v_live);
     END IF;
     RETURN NULL;
 END
