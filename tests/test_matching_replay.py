@@ -188,3 +188,7 @@ def test_preview_and_cli_hygiene_dry_change_nothing(ledger_conn: psycopg.Connect
                                       "--range", "HEAD~2..HEAD"])
     assert since.exit_code == 0, since.output
     assert "would retire 1 finding(s)" in since.output  # only the merge commit's Resolves: F-102
+    later = CliRunner().invoke(main, ["hygiene", "--mode", "dry", str(repo), "--scope", "ws", "--dsn", ledger_dsn,
+                                      "--since", "2026-07-02"])
+    assert later.exit_code == 0, later.output
+    assert "0 commits read; a replay would retire 0 finding(s)" in later.output

@@ -317,7 +317,7 @@ COMMENT ON FUNCTION ledger._normalize_branch(text, text) IS
 -- \n and \r\n. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._message_segments(p_message text)
 RETURNS TABLE (seg integer, line integer, context text, line_start boolean, body text)
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 20
 SET search_path = pg_catalog
 AS $$
 DECLARE
@@ -503,7 +503,7 @@ COMMENT ON FUNCTION ledger._message_segments(text) IS
 CREATE OR REPLACE FUNCTION ledger._message_tokens(p_message text)
 RETURNS TABLE (seg integer, pos integer, line integer, context text, token text, norm text,
                gap text, sig boolean, verdict text, verb text, reason text)
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 100
 SET search_path = pg_catalog
 AS $$
 DECLARE
@@ -670,8 +670,9 @@ BEGIN
                     k := i - 1;
                     WHILE k >= 1 AND k >= i - 4 AND v_gap[k + 1] !~ '[.;!?,]' LOOP
                         IF v_norm[k] = ANY (c_hedges) THEN
-                            v_neg := (SELECT string_agg(v_tok[x], ' ' ORDER BY x) FROM generate_series(k, i) AS x);
-                            EXIT;
+                            -- the words from the hedge to the verb, as written ("doesn't fix")
+                            v_neg := v_tok[k] || (SELECT string_agg(v_gap[x] || v_tok[x], '' ORDER BY x)
+                                                    FROM generate_series(k + 1, i) AS x);
                         END IF;
                         k := k - 1;
                     END LOOP;
@@ -739,11 +740,14 @@ COMMENT ON FUNCTION ledger._message_tokens(text) IS
 -- significant-word pairs and triples probe the GIN index
 -- finding_active_evidence_idx (ledger._evidence_keys) once; only the
 -- findings found there are verified. Cost grows with the message and the
--- matches, not with the findings of the scope. Raises nothing.
+-- matches, not with the findings of the scope. jit is off (compiling costs
+-- more than a merge's matching). Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._match_message(p_scope text, p_message text)
 RETURNS TABLE (finding_id bigint, rule text, form text, evidence text, seg integer, pos_from integer,
                pos_to integer, line integer, context text, verdict text, verb text, reason text)
-LANGUAGE sql STABLE
+LANGUAGE sql STABLE ROWS 10
+SET search_path = pg_catalog
+SET jit = off
 AS $$
     WITH t AS MATERIALIZED (
         SELECT * FROM ledger._message_tokens(p_message)
@@ -870,11 +874,13 @@ COMMENT ON FUNCTION ledger._match_message(text, text) IS
 -- pieces: [{rule, form, text, line, context, verb, outcome, reason,
 -- also_matches, finding_path, touched_path}]} plus finding_path and
 -- touched_path when the deciding piece is a path. Rows are ordered by
--- finding_id, the merge row first. Raises nothing.
+-- finding_id, the merge row first. jit is off: compiling this query costs
+-- a hundred times more than running it on one merge. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._merge_decisions(p_scope text, p_message text, p_paths text[], p_branch text)
 RETURNS TABLE (finding_id bigint, action text, rule text, evidence text, reason text, detail jsonb)
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql STABLE ROWS 10
 SET search_path = pg_catalog
+SET jit = off
 AS $$
 DECLARE
     v_policy ledger.scope;

@@ -23,11 +23,14 @@
 -- significant-word pairs and triples probe the GIN index
 -- finding_active_evidence_idx (ledger._evidence_keys) once; only the
 -- findings found there are verified. Cost grows with the message and the
--- matches, not with the findings of the scope. Raises nothing.
+-- matches, not with the findings of the scope. jit is off (compiling costs
+-- more than a merge's matching). Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._match_message(p_scope text, p_message text)
 RETURNS TABLE (finding_id bigint, rule text, form text, evidence text, seg integer, pos_from integer,
                pos_to integer, line integer, context text, verdict text, verb text, reason text)
-LANGUAGE sql STABLE
+LANGUAGE sql STABLE ROWS 10
+SET search_path = pg_catalog
+SET jit = off
 AS $$
     WITH t AS MATERIALIZED (
         SELECT * FROM ledger._message_tokens(p_message)

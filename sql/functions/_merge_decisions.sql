@@ -27,11 +27,13 @@
 -- pieces: [{rule, form, text, line, context, verb, outcome, reason,
 -- also_matches, finding_path, touched_path}]} plus finding_path and
 -- touched_path when the deciding piece is a path. Rows are ordered by
--- finding_id, the merge row first. Raises nothing.
+-- finding_id, the merge row first. jit is off: compiling this query costs
+-- a hundred times more than running it on one merge. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._merge_decisions(p_scope text, p_message text, p_paths text[], p_branch text)
 RETURNS TABLE (finding_id bigint, action text, rule text, evidence text, reason text, detail jsonb)
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql STABLE ROWS 10
 SET search_path = pg_catalog
+SET jit = off
 AS $$
 DECLARE
     v_policy ledger.scope;

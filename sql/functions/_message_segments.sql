@@ -23,7 +23,7 @@
 -- \n and \r\n. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._message_segments(p_message text)
 RETURNS TABLE (seg integer, line integer, context text, line_start boolean, body text)
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 20
 SET search_path = pg_catalog
 AS $$
 DECLARE

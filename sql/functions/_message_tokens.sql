@@ -47,7 +47,7 @@
 CREATE OR REPLACE FUNCTION ledger._message_tokens(p_message text)
 RETURNS TABLE (seg integer, pos integer, line integer, context text, token text, norm text,
                gap text, sig boolean, verdict text, verb text, reason text)
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 100
 SET search_path = pg_catalog
 AS $$
 DECLARE
@@ -214,8 +214,9 @@ BEGIN
                     k := i - 1;
                     WHILE k >= 1 AND k >= i - 4 AND v_gap[k + 1] !~ '[.;!?,]' LOOP
                         IF v_norm[k] = ANY (c_hedges) THEN
-                            v_neg := (SELECT string_agg(v_tok[x], ' ' ORDER BY x) FROM generate_series(k, i) AS x);
-                            EXIT;
+                            -- the words from the hedge to the verb, as written ("doesn't fix")
+                            v_neg := v_tok[k] || (SELECT string_agg(v_gap[x] || v_tok[x], '' ORDER BY x)
+                                                    FROM generate_series(k + 1, i) AS x);
                         END IF;
                         k := k - 1;
                     END LOOP;
