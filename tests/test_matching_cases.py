@@ -102,6 +102,9 @@ CASES = [
     Case("trailer-resolves-list", "Tidy\n\nResolves: F-41, F-42", K4142,
          {"a": "superseded:key", "b": "superseded:key"}),
     Case("trailer-fixes", "Tidy\n\nFixes: F-42\nSigned-off-by: A <a@example.org>", K42, {"a": "superseded:key"}),
+    Case("trailers-one-per-line", "Tidy\r\n\r\nCloses: F-41\r\nCloses: F-42\r\n", K4142,
+         {"a": "superseded:key", "b": "superseded:key"}),
+    Case("verb-reach-ends-at-line-end", "Fixes:\n- F-41\n- F-42", K4142, {"a": "mention:key", "b": "mention:key"}),
     # --- one verb governs a comma / and list of identifiers ----------------------------------
     Case("list-comma", "Fixes F-41, F-42", K4142, {"a": "superseded:key", "b": "superseded:key"}),
     Case("list-and", "Fixes F-41 and F-42", K4142, {"a": "superseded:key", "b": "superseded:key"}),
