@@ -22,17 +22,20 @@ from .claims import (
     start_task,
 )
 from .errors import (
-    DispatchOutsideClaim,
     DeleteForbidden,
+    DispatchOutsideClaim,
     DuplicateFindingKey,
+    DuplicateFindingSlug,
     DuplicateInReview,
     DuplicateMerge,
     FindingAlreadyReported,
     InvalidTransition,
+    KeywordRejected,
     LedgerError,
     LifecycleInconsistent,
     NotFound,
     PathRejected,
+    SlugRejected,
     SnapshotWriteRejected,
     TaskFieldFrozen,
     TaskTransitionInvalid,
@@ -40,6 +43,7 @@ from .errors import (
     ValueRequired,
     ValueTooLong,
 )
+from .importers import ImportReport, import_finding, import_findings, workspace_scope
 from .lifecycle import (
     Convergence,
     FindingEvent,
@@ -63,6 +67,7 @@ from .lifecycle import (
     report_finding,
     restore_finding,
 )
+from .matching import MatchPolicy, preview_replay, set_match_policy
 from .models import ActiveFinding, AuditEntry, Decision, Finding, MergeResult
 
 __all__ = [
@@ -70,18 +75,26 @@ __all__ = [
     "AuditEntry",
     "Decision",
     "DuplicateFindingKey",
+    "DuplicateFindingSlug",
     "DuplicateMerge",
     "Finding",
+    "ImportReport",
+    "KeywordRejected",
     "LedgerError",
+    "MatchPolicy",
     "MergeResult",
     "NotFound",
     "PathRejected",
+    "SlugRejected",
     "ValueInvalid",
     "ValueRequired",
     "ValueTooLong",
     "active_findings",
     "add_finding",
+    "import_finding",
+    "import_findings",
     "migrate",
+    "preview_replay",
     "read_audit",
     "record_merge",
     "set_hygiene_mode",
@@ -130,4 +143,6 @@ __all__ = [
     "replace_findings",
     "report_finding",
     "restore_finding",
+    "set_match_policy",
+    "workspace_scope",
 ]

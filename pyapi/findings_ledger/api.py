@@ -106,12 +106,16 @@ def record_merge(
     message: str = "",
     node_id: str | None = None,
     merged_at: datetime | None = None,
+    branch: str | None = None,
 ) -> MergeResult:
     """Record a merge that landed (``ledger.record_merge``) and return what it did.
 
-    Redelivering the same ``(scope, commit_sha)`` has no second effect and
-    returns ``recorded=False`` with the original decisions. Raises LD001-LD004
-    as typed errors.
+    ``decisions`` explain every finding the merge's paths or message touched
+    (superseded, would_supersede, ambiguous, candidate, mention, skipped;
+    see :class:`~findings_ledger.models.Decision`). ``branch`` is the branch
+    it landed on (None: unknown). Redelivering the same ``(scope,
+    commit_sha)`` has no second effect and returns ``recorded=False`` with
+    the original decisions. Raises LD001-LD004 as typed errors.
     """
     params = {
         "scope": scope,
@@ -120,6 +124,7 @@ def record_merge(
         "message": message,
         "node_id": node_id,
         "merged_at": merged_at,
+        "branch": branch,
     }
     with translate(), conn.cursor() as cur:
         cur.execute(queries.RECORD_MERGE, params)

@@ -213,6 +213,14 @@ def demo_command(dsn: str | None, scope: str | None) -> None:
     with psycopg.connect(target, autocommit=True) as conn:
         report = demo.run_scenario(conn, scope or demo.default_scope())
     demo.print_report(report, console)
+
+
+# Commands of later capabilities live in their own modules, which import this
+# module's helpers; so they are registered last.
+from .cli_hygiene import hygiene, import_findings  # noqa: E402
 from .cli_lifecycle import COMMANDS as _LIFECYCLE_COMMANDS  # noqa: E402  (history, dismiss, restore, prompt)
 
-for _command in _LIFECYCLE_COMMANDS: main.add_command(_command)  # noqa: E701
+main.add_command(import_findings)
+main.add_command(hygiene)
+for _command in _LIFECYCLE_COMMANDS:
+    main.add_command(_command)

@@ -105,6 +105,8 @@ class TaskFieldFrozen(LedgerError):
     force_fresh_session changed after the task was dispatched."""
 
     sqlstate = "LD204"
+
+
 class FindingAlreadyReported(DuplicateFindingKey):
     """LD301: a plain INSERT (or ``add_finding``) of a (scope, finding_key)
     already in the ledger. Report it again with
@@ -140,6 +142,26 @@ class LifecycleInconsistent(LedgerError):
     sqlstate = "LD305"
 
 
+class KeywordRejected(LedgerError):
+    """LD101: a strong keyword that is not one distinctive token (a bare
+    topic word such as ``dispatcher`` is never evidence)."""
+
+    sqlstate = "LD101"
+
+
+class SlugRejected(LedgerError):
+    """LD102: a finding slug that is not one token (letters, digits, ``_``,
+    inner ``-`` or ``.``)."""
+
+    sqlstate = "LD102"
+
+
+class DuplicateFindingSlug(LedgerError):
+    """23505 on ledger.finding: the slug already belongs to another finding of the scope."""
+
+    sqlstate = "23505"
+
+
 #: SQLSTATE -> exception class. Later capabilities add their codes here.
 SQLSTATE_ERRORS: dict[str, type[LedgerError]] = {
     "LD001": PathRejected,
@@ -156,12 +178,15 @@ SQLSTATE_ERRORS: dict[str, type[LedgerError]] = {
     "LD303": DuplicateInReview,
     "LD304": DeleteForbidden,
     "LD305": LifecycleInconsistent,
+    "LD101": KeywordRejected,
+    "LD102": SlugRejected,
 }
 
 #: Unique constraints -> exception class for 23505 unique_violation.
 CONSTRAINT_ERRORS: dict[str, type[LedgerError]] = {
     "merge_scope_commit_sha_key": DuplicateMerge,
     "finding_scope_finding_key_key": DuplicateFindingKey,
+    "finding_scope_slug_key": DuplicateFindingSlug,
 }
 
 

@@ -47,9 +47,10 @@ BEGIN
     LOOP
         SELECT mg.id INTO v_target FROM ledger.merge mg WHERE mg.scope = NEW.scope AND mg.commit_sha = v_sha;
         IF NOT FOUND OR v_target = NEW.id THEN
-            INSERT INTO ledger.supersession (scope, merge_id, action, rule, evidence, detail)
+            INSERT INTO ledger.supersession (scope, merge_id, action, rule, evidence, detail, reason)
             VALUES (NEW.scope, NEW.id, 'revert_unknown', 'revert', v_sha,
-                    jsonb_build_object('reverted_commit', v_sha));
+                    jsonb_build_object('reverted_commit', v_sha),
+                    'the message reverts commit ' || v_sha || ', which is not a recorded merge of this scope');
             CONTINUE;
         END IF;
         v_detail := jsonb_build_object('reverted_merge_id', v_target, 'reverted_commit', v_sha);
@@ -64,14 +65,19 @@ BEGIN
             v_state := ledger._finding_state(v_row.superseded_at, v_row.dismissed_at);
             IF v_state = 'superseded' AND v_row.superseded_by_merge_id = v_target THEN
                 IF v_mode = 'dry' THEN
-                    INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, detail)
-                    VALUES (NEW.scope, v_row.id, NEW.id, 'would_reopen', 'revert', v_sha, v_detail);
+                    INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, detail, reason)
+                    VALUES (NEW.scope, v_row.id, NEW.id, 'would_reopen', 'revert', v_sha, v_detail,
+                            'dry mode: the reverted commit ' || v_sha || ' superseded this finding');
                 ELSE
-                    PERFORM ledger._reopen_finding(v_row, 'reopened', 'revert', NULL, NULL, v_sha, NEW.id, v_detail);
+                    PERFORM ledger._reopen_finding(v_row, 'reopened', 'revert', NULL,
+                        'the merge reverts commit ' || v_sha || ', which superseded this finding',
+                        v_sha, NEW.id, v_detail);
                 END IF;
             ELSE
-                INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, detail)
+                INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
                 VALUES (NEW.scope, v_row.id, NEW.id, 'not_reopened', 'revert', v_sha,
+                        'the reverted commit ' || v_sha || ' superseded this finding, but it was '
+                            || CASE WHEN v_state = 'dismissed' THEN 'dismissed' ELSE 'superseded again' END || ' since',
                         v_detail || jsonb_strip_nulls(jsonb_build_object(
                             'state', v_state, 'superseded_by', v_row.superseded_by,
                             'superseded_by_merge_id', v_row.superseded_by_merge_id,
