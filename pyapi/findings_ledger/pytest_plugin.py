@@ -16,16 +16,26 @@ that depends on findings-ledger gets these fixtures without configuration:
     afterwards.
 ``ledger_conn``
     a psycopg 3 connection to it with ``autocommit=True``.
+``ledger_empty_dsn``
+    DSN of a fresh, *empty* database (no revision applied), dropped
+    afterwards: for tests of the migrations themselves (offline scripts,
+    upgrades of populated databases, pytest-alembic's ``alembic_engine``).
+``ledger_database_factory``
+    a function ``make(migrated=True) -> dsn`` that creates one more fresh
+    database per call (a clone of the template, or empty), all dropped
+    afterwards: for tests that compare two databases.
 
 The server's role needs CREATEDB. Database names carry the pytest process
-id, so concurrent runs against one server do not collide.
+id, so concurrent runs against one server do not collide. See
+docs/testing.md for a walk-through and examples/service/ for a project
+that uses these fixtures.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
@@ -106,3 +116,35 @@ def ledger_conn(ledger_dsn: str) -> Iterator[psycopg.Connection[Any]]:
     """An autocommit psycopg connection to the test's ledger database."""
     with psycopg.connect(ledger_dsn, autocommit=True) as conn:
         yield conn
+
+
+@pytest.fixture
+def ledger_database_factory(
+    request: pytest.FixtureRequest, ledger_server: dict[str, Any]
+) -> Iterator[Callable[..., str]]:
+    """A function ``make(migrated=True) -> dsn``: each call creates a fresh
+    database, a clone of the migrated template or (``migrated=False``) an
+    empty one; every database it made is dropped after the test. The
+    session's template is migrated only when a migrated database is asked
+    for."""
+    janitors: list[Any] = []
+
+    def make(migrated: bool = True) -> str:
+        name = f"ledger_test_{os.getpid()}_{next(_counter)}"
+        template = request.getfixturevalue("ledger_template") if migrated else None
+        janitor = _janitor(ledger_server, name, template=template)
+        janitor.init()
+        janitors.append(janitor)
+        return database_dsn(ledger_server, name)
+
+    try:
+        yield make
+    finally:
+        for janitor in reversed(janitors):
+            janitor.drop()
+
+
+@pytest.fixture
+def ledger_empty_dsn(ledger_database_factory: Callable[..., str]) -> str:
+    """DSN of a fresh, empty database (no revision applied) for one test."""
+    return ledger_database_factory(migrated=False)
