@@ -51,12 +51,17 @@ def _setting(name: str, default: str) -> str:
 
 
 def _session_settings() -> list[str]:
+    """The statements that open every run, online and offline."""
     return [
         f"SET lock_timeout = '{_setting('lock_timeout', '5s')}'",
         f"SET statement_timeout = '{_setting('statement_timeout', '30min')}'",
         f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}",
         "SET search_path = pg_catalog",
     ]
+
+
+# Computed before connecting, so a mistyped timeout fails without touching the database.
+SESSION_SETTINGS = _session_settings()
 
 
 def _autogenerate_options() -> dict:
@@ -76,7 +81,7 @@ def run_offline() -> None:
         **_autogenerate_options(),
     )
     with context.begin_transaction():
-        for statement in _session_settings():
+        for statement in SESSION_SETTINGS:
             context.execute(statement)
         context.run_migrations()
 
@@ -100,7 +105,7 @@ def run_online() -> None:
 
 
 def _configure_and_run(conn: sa.Connection) -> None:
-    for statement in _session_settings():
+    for statement in SESSION_SETTINGS:
         conn.exec_driver_sql(statement)
     conn.commit()
     context.configure(

@@ -116,4 +116,5 @@ def assert_same_schema(expected_dsn: str, actual_dsn: str, what: str) -> None:
 
 
 def settings(conn: Any, *names: str) -> dict[str, str]:
-    return {n: conn.execute(f"SHOW {n}").fetchone()[0] for n in names}
+    """Current values of the named settings on an SQLAlchemy connection."""
+    return {n: conn.exec_driver_sql(f"SHOW {n}").scalar_one() for n in names}
