@@ -21,9 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import psycopg
-from psycopg import sql
-
 from _migrations import revisions, upgrade, version
+from psycopg import sql
 
 SCOPES = """
 INSERT INTO ledger.scope (scope, hygiene_mode, created_at)

@@ -12,7 +12,6 @@ import psycopg
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata, produce_migrations, render_python_code
 from alembic.migration import MigrationContext
-
 from findings_ledger import schema
 
 
@@ -71,7 +70,8 @@ def test_views_described_as_tables_match_the_migrated_views(ledger_dsn: str) -> 
         f"views in the database {sorted(views)} vs described in schema.py {sorted(schema.VIEWS)}"
     )
     for name, table in schema.VIEWS.items():
-        reflected = [(c["name"], str(c["type"].compile(dialect=engine.dialect))) for c in inspector.get_columns(name, schema=schema.SCHEMA)]
+        columns = inspector.get_columns(name, schema=schema.SCHEMA)
+        reflected = [(c["name"], str(c["type"].compile(dialect=engine.dialect))) for c in columns]
         described = [(c.name, str(c.type.compile(dialect=engine.dialect))) for c in table.columns]
         assert reflected == described, f"view ledger.{name}: database has {reflected}, schema.py has {described}"
     engine.dispose()

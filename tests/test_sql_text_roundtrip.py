@@ -19,10 +19,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from _migrations import ROOT, psql_apply
 from alembic import command
 from alembic.config import Config
-
-from _migrations import ROOT, psql_apply
 
 BODY = r"""
 DECLARE

@@ -165,7 +165,8 @@ def ensure_cluster(cluster: Cluster | None = None) -> Cluster:
         "-c shared_buffers=256MB"
     )
     proc = _run(
-        [str(bins / "pg_ctl"), "start", "-w", "-t", "60", "-D", str(cluster.datadir), "-l", str(cluster.logfile), "-o", opts],
+        [str(bins / "pg_ctl"), "start", "-w", "-t", "60", "-D", str(cluster.datadir),
+         "-l", str(cluster.logfile), "-o", opts],
         check=False,
     )
     if proc.returncode != 0:

@@ -214,7 +214,8 @@ def diff(expected: str, actual: str, expected_name: str, actual_name: str) -> st
 
 
 @click.command()
-@click.option("--dsn", default=None, help="dump this database as it is (default: a temporary database migrated to head)")
+@click.option("--dsn", default=None,
+              help="dump this database as it is (default: a temporary database migrated to head)")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="write the snapshot file here (with its header) instead of printing")
 @click.option("--check", "check", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
