@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-
 from review_bot import Comment, file_review, on_merged, prompt_notes
 
 REVIEW = [
