@@ -72,10 +72,12 @@ def ledger_server(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 
 def _janitor(server: dict[str, Any], dbname: str, template: str | None = None, as_template: bool = False) -> Any:
+    # Parameters the DSN leaves out stay None, so libpq fills them in (PGHOST,
+    # PGPORT, PGUSER, the Unix socket) exactly as for the test connections.
     return DatabaseJanitor(
-        user=server.get("user") or os.environ.get("PGUSER") or "postgres",
-        host=server.get("host") or "localhost",
-        port=server.get("port") or 5432,
+        user=server.get("user"),
+        host=server.get("host"),
+        port=server.get("port"),
         password=server.get("password"),
         dbname=dbname,
         template_dbname=template,
