@@ -74,11 +74,9 @@ def ledger_server(request: pytest.FixtureRequest) -> dict[str, Any]:
 def _janitor(server: dict[str, Any], dbname: str, template: str | None = None, as_template: bool = False) -> Any:
     # Parameters the DSN leaves out stay None, so libpq fills them in (PGHOST,
     # PGPORT, PGUSER, the Unix socket) exactly as for the test connections.
+    libpq: dict[str, Any] = {key: server.get(key) for key in ("user", "host", "port", "password")}
     return DatabaseJanitor(
-        user=server.get("user"),
-        host=server.get("host"),
-        port=server.get("port"),
-        password=server.get("password"),
+        **libpq,
         dbname=dbname,
         template_dbname=template,
         maintenance_dbname=server["dbname"],
