@@ -33,7 +33,7 @@ SELECT results_eq($$SELECT finding_key FROM ledger.active_findings('nightshift')
     'active_findings orders a scope''s active findings by severity, most severe first.');
 
 -- a finding in another scope with the same path is left alone
-INSERT INTO ledger.finding (scope, finding_key, title, paths) VALUES ('other', 'o-1', 'Same path elsewhere', ARRAY['README.md']);
+INSERT INTO ledger.finding (scope, finding_key, kind, title, paths) VALUES ('other', 'o-1', 'drift', 'Same path elsewhere', ARRAY['README.md']);
 INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('nightshift', 'f0f0f0f0', ARRAY['README.md']);
 SELECT is((SELECT superseded FROM f WHERE finding_key = 'ns-3'), true,
     'A merge touching README.md supersedes the scope''s README finding.');
@@ -66,7 +66,7 @@ SELECT is((SELECT superseded FROM f WHERE finding_key = 'lg-1'), true,
     'Once the scope is on, a merge touching the file supersedes the finding.');
 
 -- a multi-row INSERT behaves like the same rows one by one, in order
-INSERT INTO ledger.finding (scope, finding_key, title, paths) VALUES ('multi', 'm-1', 'Two merges race', ARRAY['x.py']);
+INSERT INTO ledger.finding (scope, finding_key, kind, title, paths) VALUES ('multi', 'm-1', 'drift', 'Two merges race', ARRAY['x.py']);
 INSERT INTO ledger.merge (scope, commit_sha, node_id, paths)
 VALUES ('multi', 'aaaa1111', 'first', ARRAY['x.py']), ('multi', 'bbbb2222', 'second', ARRAY['x.py']);
 SELECT is((SELECT superseded_by FROM f WHERE finding_key = 'm-1'), 'first',
