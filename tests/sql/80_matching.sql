@@ -50,7 +50,7 @@ SELECT is((SELECT count(*)::int FROM state WHERE state = 'active'), 6, 'After al
 INSERT INTO ledger.merge (scope, commit_sha, message) VALUES ('spec07', 'b0000001', 'Fixes F-421');
 SELECT results_eq($$SELECT finding_key, action, rule FROM decided WHERE commit_sha = 'b0000001'$$,
     $$VALUES ('F-421', 'superseded', 'key')$$,
-    '"Fixes F-421" resolves F-421 and does not name F-42.');
+    'The message "Fixes F-421" resolves F-421 and does not name F-42.');
 SELECT is((SELECT state FROM state WHERE finding_key = 'F-42'), 'active', 'F-42 is not found inside F-421.');
 
 -- resolutions
