@@ -80,6 +80,20 @@ class DuplicateFindingKey(LedgerError):
     sqlstate = "23505"
 
 
+class ScopeDenied(LedgerError):
+    """LD401: per-scope row-level security is on and the scope is not one of
+    the connection's scopes (the session setting ``ledger.scopes``)."""
+
+    sqlstate = "LD401"
+
+
+class AuditAppendOnly(LedgerError):
+    """LD402: an UPDATE, DELETE or TRUNCATE of the audit (ledger.supersession)
+    by a role other than the table owner."""
+
+    sqlstate = "LD402"
+
+
 #: SQLSTATE -> exception class. Later capabilities add their codes here.
 SQLSTATE_ERRORS: dict[str, type[LedgerError]] = {
     "LD001": PathRejected,
@@ -87,6 +101,8 @@ SQLSTATE_ERRORS: dict[str, type[LedgerError]] = {
     "LD003": ValueInvalid,
     "LD004": ValueTooLong,
     "LD005": NotFound,
+    "LD401": ScopeDenied,
+    "LD402": AuditAppendOnly,
 }
 
 #: Unique constraints -> exception class for 23505 unique_violation.
