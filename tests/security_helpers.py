@@ -39,7 +39,7 @@ def set_role(conn: psycopg.Connection[Any], role: str | None, scopes: str | None
 @contextmanager
 def as_role(conn: psycopg.Connection[Any], role: str, scopes: str | None = None) -> Iterator[psycopg.Connection[Any]]:
     """Run the block as ``role`` (SET ROLE on the superuser test connection),
-    then go back to the owner and reset ledger.scopes."""
+    then go back to the owner and reset ledger.scopes and search_path."""
     set_role(conn, role, scopes)
     try:
         yield conn
@@ -48,6 +48,7 @@ def as_role(conn: psycopg.Connection[Any], role: str, scopes: str | None = None)
             conn.rollback()
         conn.execute("RESET ROLE")
         conn.execute("RESET ledger.scopes")
+        conn.execute("RESET search_path")
 
 
 def connect_as(dsn: str, role: str | None = None, scopes: str | None = None, **kwargs: Any) -> psycopg.Connection[Any]:

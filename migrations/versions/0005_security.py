@@ -17,11 +17,12 @@ What it does, in order (docs/security.md explains each part):
 2. FROZEN_SQL: new functions (_visible_scopes, _check_scope_access,
    tg_scoped__check_access, tg_supersession__append_only, _apply_merge,
    reconcile, enable_scope_rls, disable_scope_rls), their triggers, and new
-   versions of foundation objects: tg_merge__supersede (SECURITY DEFINER,
+   versions of foundation objects: _check_text and normalize_path (they
+   trimmed the letter v: E'\v' is not a vertical tab in PostgreSQL),
+   tg_merge__supersede (SECURITY DEFINER,
    body moved to _apply_merge), record_merge (SECURITY DEFINER, redelivery
    lookup trims like the trigger), _scoped_paths (operators
-   schema-qualified), read_audit (LD005 for an unknown id), normalize_path
-   (idempotent), the view active_finding (honours per-scope row-level
+   schema-qualified), read_audit (LD005 for an unknown id), the view active_finding (honours per-scope row-level
    security).
 3. POLICIES: a policy scope_isolation on finding, merge, scope and
    supersession. Row-level security stays DISABLED: a deployment turns it
@@ -79,6 +80,58 @@ COMMENT ON ROLE ledger_admin IS 'findings-ledger: policy (hygiene mode), reconci
 '''
 
 FROZEN_SQL = [
+    # sql/functions/_check_text.sql
+    r'''
+-- ledger._check_text(p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean DEFAULT true) -> text
+--
+-- Validates one text field of a row written by a service and returns it
+-- trimmed of surrounding white space (NULL stays NULL when not required).
+-- Raises, naming the field and the value:
+--   LD002 value_required  NULL or blank when p_required;
+--   LD003 value_invalid   a control character in a single-line field, or a
+--                         blank string in an optional field (use NULL);
+--   LD004 value_too_long  more than p_max_length characters.
+-- White space trimmed: space, tab, CR, LF, form feed and vertical tab. The
+-- vertical tab is written E'\x0b': PostgreSQL's escape strings have no \v
+-- (E'\v' is the letter v, which the foundation's first version trimmed).
+CREATE OR REPLACE FUNCTION ledger._check_text(
+    p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean DEFAULT true)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog
+AS $$
+DECLARE
+    v text := btrim(p_value, E' \t\r\n\f\x0b');
+BEGIN
+    IF p_value IS NULL THEN
+        IF p_required THEN
+            RAISE EXCEPTION '% is required', p_field USING ERRCODE = 'LD002';
+        END IF;
+        RETURN NULL;
+    END IF;
+    IF v = '' THEN
+        IF p_required THEN
+            RAISE EXCEPTION '% is required: got %', p_field, quote_literal(p_value) USING ERRCODE = 'LD002';
+        END IF;
+        RAISE EXCEPTION 'invalid %: % is blank; use NULL for no value', p_field, quote_literal(p_value)
+            USING ERRCODE = 'LD003';
+    END IF;
+    IF length(v) > p_max_length THEN
+        RAISE EXCEPTION 'invalid %: % characters, at most % are accepted (value starts %)',
+            p_field, length(v), p_max_length, quote_literal(left(v, 40))
+            USING ERRCODE = 'LD004';
+    END IF;
+    IF p_single_line AND v ~ '[\x01-\x1f\x7f]' THEN
+        RAISE EXCEPTION 'invalid %: % contains a control character', p_field, quote_literal(left(v, 200))
+            USING ERRCODE = 'LD003';
+    END IF;
+    RETURN v;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._check_text(text, text, boolean, integer, boolean) IS
+'Validate and trim one text field. (value, field, required, max_length, single_line) -> text. Raises LD002 (required), LD003 (control character / blank optional), LD004 (too long), naming the field and value.';
+''',
     # sql/functions/_visible_scopes.sql
     r'''
 -- ledger._visible_scopes() -> text[]
@@ -97,7 +150,7 @@ SET search_path = pg_catalog
 AS $$
     SELECT coalesce(array_agg(DISTINCT s.scope) FILTER (WHERE s.scope <> ''), '{}')
       FROM unnest(string_to_array(current_setting('ledger.scopes', true), ',')) AS u(raw),
-           LATERAL (SELECT btrim(u.raw, E' \t\r\n\f\v') AS scope) AS s
+           LATERAL (SELECT btrim(u.raw, E' \t\r\n\f\x0b') AS scope) AS s
 $$;
 
 COMMENT ON FUNCTION ledger._visible_scopes() IS
@@ -157,7 +210,7 @@ SET search_path = pg_catalog
 AS $$
 BEGIN
     IF NEW.scope IS NOT NULL THEN
-        PERFORM ledger._check_scope_access(btrim(NEW.scope, E' \t\r\n\f\v'), TG_TABLE_NAME || '.scope');
+        PERFORM ledger._check_scope_access(btrim(NEW.scope, E' \t\r\n\f\x0b'), TG_TABLE_NAME || '.scope');
     END IF;
     RETURN NEW;
 END
@@ -234,7 +287,7 @@ BEGIN
         RAISE EXCEPTION 'invalid path in %: "%..." is longer than 4096 characters', p_field, left(p_path, 60)
             USING ERRCODE = 'LD001';
     END IF;
-    v_path := btrim(p_path, E' \t\r\n\f\v');
+    v_path := btrim(p_path, E' \t\r\n\f\x0b');
     IF v_path ~ '[\x01-\x1f\x7f]' THEN
         RAISE EXCEPTION 'invalid path in %: % contains a control character', p_field, quote_literal(p_path)
             USING ERRCODE = 'LD001';
@@ -741,6 +794,55 @@ CREATE TRIGGER _011_append_only_truncate
 # The foundation's versions of the objects replaced above, frozen from
 # migrations/versions/0001_foundation.py, restored by downgrade().
 RESTORE_0001_SQL = [
+    # sql/functions/_check_text.sql
+    r'''
+-- ledger._check_text(p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean DEFAULT true) -> text
+--
+-- Validates one text field of a row written by a service and returns it
+-- trimmed of surrounding white space (NULL stays NULL when not required).
+-- Raises, naming the field and the value:
+--   LD002 value_required  NULL or blank when p_required;
+--   LD003 value_invalid   a control character in a single-line field, or a
+--                         blank string in an optional field (use NULL);
+--   LD004 value_too_long  more than p_max_length characters.
+CREATE OR REPLACE FUNCTION ledger._check_text(
+    p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean DEFAULT true)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog
+AS $$
+DECLARE
+    v text := btrim(p_value, E' \t\r\n\f\v');
+BEGIN
+    IF p_value IS NULL THEN
+        IF p_required THEN
+            RAISE EXCEPTION '% is required', p_field USING ERRCODE = 'LD002';
+        END IF;
+        RETURN NULL;
+    END IF;
+    IF v = '' THEN
+        IF p_required THEN
+            RAISE EXCEPTION '% is required: got %', p_field, quote_literal(p_value) USING ERRCODE = 'LD002';
+        END IF;
+        RAISE EXCEPTION 'invalid %: % is blank; use NULL for no value', p_field, quote_literal(p_value)
+            USING ERRCODE = 'LD003';
+    END IF;
+    IF length(v) > p_max_length THEN
+        RAISE EXCEPTION 'invalid %: % characters, at most % are accepted (value starts %)',
+            p_field, length(v), p_max_length, quote_literal(left(v, 40))
+            USING ERRCODE = 'LD004';
+    END IF;
+    IF p_single_line AND v ~ '[\x01-\x1f\x7f]' THEN
+        RAISE EXCEPTION 'invalid %: % contains a control character', p_field, quote_literal(left(v, 200))
+            USING ERRCODE = 'LD003';
+    END IF;
+    RETURN v;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._check_text(text, text, boolean, integer, boolean) IS
+'Validate and trim one text field. (value, field, required, max_length, single_line) -> text. Raises LD002 (required), LD003 (control character / blank optional), LD004 (too long), naming the field and value.';
+''',
     # sql/functions/normalize_path.sql
     r'''
 -- ledger.normalize_path(p_path text, p_field text DEFAULT 'path') -> text

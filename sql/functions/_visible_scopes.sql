@@ -14,7 +14,7 @@ SET search_path = pg_catalog
 AS $$
     SELECT coalesce(array_agg(DISTINCT s.scope) FILTER (WHERE s.scope <> ''), '{}')
       FROM unnest(string_to_array(current_setting('ledger.scopes', true), ',')) AS u(raw),
-           LATERAL (SELECT btrim(u.raw, E' \t\r\n\f\v') AS scope) AS s
+           LATERAL (SELECT btrim(u.raw, E' \t\r\n\f\x0b') AS scope) AS s
 $$;
 
 COMMENT ON FUNCTION ledger._visible_scopes() IS

@@ -29,7 +29,7 @@ BEGIN
         RAISE EXCEPTION 'invalid path in %: "%..." is longer than 4096 characters', p_field, left(p_path, 60)
             USING ERRCODE = 'LD001';
     END IF;
-    v_path := btrim(p_path, E' \t\r\n\f\v');
+    v_path := btrim(p_path, E' \t\r\n\f\x0b');
     IF v_path ~ '[\x01-\x1f\x7f]' THEN
         RAISE EXCEPTION 'invalid path in %: % contains a control character', p_field, quote_literal(p_path)
             USING ERRCODE = 'LD001';

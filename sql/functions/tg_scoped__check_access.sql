@@ -15,7 +15,7 @@ SET search_path = pg_catalog
 AS $$
 BEGIN
     IF NEW.scope IS NOT NULL THEN
-        PERFORM ledger._check_scope_access(btrim(NEW.scope, E' \t\r\n\f\v'), TG_TABLE_NAME || '.scope');
+        PERFORM ledger._check_scope_access(btrim(NEW.scope, E' \t\r\n\f\x0b'), TG_TABLE_NAME || '.scope');
     END IF;
     RETURN NEW;
 END
