@@ -15,10 +15,8 @@ import itertools
 import re
 
 import psycopg
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 
 
 def examples(n: int) -> settings:
