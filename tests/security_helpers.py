@@ -71,3 +71,17 @@ def ensure_login_role(conn: psycopg.Connection[Any], name: str, *member_of: str)
     )
     for role in member_of:
         conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(role), sql.Identifier(name)))
+
+
+def wait_until_blocked(observer: psycopg.Connection[Any], pid: int, polls: int = 6000) -> None:
+    """Poll pg_stat_activity until backend ``pid`` waits for a heavyweight lock.
+
+    Steps isolation-style tests; it asserts nothing about time (each poll
+    sleeps 10 ms server-side only to avoid spinning) and fails after
+    ``polls`` polls when the backend never blocks."""
+    for _ in range(polls):
+        row = observer.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()
+        if row is not None and row[0] == "Lock":
+            return
+        observer.execute("SELECT pg_sleep(0.01)")
+    raise AssertionError(f"backend {pid} never waited for a lock")
