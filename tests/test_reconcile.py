@@ -162,5 +162,6 @@ def test_concurrent_reconciles_apply_each_merge_once(ledger_conn: psycopg.Connec
         first.close()
         second.close()
     assert len(applied_first) == 4 and result["second"] == []
-    assert ledger_conn.execute("SELECT count(*) FROM ledger.supersession WHERE action = 'superseded'").fetchone() == (4,)
+    superseded = ledger_conn.execute("SELECT count(*) FROM ledger.supersession WHERE action = 'superseded'")
+    assert superseded.fetchone() == (4,)
 
