@@ -13,9 +13,10 @@
 --        written first, in the same transaction;
 --   dry  only audit rows with action 'would_supersede'; no finding changes;
 --   off  nothing.
--- Findings are locked in id order before they change, so concurrent merges
--- never deadlock on them; a finding another transaction superseded while
--- this one waited is audited as 'already_superseded' and left alone.
+-- Findings are locked in id order (FOR NO KEY UPDATE) before they change, so
+-- concurrent merges never deadlock on them; a finding another transaction
+-- superseded while this one waited is audited as 'already_superseded' and
+-- left alone.
 -- Runs with the rights of its caller: EXECUTE is granted to no ledger role;
 -- the SECURITY DEFINER callers run it as the owner. An unknown id does
 -- nothing. Raises nothing of its own.
@@ -62,10 +63,16 @@ BEGIN
     END IF;
 
     -- Lock in id order; re-checks superseded_at against the latest committed row.
+    -- FOR NO KEY UPDATE, not FOR UPDATE: the audit rows below reference every
+    -- matched finding, and their foreign key check takes FOR KEY SHARE on it,
+    -- also on findings another merge holds (the already_superseded ones).
+    -- KEY SHARE waits for FOR UPDATE but not for NO KEY UPDATE, so with FOR
+    -- UPDATE those checks were lock waits outside the id order: three merges
+    -- could deadlock (found by tests/test_concurrency.py).
     SELECT array_agg(l.id) INTO v_live
       FROM (SELECT f.id FROM ledger.finding f
              WHERE f.id = ANY (v_ids) AND f.superseded_at IS NULL
-             ORDER BY f.id FOR UPDATE) AS l;
+             ORDER BY f.id FOR NO KEY UPDATE) AS l;
 
     INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, detail)
     SELECT v_merge.scope, h.id, v_merge.id,
