@@ -22,7 +22,8 @@ What it does, in order (docs/security.md explains each part):
    tg_merge__supersede (SECURITY DEFINER,
    body moved to _apply_merge), record_merge (SECURITY DEFINER, redelivery
    lookup trims like the trigger), _scoped_paths (operators
-   schema-qualified), read_audit (LD005 for an unknown id), the view active_finding (honours per-scope row-level
+   schema-qualified), read_audit (LD005 for an unknown id), set_hygiene_mode
+   (LD002 for a NULL mode), the view active_finding (honours per-scope row-level
    security).
 3. POLICIES: a policy scope_isolation on finding, merge, scope and
    supersession. Row-level security stays DISABLED: a deployment turns it
@@ -662,6 +663,28 @@ $$;
 COMMENT ON FUNCTION ledger.read_audit(text, bigint, bigint) IS
 'Audit rows of a scope in write order, optionally filtered by finding or merge. (scope, finding_id, merge_id) -> SETOF ledger.supersession. Raises LD005 for an unknown scope, or a finding or merge id not in the scope.';
 ''',
+    # sql/functions/set_hygiene_mode.sql
+    r'''
+-- ledger.set_hygiene_mode(p_scope text, p_mode text) -> ledger.scope
+--
+-- Sets a scope's hygiene_mode ('on' supersede, 'dry' audit only, 'off'
+-- nothing), creating the scope when it does not exist yet; returns the row.
+-- The same as INSERT INTO ledger.scope ... ON CONFLICT (scope) DO UPDATE.
+-- Raises LD002 (scope or mode missing: a NULL mode is an error here, not
+-- the column default), LD003 (mode not on, dry or off), LD004, LD401.
+CREATE OR REPLACE FUNCTION ledger.set_hygiene_mode(p_scope text, p_mode text)
+RETURNS ledger.scope
+LANGUAGE sql
+AS $$
+    INSERT INTO ledger.scope AS s (scope, hygiene_mode)
+    VALUES (p_scope, ledger._check_text(p_mode, 'scope.hygiene_mode', true, 10))
+    ON CONFLICT (scope) DO UPDATE SET hygiene_mode = excluded.hygiene_mode
+    RETURNING s.*
+$$;
+
+COMMENT ON FUNCTION ledger.set_hygiene_mode(text, text) IS
+'Set (upsert) a scope''s hygiene_mode: on, dry or off. (scope text, mode text) -> ledger.scope. Raises LD002, LD003, LD004 naming field and value.';
+''',
     # sql/functions/enable_scope_rls.sql
     r'''
 -- ledger.enable_scope_rls() -> SETOF regclass
@@ -1109,6 +1132,26 @@ $$;
 
 COMMENT ON FUNCTION ledger.read_audit(text, bigint, bigint) IS
 'Audit rows of a scope in write order, optionally filtered by finding or merge. (scope, finding_id, merge_id) -> SETOF ledger.supersession. Raises LD005 for an unknown scope.';
+''',
+    # sql/functions/set_hygiene_mode.sql
+    r'''
+-- ledger.set_hygiene_mode(p_scope text, p_mode text) -> ledger.scope
+--
+-- Sets a scope's hygiene_mode ('on' supersede, 'dry' audit only, 'off'
+-- nothing), creating the scope when it does not exist yet; returns the row.
+-- The same as INSERT INTO ledger.scope ... ON CONFLICT (scope) DO UPDATE.
+-- Raises LD002 (scope missing), LD003 (mode not on, dry or off), LD004.
+CREATE OR REPLACE FUNCTION ledger.set_hygiene_mode(p_scope text, p_mode text)
+RETURNS ledger.scope
+LANGUAGE sql
+AS $$
+    INSERT INTO ledger.scope AS s (scope, hygiene_mode) VALUES (p_scope, p_mode)
+    ON CONFLICT (scope) DO UPDATE SET hygiene_mode = excluded.hygiene_mode
+    RETURNING s.*
+$$;
+
+COMMENT ON FUNCTION ledger.set_hygiene_mode(text, text) IS
+'Set (upsert) a scope''s hygiene_mode: on, dry or off. (scope text, mode text) -> ledger.scope. Raises LD002, LD003, LD004 naming field and value.';
 ''',
     # sql/views/active_finding.sql
     r'''
