@@ -213,3 +213,9 @@ def demo_command(dsn: str | None, scope: str | None) -> None:
     with psycopg.connect(target, autocommit=True) as conn:
         report = demo.run_scenario(conn, scope or demo.default_scope())
     demo.print_report(report, console)
+
+
+from .cli_security import reconcile_command, scope_rls_command  # noqa: E402 (registers issue 7's verbs)
+
+main.add_command(reconcile_command)
+main.add_command(scope_rls_command)
