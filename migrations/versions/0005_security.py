@@ -17,14 +17,19 @@ What it does, in order (docs/security.md explains each part):
 2. FROZEN_SQL: new functions (_visible_scopes, _check_scope_access,
    tg_scoped__check_access, tg_supersession__append_only, _apply_merge,
    reconcile, enable_scope_rls, disable_scope_rls), their triggers, and new
-   versions of foundation objects: _check_text and normalize_path (they
-   trimmed the letter v: E'\v' is not a vertical tab in PostgreSQL),
-   tg_merge__supersede (SECURITY DEFINER,
-   body moved to _apply_merge), record_merge (SECURITY DEFINER, redelivery
-   lookup trims like the trigger), _scoped_paths (operators
-   schema-qualified), read_audit (LD005 for an unknown id), set_hygiene_mode
-   (LD002 for a NULL mode), the view active_finding (honours per-scope row-level
-   security).
+   versions of foundation objects:
+   - _check_text, normalize_path: trimmed the letter v (E'\v' is not a
+     vertical tab in PostgreSQL); normalize_path now repeats its rules to a
+     fixpoint (idempotent);
+   - tg_merge__supersede: SECURITY DEFINER, its body moved unchanged to
+     _apply_merge(merge_id) except FOR UPDATE -> FOR NO KEY UPDATE (the old
+     lock blocked the audit rows' foreign key checks: a deadlock);
+   - record_merge: SECURITY DEFINER; the redelivery lookup trims like the
+     trigger;
+   - _scoped_paths: operators schema-qualified (index expression);
+   - read_audit: LD005 for a finding or merge id not in the scope;
+   - set_hygiene_mode: LD002 for a NULL mode;
+   - view active_finding: honours per-scope row-level security.
 3. POLICIES: a policy scope_isolation on finding, merge, scope and
    supersession. Row-level security stays DISABLED: a deployment turns it
    on with SELECT ledger.enable_scope_rls().
