@@ -18,7 +18,7 @@ What it does, in order (docs/security.md explains each part):
    tg_scoped__check_access, tg_supersession__append_only, _apply_merge,
    reconcile, enable_scope_rls, disable_scope_rls), their triggers, and new
    versions of foundation objects:
-   - _check_text, normalize_path: trimmed the letter v (E'\v' is not a
+   - _check_text, normalize_path: trimmed the letter v (E'\\v' is not a
      vertical tab in PostgreSQL); normalize_path now repeats its rules to a
      fixpoint (idempotent);
    - tg_merge__supersede: SECURITY DEFINER, its body moved unchanged to
