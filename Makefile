@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 export LEDGER_PGPORT ?= 54329
 
-.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench clean pgtap
+.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap schema-snapshot
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -48,8 +48,18 @@ sql: venv ## print the offline upgrade script for review (alembic --sql)
 	@$(BIN)/alembic upgrade head --sql
 
 lint: venv ## ruff, mypy and squawk over the generated SQL
-	$(BIN)/ruff check pyapi tests
+	$(BIN)/ruff check pyapi tests tools examples
 	$(BIN)/mypy
+	$(BIN)/python tools/lint_sql.py
+
+schema-snapshot: venv ## regenerate tests/schema/head.sql (normalised pg_dump of head) after a schema change
+	$(BIN)/python -m findings_ledger.schema_dump --output tests/schema/head.sql
+
+bench: venv ## full benchmark (about 10 minutes): bench/out/results.{md,json}
+	$(BIN)/python bench/run.py
+
+bench-quick: venv ## the benchmark at small sizes (what CI's smoke test runs)
+	$(BIN)/python bench/run.py --quick
 
 clean:
 	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache

@@ -126,9 +126,12 @@ def test_bad_hygiene_mode_is_ld003(ledger_conn: psycopg.Connection) -> None:
 
 def test_duplicate_finding_key_is_a_typed_error(ledger_conn: psycopg.Connection) -> None:
     fl.add_finding(ledger_conn, "spec", "t", finding_key="drift-1", kind="drift")
-    with pytest.raises(fl.DuplicateFindingKey) as info:
+    with pytest.raises(fl.FindingAlreadyReported) as info:
         fl.add_finding(ledger_conn, "spec", "t again", finding_key=" drift-1 ", kind="drift")
-    assert info.value.sqlstate == "23505"
+    # LD301 (a subclass of DuplicateFindingKey): re-report with report_finding
+    assert info.value.sqlstate == "LD301"
+    assert isinstance(info.value, fl.DuplicateFindingKey)
+    assert "report_finding" in (info.value.hint or "")
     # the same key in another scope is fine
     fl.add_finding(ledger_conn, "other", "t", finding_key="drift-1", kind="drift")
     assert counts(ledger_conn)["finding"] == 2

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import findings_ledger as fl
 import psycopg
 import pytest
-
-import findings_ledger as fl
 
 NORMALISED = [
     ("src/a.py", "src/a.py"),

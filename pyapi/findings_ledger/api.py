@@ -75,7 +75,10 @@ def add_finding(
     ``paths`` are normalised by the database (see the README's table);
     directories end with ``/``. Raises :class:`~findings_ledger.errors.PathRejected`
     (LD001), ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003),
-    ``ValueTooLong`` (LD004), ``DuplicateFindingKey`` (23505).
+    ``ValueTooLong`` (LD004), ``FindingAlreadyReported`` (LD301, a subclass
+    of ``DuplicateFindingKey``) when the key is already used in the scope
+    (report it again with ``report_finding``), ``DuplicateFindingKey``
+    (23505) only for a concurrent insert of the same new key.
     """
     params = {
         "scope": scope,
@@ -103,12 +106,16 @@ def record_merge(
     message: str = "",
     node_id: str | None = None,
     merged_at: datetime | None = None,
+    branch: str | None = None,
 ) -> MergeResult:
     """Record a merge that landed (``ledger.record_merge``) and return what it did.
 
-    Redelivering the same ``(scope, commit_sha)`` has no second effect and
-    returns ``recorded=False`` with the original decisions. Raises LD001-LD004
-    as typed errors.
+    ``decisions`` explain every finding the merge's paths or message touched
+    (superseded, would_supersede, ambiguous, candidate, mention, skipped;
+    see :class:`~findings_ledger.models.Decision`). ``branch`` is the branch
+    it landed on (None: unknown). Redelivering the same ``(scope,
+    commit_sha)`` has no second effect and returns ``recorded=False`` with
+    the original decisions. Raises LD001-LD004 as typed errors.
     """
     params = {
         "scope": scope,
@@ -117,6 +124,7 @@ def record_merge(
         "message": message,
         "node_id": node_id,
         "merged_at": merged_at,
+        "branch": branch,
     }
     with translate(), conn.cursor() as cur:
         cur.execute(queries.RECORD_MERGE, params)

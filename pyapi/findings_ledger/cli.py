@@ -219,3 +219,12 @@ from .cli_security import reconcile_command, scope_rls_command  # noqa: E402 (re
 
 main.add_command(reconcile_command)
 main.add_command(scope_rls_command)
+# Commands of later capabilities live in their own modules, which import this
+# module's helpers; so they are registered last.
+from .cli_hygiene import hygiene, import_findings  # noqa: E402
+from .cli_lifecycle import COMMANDS as _LIFECYCLE_COMMANDS  # noqa: E402  (history, dismiss, restore, prompt)
+
+main.add_command(import_findings)
+main.add_command(hygiene)
+for _command in _LIFECYCLE_COMMANDS:
+    main.add_command(_command)

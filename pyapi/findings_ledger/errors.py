@@ -92,6 +92,86 @@ class AuditAppendOnly(LedgerError):
     by a role other than the table owner."""
 
     sqlstate = "LD402"
+class TaskTransitionInvalid(LedgerError):
+    """LD201: an agent_task status change the task machine does not allow
+    (e.g. starting a task that is not dispatched, or a new task not queued)."""
+
+    sqlstate = "LD201"
+
+
+class DispatchOutsideClaim(LedgerError):
+    """LD202: a task dispatched (or its dispatch bookkeeping changed) other
+    than by ``ledger.claim_task``."""
+
+    sqlstate = "LD202"
+
+
+class SnapshotWriteRejected(LedgerError):
+    """LD203: ``agent_task.issue_snapshot`` written by anything but the claim."""
+
+    sqlstate = "LD203"
+
+
+class TaskFieldFrozen(LedgerError):
+    """LD204: issue_id, agent_id, runtime_id, rerun_of_task_id or
+    force_fresh_session changed after the task was dispatched."""
+
+    sqlstate = "LD204"
+
+
+class FindingAlreadyReported(DuplicateFindingKey):
+    """LD301: a plain INSERT (or ``add_finding``) of a (scope, finding_key)
+    already in the ledger. Report it again with
+    :func:`findings_ledger.lifecycle.report_finding`. A subclass of
+    :class:`DuplicateFindingKey`, so existing ``except`` clauses still match."""
+
+    sqlstate = "LD301"
+
+
+class InvalidTransition(LedgerError):
+    """LD302: a lifecycle transition the finding's state does not allow
+    (dismissing a dismissed finding, restoring an active one)."""
+
+    sqlstate = "LD302"
+
+
+class DuplicateInReview(LedgerError):
+    """LD303: the same finding_key twice in one ``replace_findings`` set."""
+
+    sqlstate = "LD303"
+
+
+class DeleteForbidden(LedgerError):
+    """LD304: a DELETE of a finding; findings are dismissed, never deleted."""
+
+    sqlstate = "LD304"
+
+
+class LifecycleInconsistent(LedgerError):
+    """LD305: a direct write leaving the lifecycle columns contradictory
+    (dismissed but active, a resolution without dismissed_at, ...)."""
+
+    sqlstate = "LD305"
+
+
+class KeywordRejected(LedgerError):
+    """LD101: a strong keyword that is not one distinctive token (a bare
+    topic word such as ``dispatcher`` is never evidence)."""
+
+    sqlstate = "LD101"
+
+
+class SlugRejected(LedgerError):
+    """LD102: a finding slug that is not one token (letters, digits, ``_``,
+    inner ``-`` or ``.``)."""
+
+    sqlstate = "LD102"
+
+
+class DuplicateFindingSlug(LedgerError):
+    """23505 on ledger.finding: the slug already belongs to another finding of the scope."""
+
+    sqlstate = "23505"
 
 
 #: SQLSTATE -> exception class. Later capabilities add their codes here.
@@ -103,12 +183,24 @@ SQLSTATE_ERRORS: dict[str, type[LedgerError]] = {
     "LD005": NotFound,
     "LD401": ScopeDenied,
     "LD402": AuditAppendOnly,
+    "LD201": TaskTransitionInvalid,
+    "LD202": DispatchOutsideClaim,
+    "LD203": SnapshotWriteRejected,
+    "LD204": TaskFieldFrozen,
+    "LD301": FindingAlreadyReported,
+    "LD302": InvalidTransition,
+    "LD303": DuplicateInReview,
+    "LD304": DeleteForbidden,
+    "LD305": LifecycleInconsistent,
+    "LD101": KeywordRejected,
+    "LD102": SlugRejected,
 }
 
 #: Unique constraints -> exception class for 23505 unique_violation.
 CONSTRAINT_ERRORS: dict[str, type[LedgerError]] = {
     "merge_scope_commit_sha_key": DuplicateMerge,
     "finding_scope_finding_key_key": DuplicateFindingKey,
+    "finding_scope_slug_key": DuplicateFindingSlug,
 }
 
 

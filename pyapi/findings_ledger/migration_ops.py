@@ -24,3 +24,30 @@ def run_sql(sql: str) -> None:
         ctx.impl.static_output(sql.strip() + "\n")
     else:
         op.get_bind().exec_driver_sql(sql, execution_options={"no_parameters": True})
+
+
+def create_index_concurrently(name: str, create_sql: str, schema: str = "ledger") -> None:
+    """Build an index on a table that may already hold data without blocking
+    its writers: ``CREATE INDEX CONCURRENTLY`` outside the revision's
+    transaction (``autocommit_block``), online and offline alike.
+
+    ``create_sql`` is the complete statement and must say ``CONCURRENTLY``.
+    A concurrent build that failed earlier leaves an INVALID index behind,
+    so the index is first dropped (``DROP INDEX CONCURRENTLY IF EXISTS``):
+    re-running the revision after such a failure just works. The revision's
+    own transaction commits before the build and a new one begins after it,
+    so put the index last in ``upgrade()`` or in a revision of its own.
+    In the revision's ``downgrade()``, drop it with
+    ``drop_index_concurrently(name)``.
+    """
+    if "CONCURRENTLY" not in create_sql.upper():
+        raise ValueError(f"create_index_concurrently({name!r}): the statement must use CREATE INDEX CONCURRENTLY")
+    with op.get_context().autocommit_block():
+        run_sql(f"DROP INDEX CONCURRENTLY IF EXISTS {schema}.{name};")
+        run_sql(create_sql)
+
+
+def drop_index_concurrently(name: str, schema: str = "ledger") -> None:
+    """``DROP INDEX CONCURRENTLY IF EXISTS`` outside the revision's transaction."""
+    with op.get_context().autocommit_block():
+        run_sql(f"DROP INDEX CONCURRENTLY IF EXISTS {schema}.{name};")

@@ -58,9 +58,16 @@ class Decision:
     """One decision the ledger took for a merge (an audit row, summarised).
 
     ``action``: ``superseded``, ``would_supersede`` (dry mode),
-    ``already_superseded`` (a concurrent merge won) and, with later rules,
-    ``candidate``, ``mention``, ``ambiguous``, ``skipped``.
-    ``rule``: ``path``, ... ``evidence``: the touched path or text that matched.
+    ``already_superseded`` (a concurrent merge won), ``ambiguous`` (the
+    evidence also names another finding), ``candidate`` (a path match the
+    scope's policy does not act on), ``mention`` (named, not resolved) and
+    ``skipped`` (rule disabled, or a merge on another branch: then one
+    decision has ``finding_id`` None).
+    ``rule``: ``path``, ``key``, ``slug``, ``keyword`` or ``title``.
+    ``evidence``: the touched path or the exact message text that matched.
+    ``reason``: why, in words. ``detail``: ``finding_key``, ``slug``,
+    ``title``, ``kind`` and ``pieces`` (every piece of evidence with its
+    rule, form, text, line, context, verb, outcome and reason).
     """
 
     finding_id: int | None
@@ -68,6 +75,7 @@ class Decision:
     rule: str | None
     evidence: str | None
     detail: dict[str, Any] | None = None
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +94,15 @@ class MergeResult:
     def superseded(self) -> list[int]:
         """Ids of the findings this merge superseded."""
         return [d.finding_id for d in self.decisions if d.action == "superseded" and d.finding_id is not None]
+
+    def by_action(self, action: str) -> list[Decision]:
+        """The decisions with this ``action`` (``mention``, ``ambiguous``, ...)."""
+        return [d for d in self.decisions if d.action == action]
+
+    @property
+    def would_supersede(self) -> list[int]:
+        """Ids of the findings this merge would have superseded (dry mode)."""
+        return [d.finding_id for d in self.decisions if d.action == "would_supersede" and d.finding_id is not None]
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,19 @@ that depends on findings-ledger gets these fixtures without configuration:
     a callable returning the DSN of one more fresh database cloned from the
     template each time it is called (all dropped after the test): for tests
     that compare two identical databases (same ids, same sequences).
+``ledger_empty_dsn``
+    DSN of a fresh, *empty* database (no revision applied), dropped
+    afterwards: for tests of the migrations themselves (offline scripts,
+    upgrades of populated databases, pytest-alembic's ``alembic_engine``).
+``ledger_database_factory``
+    a function ``make(migrated=True) -> dsn`` that creates one more fresh
+    database per call (a clone of the template, or empty), all dropped
+    afterwards: for tests that compare two databases.
 
 The server's role needs CREATEDB. Database names carry the pytest process
-id, so concurrent runs against one server do not collide.
+id, so concurrent runs against one server do not collide. See
+docs/testing.md for a walk-through and examples/service/ for a project
+that uses these fixtures.
 """
 
 from __future__ import annotations
@@ -66,11 +76,11 @@ def ledger_server(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 
 def _janitor(server: dict[str, Any], dbname: str, template: str | None = None, as_template: bool = False) -> Any:
+    # Parameters the DSN leaves out stay None, so libpq fills them in (PGHOST,
+    # PGPORT, PGUSER, the Unix socket) exactly as for the test connections.
+    libpq: dict[str, Any] = {key: server.get(key) for key in ("user", "host", "port", "password")}
     return DatabaseJanitor(
-        user=server.get("user") or os.environ.get("PGUSER") or "postgres",
-        host=server.get("host") or "localhost",
-        port=server.get("port") or 5432,
-        password=server.get("password"),
+        **libpq,
         dbname=dbname,
         template_dbname=template,
         maintenance_dbname=server["dbname"],
@@ -106,14 +116,35 @@ def ledger_dsn(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[
 
 
 @pytest.fixture
-def ledger_dsn_factory(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[Callable[[], str]]:
+def ledger_dsn_factory(ledger_database_factory: Callable[..., str]) -> Callable[[], str]:
     """A callable returning the DSN of a further fresh, migrated, empty
-    database on each call; every one is dropped after the test."""
+    database on each call (``ledger_database_factory`` with ``migrated=True``);
+    every one is dropped after the test."""
+    return lambda: ledger_database_factory(migrated=True)
+
+
+@pytest.fixture
+def ledger_conn(ledger_dsn: str) -> Iterator[psycopg.Connection[Any]]:
+    """An autocommit psycopg connection to the test's ledger database."""
+    with psycopg.connect(ledger_dsn, autocommit=True) as conn:
+        yield conn
+
+
+@pytest.fixture
+def ledger_database_factory(
+    request: pytest.FixtureRequest, ledger_server: dict[str, Any]
+) -> Iterator[Callable[..., str]]:
+    """A function ``make(migrated=True) -> dsn``: each call creates a fresh
+    database, a clone of the migrated template or (``migrated=False``) an
+    empty one; every database it made is dropped after the test. The
+    session's template is migrated only when a migrated database is asked
+    for."""
     janitors: list[Any] = []
 
-    def make() -> str:
+    def make(migrated: bool = True) -> str:
         name = f"ledger_test_{os.getpid()}_{next(_counter)}"
-        janitor = _janitor(ledger_server, name, template=ledger_template)
+        template = request.getfixturevalue("ledger_template") if migrated else None
+        janitor = _janitor(ledger_server, name, template=template)
         janitor.init()
         janitors.append(janitor)
         return database_dsn(ledger_server, name)
@@ -126,7 +157,6 @@ def ledger_dsn_factory(ledger_server: dict[str, Any], ledger_template: str) -> I
 
 
 @pytest.fixture
-def ledger_conn(ledger_dsn: str) -> Iterator[psycopg.Connection[Any]]:
-    """An autocommit psycopg connection to the test's ledger database."""
-    with psycopg.connect(ledger_dsn, autocommit=True) as conn:
-        yield conn
+def ledger_empty_dsn(ledger_database_factory: Callable[..., str]) -> str:
+    """DSN of a fresh, empty database (no revision applied) for one test."""
+    return ledger_database_factory(migrated=False)

@@ -4,7 +4,10 @@
 -- Inserts one finding and returns the stored row (normalised paths, id,
 -- created_at). Equivalent to a plain INSERT INTO ledger.finding: the same
 -- triggers validate it. Raises LD001-LD004 (see tg_finding__prepare) and
--- 23505 (unique_violation) for a finding_key already used in the scope.
+-- LD301 (duplicate_finding, see tg_finding__lifecycle) for a finding_key
+-- already used in the scope: report a finding again with
+-- ledger.report_finding. 23505 (unique_violation) remains only for two
+-- transactions inserting the same new key at once.
 CREATE OR REPLACE FUNCTION ledger.add_finding(
     p_scope text,
     p_title text,
@@ -23,4 +26,4 @@ AS $$
 $$;
 
 COMMENT ON FUNCTION ledger.add_finding(text, text, text, text[], text, text, text, text) IS
-'Insert one finding, returning the stored row. (scope, title, description, paths text[], kind, severity, finding_key, source) -> ledger.finding. Raises LD001-LD004, 23505 for a duplicate finding_key in the scope.';
+'Insert one finding, returning the stored row. (scope, title, description, paths text[], kind, severity, finding_key, source) -> ledger.finding. Raises LD001-LD004, LD301 for a finding_key already used in the scope (use report_finding), 23505 only for a concurrent insert of the same new key.';

@@ -1,5 +1,5 @@
 -- ledger.record_merge(p_scope, p_commit_sha, p_paths, p_message, p_node_id,
---                     p_merged_at) -> TABLE(merge_id bigint, recorded boolean, decisions jsonb)
+--                     p_merged_at, p_branch) -> TABLE(merge_id bigint, recorded boolean, decisions jsonb)
 --
 -- Records one merge exactly like INSERT INTO ledger.merge ... ON CONFLICT
 -- (scope, commit_sha) DO NOTHING (the documented redelivery form) and returns:
@@ -7,19 +7,28 @@
 --   recorded   true when this call inserted it, false on redelivery (no
 --              second effect);
 --   decisions  the merge's audit rows as a JSON array of
---              {finding_id, action, rule, evidence, detail}, in id order.
+--              {finding_id, action, rule, evidence, reason, detail}, in id
+--              order: superseded / would_supersede / already_superseded,
+--              ambiguous, candidate, mention, skipped (issue 3; the design
+--              record's archived_findings, with the reason for each).
+-- p_branch: the branch the merge landed on (NULL: unknown, never skipped).
 -- SECURITY DEFINER (fixed search_path, schema-qualified names): it returns
 -- the merge's audit rows, which a writer may not read. The insert still goes
 -- through every trigger (validation, _050_scope_access: a scope outside
--- ledger.scopes is refused while per-scope row-level security is on).
--- Raises LD001-LD004 (see tg_merge__prepare), LD401 (scope not allowed).
+-- ledger.scopes is refused while per-scope row-level security is on). The
+-- redelivery lookup trims scope and commit_sha exactly as the prepare
+-- trigger stores them (revision 0005_security: btrim() alone missed tabs,
+-- new lines and the vertical tab).
+-- Raises LD001-LD004 (see tg_merge__prepare, tg_merge__prepare_branch),
+-- LD401 (scope not allowed).
 CREATE OR REPLACE FUNCTION ledger.record_merge(
     p_scope text,
     p_commit_sha text,
     p_paths text[] DEFAULT '{}',
     p_message text DEFAULT '',
     p_node_id text DEFAULT NULL,
-    p_merged_at timestamptz DEFAULT NULL)
+    p_merged_at timestamptz DEFAULT NULL,
+    p_branch text DEFAULT NULL)
 RETURNS TABLE (merge_id bigint, recorded boolean, decisions jsonb)
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -28,8 +37,8 @@ AS $$
 DECLARE
     v_id bigint;
 BEGIN
-    INSERT INTO ledger.merge (scope, commit_sha, paths, message, node_id, merged_at)
-    VALUES (p_scope, p_commit_sha, p_paths, p_message, p_node_id, p_merged_at)
+    INSERT INTO ledger.merge (scope, commit_sha, paths, message, node_id, merged_at, branch)
+    VALUES (p_scope, p_commit_sha, p_paths, p_message, p_node_id, p_merged_at, p_branch)
     ON CONFLICT (scope, commit_sha) DO NOTHING
     RETURNING id INTO v_id;
     recorded := v_id IS NOT NULL;
@@ -41,12 +50,12 @@ BEGIN
     merge_id := v_id;
     SELECT coalesce(jsonb_agg(jsonb_build_object(
                'finding_id', a.finding_id, 'action', a.action, 'rule', a.rule,
-               'evidence', a.evidence, 'detail', a.detail) ORDER BY a.id), '[]'::jsonb)
+               'evidence', a.evidence, 'reason', a.reason, 'detail', a.detail) ORDER BY a.id), '[]'::jsonb)
       INTO decisions
       FROM ledger.supersession a WHERE a.merge_id = v_id;
     RETURN NEXT;
 END
 $$;
 
-COMMENT ON FUNCTION ledger.record_merge(text, text, text[], text, text, timestamptz) IS
-'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, detail}). Redelivery returns recorded=false and the original decisions. SECURITY DEFINER (returns audit rows). Raises LD001-LD004, LD401.';
+COMMENT ON FUNCTION ledger.record_merge(text, text, text[], text, text, timestamptz, text) IS
+'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). p_branch: the branch it landed on. Redelivery returns recorded=false and the original decisions. SECURITY DEFINER (returns audit rows). Raises LD001-LD004, LD401.';

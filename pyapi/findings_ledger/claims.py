@@ -1,0 +1,331 @@
+"""Task claims with versioned issue snapshots: the Python face of issue 4.
+
+Thin wrappers over the stored functions (``ledger.claim_task`` and the
+lifecycle functions; see docs/claims.md), plus :func:`render_claim_hint`,
+the text an agent sees when its claim lands. Conventions, as in
+:mod:`findings_ledger.api`: the first argument is the caller's psycopg 3
+connection, nothing here commits, each call is one SQL statement calling one
+stored function with named arguments (the constants below), results are
+frozen dataclasses, and ledger SQLSTATEs arrive as typed exceptions from
+:mod:`findings_ledger.errors`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import psycopg
+from psycopg.rows import class_row
+
+from .errors import translate
+
+ISSUE_COLUMNS = (
+    "id, scope, title, description, status, assignee_type, assignee_id, priority, created_at, updated_at"
+)
+TASK_COLUMNS = (
+    "id, issue_id, agent_id, runtime_id, status, session_id, rerun_of_task_id, force_fresh_session, "
+    "failure_reason, dispatch_count, created_at, dispatched_at, started_at, completed_at, issue_snapshot"
+)
+CLAIM_COLUMNS = (
+    "task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, "
+    "force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, snapshot_written, "
+    "issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, "
+    "issue_changed_fields, delta_basis"
+)
+
+ADD_ISSUE = (
+    "SELECT " + ISSUE_COLUMNS + " FROM ledger.add_issue("
+    "p_scope => %(scope)s, p_title => %(title)s, p_description => %(description)s, "
+    "p_status => %(status)s, p_priority => %(priority)s, "
+    "p_assignee_type => %(assignee_type)s, p_assignee_id => %(assignee_id)s)"
+)
+ENQUEUE_TASK = (
+    "SELECT " + TASK_COLUMNS + " FROM ledger.enqueue_task("
+    "p_issue_id => %(issue_id)s, p_agent_id => %(agent_id)s, p_runtime_id => %(runtime_id)s, "
+    "p_rerun_of_task_id => %(rerun_of_task_id)s, p_force_fresh_session => %(force_fresh_session)s)"
+)
+CLAIM_TASK = (
+    "SELECT " + CLAIM_COLUMNS + " FROM ledger.claim_task(p_runtime_id => %(runtime_id)s, p_agent_id => %(agent_id)s)"
+)
+START_TASK = (
+    "SELECT " + TASK_COLUMNS + " FROM ledger.start_task(p_task_id => %(task_id)s, p_session_id => %(session_id)s)"
+)
+COMPLETE_TASK = (
+    "SELECT " + TASK_COLUMNS + " FROM ledger.complete_task(p_task_id => %(task_id)s, p_session_id => %(session_id)s)"
+)
+FAIL_TASK = (
+    "SELECT " + TASK_COLUMNS + " FROM ledger.fail_task("
+    "p_task_id => %(task_id)s, p_failure_reason => %(failure_reason)s, p_session_id => %(session_id)s)"
+)
+CANCEL_TASK = "SELECT " + TASK_COLUMNS + " FROM ledger.cancel_task(p_task_id => %(task_id)s, p_reason => %(reason)s)"
+REQUEUE_TASK = "SELECT " + TASK_COLUMNS + " FROM ledger.requeue_task(p_task_id => %(task_id)s)"
+ISSUE_SNAPSHOT = (
+    "SELECT ledger.issue_snapshot(p_title => %(title)s, p_description => %(description)s, p_version => %(version)s)"
+)
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A row of ``ledger.issue``. ``title`` and ``description`` are exactly
+    as written (never trimmed: snapshots hash their bytes)."""
+
+    id: int
+    scope: str
+    title: str
+    description: str | None
+    status: str
+    assignee_type: str | None
+    assignee_id: str | None
+    priority: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class AgentTask:
+    """A row of ``ledger.agent_task``: one agent run on an issue.
+
+    ``status``: queued, dispatched, running, completed, failed, cancelled.
+    ``issue_snapshot``: ``{"v", "title_sha256", "description_sha256"}`` as the
+    claim saw the issue (hashes only), or None (never claimed, lost CAS,
+    written before the column existed). ``dispatch_count``: how many times
+    the task was claimed (the CAS token).
+    """
+
+    id: int
+    issue_id: int
+    agent_id: str
+    runtime_id: str
+    status: str
+    session_id: str | None
+    rerun_of_task_id: int | None
+    force_fresh_session: bool
+    failure_reason: str | None
+    dispatch_count: int
+    created_at: datetime
+    dispatched_at: datetime | None
+    started_at: datetime | None
+    completed_at: datetime | None
+    issue_snapshot: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What ``ledger.claim_task`` returns for the task it dispatched.
+
+    ``resume_session_id`` / ``resumed_task_id``: the provider session to
+    resume and the earlier row it comes from (None: a fresh session).
+    ``anchor_task_id``: that row when it proves delivery (completed, started).
+    ``issue_state_delta_known``: whether the issue body was compared;
+    ``issue_changed_fields``: ``[]`` (unchanged) or some of ``title``,
+    ``description`` in that order when known, None when unknown.
+    ``delta_basis``: why: ``compared``, ``fresh_session``,
+    ``nothing_resumed``, ``not_delivered``, ``no_snapshot``, ``not_comparable``.
+    ``issue_status``, ``issue_assignee_*``, ``issue_priority``: current values,
+    returned every time and never compared.
+    """
+
+    task_id: int
+    issue_id: int
+    agent_id: str
+    runtime_id: str
+    dispatch_count: int
+    dispatched_at: datetime
+    rerun_of_task_id: int | None
+    force_fresh_session: bool
+    resume_session_id: str | None
+    resumed_task_id: int | None
+    anchor_task_id: int | None
+    snapshot_written: bool
+    issue_status: str
+    issue_assignee_type: str | None
+    issue_assignee_id: str | None
+    issue_priority: str
+    issue_state_delta_known: bool
+    issue_changed_fields: list[str] | None
+    delta_basis: str
+
+
+def _one(conn: psycopg.Connection[Any], cls: type[Any], sql: str, params: dict[str, Any]) -> Any:
+    with translate(), conn.cursor(row_factory=class_row(cls)) as cur:
+        cur.execute(sql, params)
+        return cur.fetchone()
+
+
+def add_issue(
+    conn: psycopg.Connection[Any],
+    scope: str,
+    title: str,
+    *,
+    description: str | None = None,
+    status: str = "todo",
+    priority: str = "none",
+    assignee_type: str | None = None,
+    assignee_id: str | None = None,
+) -> Issue:
+    """Insert one issue (``ledger.add_issue``) and return the stored row.
+
+    Raises ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003: status,
+    priority, assignee), ``ValueTooLong`` (LD004).
+    """
+    params = {
+        "scope": scope,
+        "title": title,
+        "description": description,
+        "status": status,
+        "priority": priority,
+        "assignee_type": assignee_type,
+        "assignee_id": assignee_id,
+    }
+    row: Issue = _one(conn, Issue, ADD_ISSUE, params)
+    return row
+
+
+def enqueue_task(
+    conn: psycopg.Connection[Any],
+    issue_id: int,
+    agent_id: str,
+    runtime_id: str,
+    *,
+    rerun_of_task_id: int | None = None,
+    force_fresh_session: bool = False,
+) -> AgentTask:
+    """Queue one agent run on an issue (``ledger.enqueue_task``).
+
+    ``rerun_of_task_id`` makes it a manual rerun of that task (it anchors on
+    exactly that run); ``force_fresh_session`` resumes nothing. Raises
+    LD002-LD004 as typed errors, ``NotFound`` (LD005) for an unknown issue or
+    rerun source.
+    """
+    params = {
+        "issue_id": issue_id,
+        "agent_id": agent_id,
+        "runtime_id": runtime_id,
+        "rerun_of_task_id": rerun_of_task_id,
+        "force_fresh_session": force_fresh_session,
+    }
+    row: AgentTask = _one(conn, AgentTask, ENQUEUE_TASK, params)
+    return row
+
+
+def claim_task(conn: psycopg.Connection[Any], runtime_id: str, *, agent_id: str | None = None) -> Claim | None:
+    """Claim the next queued task of ``runtime_id`` (and ``agent_id`` when
+    given) with ``ledger.claim_task``; None when the queue is empty.
+
+    The claim dispatches the task, records the issue snapshot under a CAS and
+    reports whether the issue body changed since the run whose session it
+    resumes (see :class:`Claim`). Safe to call from many connections at once
+    (``FOR UPDATE SKIP LOCKED``). Raises LD002-LD004 for a bad ``runtime_id``
+    or ``agent_id``, ``ValueInvalid`` (LD003) for an invalid
+    ``ledger.snapshot_version`` setting.
+    """
+    row: Claim | None = _one(conn, Claim, CLAIM_TASK, {"runtime_id": runtime_id, "agent_id": agent_id})
+    return row
+
+
+def start_task(conn: psycopg.Connection[Any], task_id: int, *, session_id: str | None = None) -> AgentTask:
+    """dispatched -> running (``ledger.start_task``); ``session_id`` records
+    the provider session when it differs from the resumed one.
+    Raises ``NotFound`` (LD005), ``TaskTransitionInvalid`` (LD201)."""
+    row: AgentTask = _one(conn, AgentTask, START_TASK, {"task_id": task_id, "session_id": session_id})
+    return row
+
+
+def complete_task(conn: psycopg.Connection[Any], task_id: int, *, session_id: str | None = None) -> AgentTask:
+    """running -> completed (``ledger.complete_task``): the run delivered.
+    Raises ``NotFound`` (LD005), ``TaskTransitionInvalid`` (LD201)."""
+    row: AgentTask = _one(conn, AgentTask, COMPLETE_TASK, {"task_id": task_id, "session_id": session_id})
+    return row
+
+
+def fail_task(
+    conn: psycopg.Connection[Any], task_id: int, failure_reason: str, *, session_id: str | None = None
+) -> AgentTask:
+    """dispatched | running -> failed (``ledger.fail_task``). A reason listed
+    in ``ledger.poisoned_failure_reason`` stops the session from being
+    resumed. Raises ``NotFound`` (LD005), ``TaskTransitionInvalid`` (LD201),
+    ``ValueRequired`` (LD002) for a missing reason."""
+    params = {"task_id": task_id, "failure_reason": failure_reason, "session_id": session_id}
+    row: AgentTask = _one(conn, AgentTask, FAIL_TASK, params)
+    return row
+
+
+def cancel_task(conn: psycopg.Connection[Any], task_id: int, *, reason: str | None = None) -> AgentTask:
+    """queued | dispatched | running -> cancelled (``ledger.cancel_task``).
+    Raises ``NotFound`` (LD005), ``TaskTransitionInvalid`` (LD201)."""
+    row: AgentTask = _one(conn, AgentTask, CANCEL_TASK, {"task_id": task_id, "reason": reason})
+    return row
+
+
+def requeue_task(conn: psycopg.Connection[Any], task_id: int) -> AgentTask:
+    """dispatched (never started) -> queued (``ledger.requeue_task``); the next
+    claim is a new dispatch with a fresh snapshot. Raises ``NotFound``
+    (LD005), ``TaskTransitionInvalid`` (LD201)."""
+    row: AgentTask = _one(conn, AgentTask, REQUEUE_TASK, {"task_id": task_id})
+    return row
+
+
+def issue_snapshot(
+    conn: psycopg.Connection[Any], title: str, description: str | None, *, version: int | None = None
+) -> dict[str, Any]:
+    """``ledger.issue_snapshot``: ``{"v", "title_sha256", "description_sha256"}``
+    (lowercase hex SHA-256 of the UTF-8 bytes; version 2 hashes after
+    CRLF -> LF and NFC). ``version`` None uses the deployment's setting.
+    Raises ``ValueInvalid`` (LD003) for a version other than 1 or 2."""
+    params = {"title": title, "description": description, "version": version}
+    with translate(), conn.cursor() as cur:
+        cur.execute(ISSUE_SNAPSHOT, params)
+        row = cur.fetchone()
+    assert row is not None
+    snapshot: dict[str, Any] = row[0]
+    return snapshot
+
+
+_UNKNOWN_WHY = {
+    "fresh_session": "This run starts a fresh session, so you carry no earlier context of it.",
+    "nothing_resumed": "You are not resuming an earlier session on it.",
+    "not_delivered": "The run you resume (task #{resumed}) never delivered, so nothing dates what your context holds.",
+    "no_snapshot": "The run you resume (task #{resumed}) recorded no snapshot of the issue, so whether it changed "
+    "is unknown.",
+    "not_comparable": "The run you resume (task #{resumed}) recorded a snapshot this deployment cannot compare, "
+    "so whether it changed is unknown.",
+}
+
+
+def _assignee(claim: Claim) -> str:
+    if claim.issue_assignee_type is None:
+        return "unassigned"
+    return f"{claim.issue_assignee_type} {claim.issue_assignee_id}"
+
+
+def render_claim_hint(claim: Claim) -> str:
+    """The hint an agent sees for a claim, in one of three cases:
+
+    * not resumed, or the delta unknown: read the issue first (with why);
+    * known and unchanged: continue from the resumed context;
+    * known and changed: which fields changed; read the issue again.
+
+    Every case ends with the issue's current status and assignee, which the
+    claim ships every time instead of comparing them.
+    """
+    current = f"Current status: {claim.issue_status}; assignee: {_assignee(claim)}."
+    issue = f"Issue #{claim.issue_id}"
+    if not claim.issue_state_delta_known or claim.issue_changed_fields is None:
+        why = _UNKNOWN_WHY.get(claim.delta_basis, "Whether it changed is unknown.").format(
+            resumed=claim.resumed_task_id
+        )
+        return f"{issue}: read the issue (title and description) before you start. {why} {current}"
+    if not claim.issue_changed_fields:
+        return (
+            f"{issue}: the title and description are unchanged since the run you resume "
+            f"(task #{claim.anchor_task_id}). Continue from your resumed context; there is no need to "
+            f"re-read the issue. {current}"
+        )
+    fields = " and ".join(claim.issue_changed_fields)
+    verb = "have" if len(claim.issue_changed_fields) > 1 else "has"
+    return (
+        f"{issue}: the {fields} {verb} changed since the run you resume (task #{claim.anchor_task_id}). "
+        f"Read the issue again before you continue: your resumed context predates the change. {current}"
+    )

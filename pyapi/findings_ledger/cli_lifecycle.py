@@ -1,0 +1,132 @@
+"""Lifecycle commands of the ``findings-ledger`` CLI: ``history``,
+``dismiss``, ``restore`` and ``prompt``.
+
+Registered on the main group by :mod:`findings_ledger.cli` (``COMMANDS``).
+Same conventions as the other commands: ``--dsn`` / ``$LEDGER_DSN`` or the
+throwaway cluster, one ``error:`` line and exit 1 for a user mistake.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import click
+import psycopg
+
+from . import lifecycle
+from .cli import resolve_dsn, user_errors
+from .lifecycle import FindingLifecycle, HistoryEvent
+
+# The same option as cli.dsn_option, declared here because this module is
+# imported by cli.py (a cycle mypy cannot type through).
+dsn_option = click.option(
+    "--dsn", envvar="LEDGER_DSN", default=None, help="libpq DSN or URI (default: $LEDGER_DSN, else a throwaway cluster)"
+)
+
+
+def _when(ev: HistoryEvent) -> str:
+    return ev.at.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def format_header(f: FindingLifecycle) -> list[str]:
+    """The lines that introduce a finding's timeline: what it is and its state now."""
+    key = f" {f.finding_key}" if f.finding_key else ""
+    lines = [f"finding {f.id}{key} [{f.scope}] {f.kind}/{f.severity}: {f.title}"]
+    state = f"state: {f.state}"
+    if f.state == "dismissed":
+        state += f" ({f.resolution} by {f.dismissed_by}: {f.dismissal_reason})"
+    elif f.state == "superseded":
+        state += f" (rule {f.supersede_rule} by {f.superseded_by})"
+    counters = f"reported {f.report_count}x, reopened {f.reopen_count}x"
+    if f.last_reported_at is not None:
+        counters += f", last reported {f.last_reported_at.strftime('%Y-%m-%d %H:%M:%S')}"
+    if f.review_run:
+        counters += f", last review run {f.review_run}"
+    return [*lines, state, counters]
+
+
+def format_event(ev: HistoryEvent) -> str:
+    """One timeline line: time, event, rule, actor, reason, evidence, merge, detail."""
+    parts = [_when(ev), f"{ev.event:<18}"]
+    if ev.rule:
+        parts.append(f"rule={ev.rule}")
+    if ev.actor:
+        parts.append(f"by={ev.actor}")
+    if ev.merge_id is not None:
+        parts.append(f"merge={ev.merge_id}" + (f" ({ev.commit_sha})" if ev.commit_sha else ""))
+    if ev.evidence:
+        parts.append(f"evidence={ev.evidence}")
+    if ev.reason:
+        parts.append(f"reason={ev.reason!r}")
+    if ev.detail:
+        parts.append("detail=" + json.dumps(ev.detail, sort_keys=True, ensure_ascii=False))
+    return "  ".join(parts)
+
+
+@click.command()
+@dsn_option
+@click.argument("finding_id", type=int)
+@user_errors
+def history(dsn: str | None, finding_id: int) -> None:
+    """Print the timeline of finding FINDING_ID: every transition with its
+    actor, reason and evidence, and the sessions it was injected into."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        finding = lifecycle.read_finding(conn, finding_id)
+        events = lifecycle.read_history(conn, finding_id)
+    for line in format_header(finding):
+        click.echo(line)
+    click.echo(f"timeline ({len(events)} events):")
+    for ev in events:
+        click.echo("  " + format_event(ev))
+
+
+@click.command()
+@dsn_option
+@click.argument("finding_id", type=int)
+@click.argument("resolution", type=click.Choice(["accepted", "false_positive", "wont_fix", "duplicate"]))
+@click.option("--actor", required=True, help="who decides (a person)")
+@click.option("--reason", required=True, help="why; stored on the finding and in the audit")
+@user_errors
+def dismiss(dsn: str | None, finding_id: int, resolution: str, actor: str, reason: str) -> None:
+    """Dismiss finding FINDING_ID with RESOLUTION: it leaves the prompts and
+    no automation brings it back (only `restore`)."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        f = lifecycle.dismiss_finding(conn, finding_id, resolution, actor, reason)
+    click.echo(f"finding {f.id}: {f.state} ({f.resolution} by {f.dismissed_by})")
+
+
+@click.command()
+@dsn_option
+@click.argument("finding_id", type=int)
+@click.option("--actor", required=True, help="who undoes it")
+@click.option("--reason", required=True, help="why; stored in the audit")
+@user_errors
+def restore(dsn: str | None, finding_id: int, actor: str, reason: str) -> None:
+    """Make superseded or dismissed finding FINDING_ID active again."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        f = lifecycle.restore_finding(conn, finding_id, actor, reason)
+    click.echo(f"finding {f.id}: {f.state} (reopened {f.reopen_count}x)")
+
+
+@click.command()
+@dsn_option
+@click.argument("scope")
+@click.option("--kind", "kinds", multiple=True, help="only this kind (repeatable)")
+@click.option("--max-age-hours", type=float, default=None, help="only findings reported within this many hours")
+@click.option("--max-chars", type=int, default=None, help="character budget (title + description per finding)")
+@user_errors
+def prompt(dsn: str | None, scope: str, kinds: tuple[str, ...], max_age_hours: float | None,
+           max_chars: int | None) -> None:
+    """Print what a prompt builder would inject for SCOPE, and what the budget left out."""
+    max_age = timedelta(hours=max_age_hours) if max_age_hours is not None else None
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        sel = lifecycle.read_prompt_findings(conn, scope, kinds=kinds or None, max_age=max_age, max_chars=max_chars)
+    for f in sel.findings:
+        click.echo(f"- [{f.severity}] {f.prompt_text()}")
+    click.echo(f"{sel.included_count} findings, {sel.included_chars} chars; "
+               f"left out {sel.omitted_count} findings, {sel.omitted_chars} chars")
+
+
+#: The commands :mod:`findings_ledger.cli` adds to its group.
+COMMANDS = [history, dismiss, restore, prompt]

@@ -1,0 +1,295 @@
+"""Importers: findings files and drift reviews into the ledger (issue 3).
+
+Two input formats, each row going through ``ledger.import_finding`` (one
+SQL call per finding, the same triggers as any INSERT):
+
+* **a findings directory** in the design record's format (seed 001):
+  files ``YYYY-MM-DD-<slug>.md`` with YAML front matter, read with
+  python-frontmatter. Fields: ``title``, ``description`` (else the body),
+  the stable id as ``id`` / ``finding_id`` / ``issue_id`` / ``key`` /
+  ``uid`` (first present wins), ``kind``, ``severity``, ``source_bot`` (or
+  ``source``), ``strong_keywords``, ``tags`` and ``paths`` (lists, or
+  comma-separated strings). The slug comes from the file name. Only the
+  directory's own ``*.md`` files are read (not subdirectories); a file whose
+  name is not ``YYYY-MM-DD-<slug>.md``, that cannot be parsed, or that the
+  ledger rejects is reported by name and skipped, and the others are
+  imported;
+* **the drift-review JSON** of seed 000's system:
+  ``{"drift_findings": [{"severity", "description", "spec_ref",
+  "artifact_ref"}]}``. Each entry becomes a finding of kind ``drift`` whose
+  title is the description's first line, whose path is ``artifact_ref``
+  and whose key is ``drift-`` + 12 hex digits of the SHA-256 of (spec_ref,
+  artifact_ref, description), so a re-import finds it again; ``spec_ref``
+  is kept as the tag ``spec:<spec_ref>``.
+
+Re-importing creates no duplicates: a finding is identified by its key,
+else by its slug, and is refreshed when active, left alone when retired
+(see ``ledger.import_finding``). Every file is imported in its own
+savepoint, so one bad file never undoes the others; nothing here commits.
+
+:func:`workspace_scope` derives a collision-free scope key from a workspace
+directory (``ledger.workspace_scope``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+import psycopg
+import yaml
+from psycopg.rows import class_row
+
+from . import queries
+from .errors import LedgerError, translate
+
+FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+)\.md$")
+ID_FIELDS = ("id", "finding_id", "issue_id", "key", "uid")
+
+
+@dataclass(frozen=True)
+class ImportedFinding:
+    """One finding as ``ledger.import_finding`` left it: ``status`` is
+    ``inserted``, ``updated``, ``unchanged`` or ``retired`` (already
+    superseded or dismissed: left alone)."""
+
+    id: int
+    finding_key: str | None
+    slug: str | None
+    status: str
+
+
+@dataclass(frozen=True)
+class ImportedFile:
+    """A file (or drift entry, ``file#drift_findings[i]``) and its finding."""
+
+    name: str
+    finding: ImportedFinding
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file (or drift entry) that was not imported, and why."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did: ``imported`` in file-name order, ``skipped`` with reasons."""
+
+    imported: list[ImportedFile] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        """How many imported findings have this status."""
+        return sum(1 for i in self.imported if i.finding.status == status)
+
+
+def import_finding(
+    conn: psycopg.Connection[Any],
+    scope: str,
+    title: str | None,
+    *,
+    description: str | None = None,
+    paths: Sequence[str] = (),
+    kind: str = "review",
+    severity: str = "medium",
+    finding_key: str | None = None,
+    source: str | None = None,
+    slug: str | None = None,
+    strong_keywords: Sequence[str] = (),
+    tags: Sequence[str] = (),
+) -> ImportedFinding:
+    """Insert or refresh one finding (``ledger.import_finding``), identified by
+    ``finding_key``, else ``slug``. Raises ``PathRejected`` (LD001),
+    ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003), ``ValueTooLong``
+    (LD004), ``KeywordRejected`` (LD101), ``SlugRejected`` (LD102),
+    ``DuplicateFindingSlug`` (23505: the slug belongs to another finding)."""
+    params = {
+        "scope": scope,
+        "title": title,
+        "description": description,
+        "paths": list(paths),
+        "kind": kind,
+        "severity": severity,
+        "finding_key": finding_key,
+        "source": source,
+        "slug": slug,
+        "strong_keywords": list(strong_keywords),
+        "tags": list(tags),
+    }
+    with translate(), conn.cursor(row_factory=class_row(ImportedFinding)) as cur:
+        cur.execute(queries.IMPORT_FINDING, params)
+        row = cur.fetchone()
+    assert row is not None
+    return row
+
+
+def workspace_scope(conn: psycopg.Connection[Any], directory: str | os.PathLike[str]) -> str:
+    """The scope key of a workspace directory (``ledger.workspace_scope``):
+    ``/a/b-c`` -> ``-a-b%2Dc``, ``/a/b/c`` -> ``-a-b-c``. The directory is
+    made absolute (``os.path.abspath``: ``..`` and trailing ``/`` resolved
+    lexically, symlinks kept) first. Raises ``ValueRequired`` (LD002)."""
+    with translate(), conn.cursor() as cur:
+        cur.execute(queries.WORKSPACE_SCOPE, {"directory": os.path.abspath(os.fspath(directory))})
+        row = cur.fetchone()
+    assert row is not None
+    return str(row[0])
+
+
+def _strings(value: Any) -> list[str]:
+    """A front matter list field: a YAML list, or a comma-separated string."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value if v is not None]
+    return [str(value)]
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def read_finding_file(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Parse one ``YYYY-MM-DD-<slug>.md`` findings file into the keyword
+    arguments of :func:`import_finding` (without ``scope``). Raises
+    ``ValueError`` naming the problem when the name or the front matter
+    cannot be read."""
+    p = Path(path)
+    m = FILE_NAME.match(p.name)
+    if not m:
+        raise ValueError("the name is not YYYY-MM-DD-<slug>.md")
+    try:
+        post = frontmatter.load(str(p))
+    except (yaml.YAMLError, UnicodeDecodeError, ValueError, TypeError) as exc:
+        reason = " ".join(str(exc).split())
+        raise ValueError(f"front matter cannot be parsed: {type(exc).__name__}: {reason}") from exc
+    meta = post.metadata
+    if not isinstance(meta, dict):
+        raise ValueError("front matter is not a mapping")
+    body = post.content.strip()
+    key = next((meta[f] for f in ID_FIELDS if meta.get(f) not in (None, "")), None)
+    title = meta.get("title")
+    if title in (None, "") and body:
+        heading = re.search(r"^#+\s+(.+)$", body, re.M)
+        title = heading.group(1).strip() if heading else None
+    description = meta.get("description")
+    if description in (None, ""):
+        description = body or None
+    return {
+        "title": _text(title),
+        "description": _text(description),
+        "finding_key": _text(key),
+        "kind": _text(meta.get("kind")) or "review",
+        "severity": _text(meta.get("severity")) or "medium",
+        "source": _text(meta.get("source_bot", meta.get("source"))),
+        "slug": m.group(2),
+        "strong_keywords": _strings(meta.get("strong_keywords")),
+        "tags": _strings(meta.get("tags")),
+        "paths": _strings(meta.get("paths")),
+    }
+
+
+def _import_one(conn: psycopg.Connection[Any], scope: str, name: str, fields: dict[str, Any],
+                report: ImportReport) -> None:
+    try:
+        with conn.transaction():
+            report.imported.append(ImportedFile(name, import_finding(conn, scope, **fields)))
+    except LedgerError as exc:
+        report.skipped.append(SkippedFile(name, f"{exc} [{exc.sqlstate}]"))
+
+
+def import_findings_dir(conn: psycopg.Connection[Any], scope: str, directory: str | os.PathLike[str],
+                        report: ImportReport | None = None) -> ImportReport:
+    """Import every ``*.md`` file of ``directory`` (not its subdirectories)
+    in name order; see the module docstring."""
+    report = report if report is not None else ImportReport()
+    for p in sorted(Path(directory).glob("*.md")):
+        if p.is_file():
+            import_findings_file(conn, scope, p, report)
+    return report
+
+
+def import_findings_file(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str],
+                         report: ImportReport | None = None) -> ImportReport:
+    """Import one findings file (``YYYY-MM-DD-<slug>.md``)."""
+    report = report if report is not None else ImportReport()
+    p = Path(path)
+    try:
+        fields = read_finding_file(p)
+    except (OSError, ValueError) as exc:
+        report.skipped.append(SkippedFile(p.name, str(exc)))
+        return report
+    _import_one(conn, scope, p.name, fields, report)
+    return report
+
+
+def drift_key(entry: dict[str, Any]) -> str:
+    """The stable key of a drift-review entry: ``drift-`` + 12 hex digits of
+    SHA-256 over spec_ref, artifact_ref and description."""
+    material = "\0".join(str(entry.get(k) or "") for k in ("spec_ref", "artifact_ref", "description"))
+    return "drift-" + hashlib.sha256(material.encode("utf-8")).hexdigest()[:12]
+
+
+def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str],
+                      report: ImportReport | None = None) -> ImportReport:
+    """Import a drift review ``{"drift_findings": [...]}`` (seed 000); see
+    the module docstring. An unreadable file is reported as skipped; each
+    bad entry is reported as ``<file>#drift_findings[<i>]``."""
+    report = report if report is not None else ImportReport()
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+        entries = data["drift_findings"]
+        if not isinstance(entries, list):
+            raise ValueError("drift_findings is not a list")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        report.skipped.append(SkippedFile(p.name, f"not a drift review: {type(exc).__name__}: {exc}"))
+        return report
+    for i, entry in enumerate(entries):
+        name = f"{p.name}#drift_findings[{i}]"
+        if not isinstance(entry, dict):
+            report.skipped.append(SkippedFile(name, "entry is not an object"))
+            continue
+        description = _text(entry.get("description"))
+        first_line = description.strip().splitlines()[0].strip() if description and description.strip() else None
+        title = first_line if first_line is None or len(first_line) <= 1000 else first_line[:999] + "…"
+        spec_ref = _text(entry.get("spec_ref"))
+        artifact = _text(entry.get("artifact_ref"))
+        fields = {
+            "title": title,
+            "description": description if description and description.strip() != title else None,
+            "finding_key": drift_key(entry),
+            "kind": "drift",
+            "severity": _text(entry.get("severity")) or "medium",
+            "source": "drift-review",
+            "paths": [artifact] if artifact else [],
+            "tags": [f"spec:{spec_ref}"] if spec_ref else [],
+        }
+        _import_one(conn, scope, name, fields, report)
+    return report
+
+
+def import_findings(conn: psycopg.Connection[Any], scope: str, source: str | os.PathLike[str]) -> ImportReport:
+    """Import ``source``: a findings directory, one ``.md`` findings file, or
+    a drift-review ``.json`` file. Raises ``FileNotFoundError`` when it does
+    not exist."""
+    p = Path(source)
+    if p.is_dir():
+        return import_findings_dir(conn, scope, p)
+    if not p.exists():
+        raise FileNotFoundError(f"no such file or directory: {p}")
+    if p.suffix.lower() == ".json":
+        return import_drift_json(conn, scope, p)
+    return import_findings_file(conn, scope, p)

@@ -1,0 +1,92 @@
+"""Message-matching policy and the dry-run preview of a replay (issue 3).
+
+The matching itself lives in PostgreSQL (``ledger._message_tokens``,
+``ledger._match_message``, ``ledger._merge_decisions``, trigger
+``_200_supersede``); this module only sets a scope's policy and previews
+what replaying a git history would retire, without changing anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg.rows import class_row
+
+from . import queries
+from .api import set_hygiene_mode
+from .errors import translate
+from .gitlog import GitMerge, replay
+from .models import MergeResult
+
+
+@dataclass(frozen=True)
+class MatchPolicy:
+    """A scope's matching policy (columns of ``ledger.scope``).
+
+    ``enabled_rules``: the evidence rules in force (path, key, slug, keyword,
+    title); ``path_supersede_kinds``: finding kinds the path rule
+    supersedes (others: candidate only; ``*`` = all); ``slug_mention_resolves``:
+    whether a bare slug mention resolves; ``default_branch``: merges on
+    other branches are skipped (None: no check).
+    """
+
+    scope: str
+    hygiene_mode: str
+    enabled_rules: list[str]
+    path_supersede_kinds: list[str]
+    slug_mention_resolves: bool
+    default_branch: str | None
+
+
+def set_match_policy(
+    conn: psycopg.Connection[Any],
+    scope: str,
+    *,
+    enabled_rules: Sequence[str] | None = None,
+    path_supersede_kinds: Sequence[str] | None = None,
+    slug_mention_resolves: bool | None = None,
+    default_branch: str | None = None,
+) -> MatchPolicy:
+    """Set ``scope``'s matching policy (``ledger.set_match_policy``), creating
+    the scope if needed; None leaves a setting unchanged, ``default_branch=""``
+    clears it. Returns the stored policy. Raises ``ValueRequired`` (LD002),
+    ``ValueInvalid`` (LD003, e.g. an unknown rule), ``ValueTooLong`` (LD004)."""
+    params = {
+        "scope": scope,
+        "enabled_rules": None if enabled_rules is None else list(enabled_rules),
+        "path_supersede_kinds": None if path_supersede_kinds is None else list(path_supersede_kinds),
+        "slug_mention_resolves": slug_mention_resolves,
+        "default_branch": default_branch,
+    }
+    with translate(), conn.cursor(row_factory=class_row(MatchPolicy)) as cur:
+        cur.execute(queries.SET_MATCH_POLICY, params)
+        row = cur.fetchone()
+    assert row is not None
+    return row
+
+
+def preview_replay(
+    conn: psycopg.Connection[Any], scope: str, merges: Iterable[GitMerge]
+) -> list[tuple[GitMerge, MergeResult]]:
+    """What replaying ``merges`` into ``scope`` would decide, changing nothing.
+
+    Runs inside one transaction (a savepoint when the caller already has
+    one): the scope is created if needed and forced to hygiene mode ``dry``,
+    the merges are recorded in order, their decisions collected, and
+    everything is rolled back. Resolutions therefore read
+    ``would_supersede``; a merge already recorded in the scope comes back with
+    ``recorded=False`` and its original decisions. As in dry mode, a finding
+    resolved by an earlier merge of the preview is still active for later
+    ones. Raises what :func:`findings_ledger.record_merge` raises.
+    """
+    merges = list(merges)
+    out: list[tuple[GitMerge, MergeResult]] = []
+    with conn.transaction() as tx:
+        set_hygiene_mode(conn, scope, "dry")
+        results = replay(conn, scope, merges)
+        out = list(zip(merges, results, strict=True))
+        raise psycopg.Rollback(tx)
+    return out

@@ -1,0 +1,119 @@
+"""Helpers for the tests of the migration path (not a test module).
+
+Every helper walks the alembic script directory, so the tests cover every
+revision there is, whoever added it.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from alembic import command
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+from findings_ledger import api
+from findings_ledger.schema_dump import client_binary, diff, snapshot
+
+ROOT = Path(__file__).resolve().parent.parent
+ALEMBIC_INI = ROOT / "alembic.ini"
+
+
+def ini_config(buffer: io.StringIO | None = None, dsn: str | None = None, **x: str) -> Config:
+    """The repository's alembic.ini, as ``alembic`` on the command line reads it."""
+    cfg = Config(str(ALEMBIC_INI), output_buffer=buffer)
+    if dsn is not None:
+        cfg.attributes["dsn"] = dsn
+    if x:
+        import argparse
+
+        cfg.cmd_opts = argparse.Namespace(x=[f"{k}={v}" for k, v in x.items()])
+    return cfg
+
+
+def revisions() -> list[str]:
+    """Every revision id, from the first to head (one line of history)."""
+    script = ScriptDirectory.from_config(ini_config())
+    return [r.revision for r in reversed(list(script.walk_revisions("base", "heads")))]
+
+
+def offline_sql(spec: str, downgrade: bool = False, **x: str) -> str:
+    """``alembic upgrade SPEC --sql`` (or downgrade) as a string."""
+    buffer = io.StringIO()
+    cfg = ini_config(buffer, **x)
+    (command.downgrade if downgrade else command.upgrade)(cfg, spec, sql=True)
+    return buffer.getvalue()
+
+
+def upgrade(dsn: str, revision: str = "head") -> None:
+    api.migrate(dsn, revision)
+
+
+def downgrade(dsn: str, revision: str) -> None:
+    command.downgrade(api.alembic_config(dsn), revision)
+
+
+def psql_apply(dsn: str, script: str, *extra: str) -> str:
+    """Apply ``script`` the way a DBA does: ``psql -X -v ON_ERROR_STOP=1``.
+    Returns psql's output; raises AssertionError with psql's errors."""
+    proc = subprocess.run(
+        [client_binary("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", *extra, "-d", dsn, "-f", "-"],
+        input=script,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, f"psql failed ({proc.returncode}):\n{proc.stderr}"
+    return proc.stdout
+
+
+def version(dsn: str) -> list[str]:
+    with psycopg.connect(dsn) as conn:
+        exists = conn.execute("SELECT to_regclass('ledger.alembic_version') IS NOT NULL").fetchone()
+        if not exists or not exists[0]:
+            return []
+        return [r[0] for r in conn.execute("SELECT version_num FROM ledger.alembic_version ORDER BY 1")]
+
+
+FUNCTIONS = """
+SELECT p.oid::regprocedure::text, pg_get_functiondef(p.oid), coalesce(obj_description(p.oid, 'pg_proc'), '')
+  FROM pg_proc p WHERE p.pronamespace = 'ledger'::regnamespace ORDER BY 1
+"""
+
+
+def functions(dsn: str) -> dict[str, tuple[str, str]]:
+    """Every ledger function: signature -> (pg_get_functiondef, comment)."""
+    with psycopg.connect(dsn) as conn:
+        return {r[0]: (r[1], r[2]) for r in conn.execute(FUNCTIONS)}
+
+
+def ledger_relations(dsn: str) -> list[tuple[str, str]]:
+    """(relkind, name) of everything left in schema ledger, and its other objects."""
+    with psycopg.connect(dsn) as conn:
+        return [
+            (r[0], r[1])
+            for r in conn.execute(
+                "SELECT c.relkind::text, c.relname::text FROM pg_class c "
+                "WHERE c.relnamespace = to_regnamespace('ledger') "
+                "UNION ALL SELECT 'function', p.proname::text FROM pg_proc p "
+                "WHERE p.pronamespace = to_regnamespace('ledger') "
+                "UNION ALL SELECT 'type', t.typname::text FROM pg_type t "
+                "WHERE t.typnamespace = to_regnamespace('ledger') AND t.typrelid = 0 AND t.typelem = 0 "
+                "ORDER BY 1, 2"
+            )
+        ]
+
+
+def assert_same_schema(expected_dsn: str, actual_dsn: str, what: str) -> None:
+    """The normalised schema dumps and the function definitions are equal."""
+    expected, actual = snapshot(expected_dsn), snapshot(actual_dsn)
+    delta = diff(expected, actual, "online", what)
+    assert not delta, f"{what} differs from the online migration:\n{delta}"
+    assert functions(actual_dsn) == functions(expected_dsn), f"{what}: function definitions differ"
+
+
+def settings(conn: Any, *names: str) -> dict[str, str]:
+    """Current values of the named settings on an SQLAlchemy connection."""
+    return {n: conn.exec_driver_sql(f"SHOW {n}").scalar_one() for n in names}

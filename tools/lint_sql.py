@@ -1,0 +1,131 @@
+"""Lint the offline migration scripts with squawk (part of ``make lint``).
+
+    .venv/bin/python tools/lint_sql.py          # exit 1 when squawk finds anything
+
+Writes what a DBA would review, one offline script per revision and
+direction (``alembic upgrade PREV:REV --sql``, ``alembic downgrade REV:PREV
+--sql``), to ``build/sql/upgrade/REV.sql`` and ``build/sql/downgrade/REV.sql``
+for every revision in the script directory, adds the justified
+squawk-ignore comments below (each with its reason, in the linted file), and
+runs squawk with ``.squawk.toml`` (PostgreSQL 13, the oldest we support).
+
+One file per revision because each revision is one transaction with its own
+version-table update: squawk then judges "created in the same transaction"
+and "can this be rerun" per revision, the way the revision really runs (a
+script of several revisions that stops half-way is resumed by generating
+it again from the version the database is at, not by rerunning it).
+
+A finding is fixed in the revision that causes it (a new revision, never an
+edit of a released one), or justified here with a reason.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "build" / "sql"
+
+# Line-level ignores in the upgrade script: (pattern of the offending line, rule, reason).
+UPGRADE_IGNORES = [
+    (
+        re.compile(r"^\s*version_num VARCHAR\(32\) NOT NULL"),
+        "prefer-text-field",
+        "alembic creates its own version table (ledger.alembic_version) with VARCHAR(32); it holds one "
+        "short row and is never altered, so the varchar resize lock can never bite",
+    ),
+]
+
+# Rules that do not apply to downgrade scripts at all: (rule, reason).
+DOWNGRADE_IGNORES = [
+    ("ban-drop-function", "a downgrade removes the functions its revision created; that is its purpose"),
+    ("ban-drop-table", "a downgrade removes the tables its revision created; run it only when giving them up"),
+    ("ban-drop-view", "a downgrade removes the views its revision created"),
+    ("ban-drop-column", "a downgrade removes the columns its revision added"),
+]
+
+
+def _config(buffer: io.StringIO | None = None) -> Config:
+    return Config(str(ROOT / "alembic.ini"), output_buffer=buffer)
+
+
+def offline(spec: str, downgrade: bool) -> str:
+    buffer = io.StringIO()
+    (command.downgrade if downgrade else command.upgrade)(_config(buffer), spec, sql=True)
+    return buffer.getvalue()
+
+
+def steps() -> list[tuple[str | None, str]]:
+    """(previous revision or None, revision) for every revision, oldest first."""
+    script = ScriptDirectory.from_config(_config())
+    revs = [r.revision for r in reversed(list(script.walk_revisions("base", "heads")))]
+    return list(zip([None, *revs[:-1]], revs, strict=True))
+
+
+def scripts() -> dict[Path, str]:
+    """The annotated offline scripts to lint, by output path."""
+    out: dict[Path, str] = {}
+    for before, rev in steps():
+        out[OUT / "upgrade" / f"{rev}.sql"] = annotate_upgrade(offline(f"{before}:{rev}" if before else rev, False))
+        out[OUT / "downgrade" / f"{rev}.sql"] = annotate_downgrade(offline(f"{rev}:{before or 'base'}", True))
+    return out
+
+
+def annotate_upgrade(script: str) -> str:
+    out = []
+    for line in script.splitlines():
+        for pattern, rule, reason in UPGRADE_IGNORES:
+            if pattern.match(line):
+                out.append(f"-- lint_sql.py: {reason}")
+                out.append(f"-- squawk-ignore {rule}")
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def annotate_downgrade(script: str) -> str:
+    head = [f"-- lint_sql.py: {rule}: {reason}" for rule, reason in DOWNGRADE_IGNORES]
+    head.append("-- squawk-ignore-file " + ", ".join(rule for rule, _ in DOWNGRADE_IGNORES))
+    return "\n".join(head) + "\n" + script
+
+
+def squawk_binary() -> str:
+    here = Path(sys.executable).parent / "squawk"
+    found = str(here) if here.exists() else shutil.which("squawk")
+    if not found:
+        raise SystemExit("squawk not found: pip install -e '.[dev]' (squawk-cli is pinned in the dev extra)")
+    return found
+
+
+def lint() -> tuple[int, str]:
+    """Write the annotated scripts and run squawk; (exit code, squawk's report)."""
+    shutil.rmtree(OUT, ignore_errors=True)
+    files = scripts()
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    proc = subprocess.run(
+        [squawk_binary(), "--config", str(ROOT / ".squawk.toml"), "--reporter=gcc", *map(str, files)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    return proc.returncode, (proc.stdout + proc.stderr).strip()
+
+
+def main() -> int:
+    code, report = lint()
+    print(report or f"squawk: no findings in {OUT.relative_to(ROOT)}/{{upgrade,downgrade}}/*.sql")
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
