@@ -23,7 +23,11 @@
 -- every decided finding and their foreign key check takes FOR KEY SHARE on
 -- it, also on findings another merge holds; KEY SHARE waits for FOR UPDATE
 -- but not for NO KEY UPDATE, so with FOR UPDATE those checks were lock waits
--- outside the id order and three merges could deadlock. A finding that
+-- outside the id order and three merges could deadlock. In hygiene_mode
+-- 'on', the findings the merge's revert will reopen (ledger._apply_revert,
+-- trigger _300_revert, ledger._revert_targets) are locked in the same
+-- statement, so a merge takes all its finding locks in one id-ordered
+-- pass. A finding that
 -- another transaction superseded (or a person dismissed) while this one
 -- waited is audited as 'already_superseded' and left alone. Findings
 -- already superseded or dismissed are not active and are never looked at.
@@ -44,7 +48,8 @@ DECLARE
     v_evidence text[];
     v_reasons  text[];
     v_details  jsonb[];
-    v_resolve  bigint[];
+    v_resolve  bigint[] := '{}';
+    v_reopen   bigint[] := '{}';
     v_live     bigint[] := '{}';
     v_marker   text;
 BEGIN
@@ -67,19 +72,30 @@ BEGIN
            array_agg(d.detail ORDER BY d.finding_id NULLS FIRST)
       INTO v_ids, v_actions, v_rules, v_evidence, v_reasons, v_details
       FROM ledger._merge_decisions(v_merge.scope, v_merge.message, v_merge.paths, v_merge.branch) AS d;
-    IF v_actions IS NULL THEN
-        RETURN;
-    END IF;
 
     IF v_mode = 'on' THEN
-        v_resolve := ARRAY(SELECT x.id FROM unnest(v_ids, v_actions) AS x(id, a) WHERE x.a = 'supersede');
-        IF cardinality(v_resolve) > 0 THEN
-            -- Lock in id order; re-checks superseded_at against the latest committed row.
-            SELECT coalesce(array_agg(l.id), '{}') INTO v_live
-              FROM (SELECT f.id FROM ledger.finding f
-                     WHERE f.id = ANY (v_resolve) AND f.superseded_at IS NULL
+        IF v_actions IS NOT NULL THEN
+            v_resolve := ARRAY(SELECT x.id FROM unnest(v_ids, v_actions) AS x(id, a) WHERE x.a = 'supersede');
+        END IF;
+        IF strpos(v_merge.message, 'This reverts commit ') > 0 THEN
+            -- the findings ledger._apply_revert (trigger _300_revert) reopens next
+            v_reopen := ARRAY(SELECT DISTINCT a.finding_id FROM ledger.supersession a
+                               WHERE a.action = 'superseded'
+                                 AND a.merge_id IN (SELECT t.target_merge_id
+                                                      FROM ledger._revert_targets(v_merge.scope, v_merge.message, v_merge.id) AS t));
+        END IF;
+        IF cardinality(v_resolve) + cardinality(v_reopen) > 0 THEN
+            -- Every finding this merge may change, locked in one pass in id order; the
+            -- locked row is the latest committed one, so superseded_at is re-checked.
+            SELECT coalesce(array_agg(l.id) FILTER (WHERE l.id = ANY (v_resolve) AND l.superseded_at IS NULL), '{}')
+              INTO v_live
+              FROM (SELECT f.id, f.superseded_at FROM ledger.finding f
+                     WHERE f.id = ANY (v_resolve || v_reopen)
                      ORDER BY f.id FOR NO KEY UPDATE) AS l;
         END IF;
+    END IF;
+    IF v_actions IS NULL THEN
+        RETURN;
     END IF;
 
     INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)

@@ -4,10 +4,11 @@
 -- row-level security is off (the default: ledger.scope has no ROW LEVEL
 -- SECURITY) every scope is allowed and this returns at once. While it is on
 -- (ledger.enable_scope_rls), p_scope must be one of ledger._visible_scopes()
--- (the setting ledger.scopes), for every caller, the table owner included:
--- the check also runs inside SECURITY DEFINER functions, which cannot know
--- who called them. Called by the _050_scope_access triggers on finding,
--- merge and scope and by ledger.reconcile.
+-- (the setting ledger.scopes; see ledger._scope_visible), for every caller,
+-- the table owner included: the check also runs inside SECURITY DEFINER
+-- functions, which cannot know who called them. Called by the
+-- _050_scope_access triggers on finding, merge, scope and issue, and by
+-- ledger.reconcile, report_finding and replace_findings.
 -- Raises LD401 (scope_denied) naming p_field, the scope and the setting.
 CREATE OR REPLACE FUNCTION ledger._check_scope_access(p_scope text, p_field text)
 RETURNS void
@@ -15,10 +16,7 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog
 AS $$
 BEGIN
-    IF NOT (SELECT c.relrowsecurity FROM pg_catalog.pg_class c WHERE c.oid = 'ledger.scope'::pg_catalog.regclass) THEN
-        RETURN;
-    END IF;
-    IF p_scope = ANY (ledger._visible_scopes()) THEN
+    IF ledger._scope_visible(p_scope) THEN
         RETURN;
     END IF;
     RAISE EXCEPTION 'scope denied: % % is not one of this connection''s scopes (ledger.scopes = %)',

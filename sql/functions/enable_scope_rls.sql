@@ -2,8 +2,9 @@
 --
 -- Turns per-scope row-level security on for this database (a deployment
 -- that hosts several tenants): ENABLE ROW LEVEL SECURITY on every ledger
--- table that carries a policy named scope_isolation (finding, merge,
--- scope, supersession, and any later table given one), and returns them.
+-- table that carries a policy named scope_isolation (scope, finding,
+-- merge, supersession, issue, agent_task, injection, and any later table
+-- given one), and returns them.
 -- From then on every role but the table owner (and superusers, BYPASSRLS
 -- roles) sees and writes only the scopes named in the session setting
 -- ledger.scopes ('spec-07,spec-08'); unset means none. Writes into another

@@ -5,22 +5,27 @@
 -- (session_replication_role = replica, as logical replication's apply
 -- worker and pg_restore --disable-triggers write them) keep
 -- processed = false. In merge id order, each such merge gets its paths
--- normalised (ledger.normalize_paths), is marked processed and goes through
--- ledger._apply_merge, the same function the _200_supersede trigger runs, so
--- it takes exactly the decisions the trigger would take now. Before that,
--- the scope's active findings whose paths are not in normal form (written
--- the same way) are normalised, so that merges can match them.
+-- normalised (ledger.normalize_paths) and its branch normalised
+-- (ledger._normalize_branch), is marked processed and goes through
+-- ledger._apply_merge and then ledger._apply_revert, the functions the
+-- _200_supersede and _300_revert triggers run, so it takes exactly the
+-- decisions the triggers would take now (path and message rules, scope
+-- policy, reverts). Before that, the scope's active findings whose paths
+-- are not in normal form (written the same way) are normalised, so that
+-- merges can match them.
 -- Idempotent: a second call finds nothing to do and returns no row;
 -- concurrent calls wait for each other (row locks) and apply each merge once.
 -- Returns one row per merge applied: its id and its audit rows as a JSON
--- array of {finding_id, action, rule, evidence, detail} (as record_merge).
+-- array of {finding_id, action, rule, evidence, reason, detail} (as
+-- record_merge).
 -- SECURITY DEFINER (fixed search_path): it updates findings and merges and
 -- writes the audit, which its caller (ledger_admin) may not do directly.
 -- Raises LD002/LD003/LD004 for a bad p_scope (field reconcile.scope),
 -- LD005 for a scope with no scope row, merge or finding, LD401 while
 -- per-scope row-level security is on and the scope is not in ledger.scopes,
 -- LD001 naming the merge or finding id when a stored path cannot be
--- normalised (nothing is applied then: fix the row and call again).
+-- normalised, LD003/LD004 naming the merge when its branch is malformed
+-- (nothing is applied then: fix the row and call again).
 CREATE OR REPLACE FUNCTION ledger.reconcile(p_scope text)
 RETURNS TABLE (merge_id bigint, decisions jsonb)
 LANGUAGE plpgsql
@@ -51,17 +56,19 @@ BEGIN
         SELECT m.id FROM ledger.merge m
          WHERE m.scope = v_scope AND NOT m.processed
          ORDER BY m.id
-           FOR UPDATE
+           FOR NO KEY UPDATE
     LOOP
         UPDATE ledger.merge m
            SET paths = ledger.normalize_paths(m.paths, 'merge ' || m.id || ' paths', 100000),
+               branch = ledger._normalize_branch(m.branch, 'merge ' || m.id || ' branch'),
                processed = true
          WHERE m.id = v_id;
         PERFORM ledger._apply_merge(v_id);
+        PERFORM ledger._apply_revert(v_id);
         merge_id := v_id;
         SELECT coalesce(jsonb_agg(jsonb_build_object(
                    'finding_id', a.finding_id, 'action', a.action, 'rule', a.rule,
-                   'evidence', a.evidence, 'detail', a.detail) ORDER BY a.id), '[]'::jsonb)
+                   'evidence', a.evidence, 'reason', a.reason, 'detail', a.detail) ORDER BY a.id), '[]'::jsonb)
           INTO decisions
           FROM ledger.supersession a WHERE a.merge_id = v_id;
         RETURN NEXT;
@@ -70,4 +77,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.reconcile(text) IS
-'Apply, in id order and once, the merges of a scope that were written without the ledger triggers (processed = false, e.g. session_replication_role = replica): normalise their paths (and the scope''s active findings'' paths), mark them processed, run ledger._apply_merge. (scope text) -> TABLE(merge_id bigint, decisions jsonb). Idempotent. Raises LD001-LD005, LD401.';
+'Apply, in id order and once, the merges of a scope that were written without the ledger triggers (processed = false, e.g. session_replication_role = replica): normalise their paths and branch (and the scope''s active findings'' paths), mark them processed, run ledger._apply_merge and ledger._apply_revert. (scope text) -> TABLE(merge_id bigint, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). Idempotent. Raises LD001-LD005, LD401.';

@@ -1,5 +1,5 @@
 -- ledger.tg_scoped__check_access() -> trigger (BEFORE INSERT OR UPDATE OF
--- scope ON ledger.finding, ledger.merge, ledger.scope: triggers
+-- scope ON ledger.finding, ledger.merge, ledger.scope, ledger.issue: triggers
 -- _050_scope_access, which fire before _100_prepare)
 --
 -- Gives a write into a scope the connection may not use a clear error,
@@ -22,4 +22,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_scoped__check_access() IS
-'BEFORE INSERT OR UPDATE OF scope trigger on finding, merge and scope: while per-scope row-level security is on, the row''s scope must be listed in ledger.scopes. Raises LD401 naming <table>.scope.';
+'BEFORE INSERT OR UPDATE OF scope trigger on finding, merge, scope and issue: while per-scope row-level security is on, the row''s scope must be listed in ledger.scopes. Raises LD401 naming <table>.scope.';
