@@ -3470,7 +3470,9 @@ GRANT EXECUTE ON FUNCTION
     ledger.issue_snapshot(text, text, integer),
     ledger._snapshot_version()
     TO ledger_writer;
-GRANT SELECT ON ledger.scope, ledger.finding, ledger.merge, ledger.issue, ledger.agent_task TO ledger_writer;
+-- (SELECT on injection: INSERT ... ON CONFLICT needs it for the arbiter columns)
+GRANT SELECT ON ledger.scope, ledger.finding, ledger.merge, ledger.issue, ledger.agent_task, ledger.injection
+    TO ledger_writer;
 GRANT INSERT (scope) ON ledger.scope TO ledger_writer;
 GRANT INSERT (scope, finding_key, kind, severity, title, description, paths, source, created_at,
               slug, strong_keywords, tags)
