@@ -13,7 +13,7 @@ from psycopg import sql
 ROLES = ("ledger_writer", "ledger_reader", "ledger_agent", "ledger_admin")
 
 #: Every ledger table whose row count must not change when input is rejected.
-TABLES = ("scope", "finding", "merge", "supersession")
+TABLES = ("scope", "finding", "merge", "supersession", "issue", "agent_task", "injection")
 
 
 def counts(conn: psycopg.Connection[Any]) -> dict[str, int]:
