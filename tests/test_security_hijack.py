@@ -1,9 +1,12 @@
 """No privilege escalation through stored functions (issue 7): a
 low-privilege caller who creates same-named temporary tables, functions and
-operators (pg_temp.finding, public.unnest, public.normalize_path, an operator
-= or && or || in public, public.current_setting ...) and puts them first on
-its search_path cannot change what the SECURITY DEFINER functions, the
-triggers, the index expression, the policies or the view do.
+operators (pg_temp.finding, pg_temp.agent_task, public.unnest,
+public.normalize_path, public.set_config, public.strpos, an operator = or &&
+or || in public, public.current_setting ...) and puts them first on its
+search_path cannot change what the SECURITY DEFINER functions (merges,
+reverts, claims, task transitions, reports, re-reviews, imports,
+dismissals, restores, reconcile), the triggers, the index expressions, the
+policies or the views do.
 
 Every hostile object writes a row to public.hijack_log when it runs; the
 test asserts that no row appears and that every result is exactly right. A
@@ -67,7 +70,32 @@ CREATE FUNCTION public.evil_concat(text, text) RETURNS text LANGUAGE plpgsql AS
      RETURN pg_catalog.concat('victim', pg_catalog.chr(31), 'src/'); END $$;
 CREATE OPERATOR public.|| (LEFTARG = text, RIGHTARG = text, FUNCTION = public.evil_concat);
 
+CREATE FUNCTION public.strpos(text, text) RETURNS integer LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO public.hijack_log VALUES (current_user, 'strpos'); RETURN 0; END $$;
+CREATE FUNCTION public.regexp_matches(text, text, text) RETURNS SETOF text[] LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO public.hijack_log VALUES (current_user, 'regexp_matches'); RETURN; END $$;
+CREATE FUNCTION public.jsonb_typeof(jsonb) RETURNS text LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO public.hijack_log VALUES (current_user, 'jsonb_typeof'); RETURN 'array'; END $$;
+CREATE FUNCTION public.jsonb_array_elements(jsonb) RETURNS SETOF jsonb LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO public.hijack_log VALUES (current_user, 'jsonb_array_elements'); RETURN; END $$;
+CREATE FUNCTION public.set_config(text, text, boolean) RETURNS text LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO public.hijack_log VALUES (current_user, 'set_config'); RETURN $2; END $$;
+CREATE FUNCTION public.sha256(bytea) RETURNS bytea LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO public.hijack_log VALUES (current_user, 'sha256'); RETURN '\x00'; END $$;
+CREATE FUNCTION public.clock_timestamp() RETURNS timestamptz LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO public.hijack_log VALUES (current_user, 'clock_timestamp'); RETURN 'epoch'; END $$;
+CREATE FUNCTION public.pg_advisory_xact_lock(bigint) RETURNS void LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO public.hijack_log VALUES (current_user, 'pg_advisory_xact_lock'); END $$;
+CREATE FUNCTION public.regexp_replace(text, text, text) RETURNS text LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO public.hijack_log VALUES (current_user, 'regexp_replace'); RETURN 'hijacked'; END $$;
+
 CREATE TEMP TABLE finding (LIKE ledger.finding);
+CREATE TEMP TABLE issue (LIKE ledger.issue);
+CREATE TEMP TABLE agent_task (LIKE ledger.agent_task);
+CREATE TEMP TABLE injection (LIKE ledger.injection);
+CREATE TEMP TABLE finding_lifecycle (id bigint);
+CREATE TEMP TABLE poisoned_failure_reason (LIKE ledger.poisoned_failure_reason);
+CREATE TEMP TABLE retired_session (LIKE ledger.retired_session);
 CREATE TEMP TABLE merge (LIKE ledger.merge);
 CREATE TEMP TABLE scope (LIKE ledger.scope);
 CREATE TEMP TABLE supersession (LIKE ledger.supersession);
@@ -82,7 +110,7 @@ CREATE FUNCTION pg_temp.unnest(anyarray) RETURNS SETOF anyelement LANGUAGE plpgs
 def attacker(ledger_conn: psycopg.Connection) -> psycopg.Connection:
     """ledger_conn set up with the hostile objects; as the attacker (writer and
     admin) with the hostile search_path inside ``as_role``."""
-    ensure_login_role(ledger_conn, ATTACKER, "ledger_writer", "ledger_admin", "ledger_reader")
+    ensure_login_role(ledger_conn, ATTACKER, "ledger_writer", "ledger_admin", "ledger_reader", "ledger_agent")
     ledger_conn.execute(SETUP.format(attacker=ATTACKER))
     with as_role(ledger_conn, ATTACKER) as conn:
         conn.execute(HOSTILE)
@@ -197,4 +225,62 @@ def test_policies_and_view_ignore_the_callers_objects(attacker: psycopg.Connecti
             conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('victim', 'eeee5', '{src/a.py}')")
     assert seen == [("att",)] and seen_view == [("att",)] and seen_audit == (0,)
     assert attacker.execute("SELECT count(*) FROM ledger.active_finding WHERE scope = 'victim'").fetchone() == (1,)
+    assert hijack_log(attacker) == []
+
+
+def test_claims_lifecycle_and_matching_definers_ignore_the_callers_objects(attacker: psycopg.Connection) -> None:
+    """The definer functions of claims, lifecycle and matching, and the
+    definer revert trigger, under the hostile search_path: every result is
+    the real one and no hostile object ran."""
+    issue = fl.add_issue(attacker, "att", "an issue", description="body")
+    tasks = [fl.enqueue_task(attacker, issue.id, "agent-1", "rt-1").id for _ in range(3)]
+    sha = "abcdef12" * 5
+    with as_role(attacker, ATTACKER) as conn:
+        conn.execute(HOSTILE_PATH)
+        # lifecycle (writer): report, re-review, import; the evidence index under the hostile path
+        first = fl.report_finding(conn, "att", "F-1", "parser drops ECONNRESET", paths=["src/p.py"], kind="drift")
+        again = fl.report_finding(conn, "att", "F-1", "parser drops ECONNRESET")
+        review = fl.replace_findings(conn, "att", "run-1", [
+            {"finding_key": "F-1", "title": "parser drops ECONNRESET", "kind": "drift"},
+            {"finding_key": "F-2", "title": "lexer is slow", "paths": ["src/lex.py"], "kind": "drift"}], kind="drift")
+        imported = fl.import_finding(conn, "att", "imported note", slug="2026-01-01-imported-note.md",
+                                     strong_keywords=["E_IMPORT_7"], paths=["docs/n.md"])
+        # matching (definer merge trigger): a key, a keyword; then a revert (definer revert trigger)
+        by_key = fl.record_merge(conn, "att", sha, message="Fixes F-1")
+        by_keyword = fl.record_merge(conn, "att", "beef01", message="Fixes E_IMPORT_7")
+        conn.execute("INSERT INTO ledger.merge (scope, commit_sha, message) VALUES ('att', 'beef02', %s)",
+                     (f"Revert\n\nThis reverts commit {sha}.",))
+        # lifecycle (admin): dismiss, restore
+        dismissed = fl.dismiss_finding(conn, imported.id, "accepted", "eve", "done")
+        restored = fl.restore_finding(conn, imported.id, "eve", "not done")
+        # claims (agent)
+        claim = fl.claim_task(conn, "rt-1")
+        assert claim is not None
+        fl.start_task(conn, claim.task_id, session_id="sess-1")
+        fl.complete_task(conn, claim.task_id)
+        second = fl.claim_task(conn, "rt-1")
+        assert second is not None
+        fl.requeue_task(conn, second.task_id)
+        fl.cancel_task(conn, tasks[2])
+        third = fl.claim_task(conn, "rt-1")
+        assert third is not None
+        fl.fail_task(conn, third.task_id, "tool error")
+        for table in ("finding", "issue", "agent_task", "injection", "finding_lifecycle"):
+            assert conn.execute(f"SELECT count(*) FROM pg_temp.{table}").fetchone() == (0,)
+    assert (first.outcome, again.outcome, again.report_count) == ("new", "duplicate", 2)
+    assert (review.kept, review.added) == (1, 1)
+    assert imported.status == "inserted" and imported.slug == "imported-note"
+    assert by_key.superseded == [first.finding_id]
+    assert by_keyword.superseded == [imported.id]
+    assert (dismissed.state, restored.state) == ("dismissed", "active")
+    assert attacker.execute("SELECT finding_key, state FROM ledger.finding_lifecycle ORDER BY id").fetchall() == [
+        ("F-1", "active"), ("F-2", "active"), (None, "active")]
+    assert attacker.execute("SELECT action, rule FROM ledger.supersession WHERE finding_id = %s ORDER BY id",
+                            (first.finding_id,)).fetchall() == [("superseded", "key"), ("reopened", "revert")]
+    rows = attacker.execute("SELECT id, status, dispatch_count, issue_snapshot ->> 'title_sha256' "
+                            "FROM ledger.agent_task ORDER BY id").fetchall()
+    title_sha = attacker.execute("SELECT encode(sha256(convert_to('an issue', 'UTF8')), 'hex')").fetchone()[0]
+    assert rows == [(tasks[0], "completed", 1, title_sha), (tasks[1], "failed", 2, title_sha),
+                    (tasks[2], "cancelled", 0, None)]
+    assert (claim.task_id, second.task_id, third.task_id) == (tasks[0], tasks[1], tasks[1])
     assert hijack_log(attacker) == []
