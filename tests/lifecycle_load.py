@@ -89,7 +89,7 @@ def worker(dsn: str, number: int, seconds: float, report: Report) -> None:
                     if op == "key_merge":
                         message = f"Fixes {rnd.choice(KEYS)}"
                     elif op == "revert" and shas[scope]:
-                        message = f"Revert\n\nThis reverts commit {rnd.choice(shas[scope])}."
+                        message = f"Revert\n\nThis reverts commit {rnd.choice(shas[scope][-2:])}."
                     fl.record_merge(conn, scope, sha, rnd.sample(FILES, rnd.randint(1, 2)), message=message)
                     shas[scope].append(sha)
                 elif op == "report":
