@@ -2,7 +2,8 @@
 triggers did not fire (session_replication_role = replica, as logical
 replication applies rows) keep processed = false; reconcile applies them in
 id order, with the trigger's own function (ledger._apply_merge), exactly
-once, and normalises the paths such rows carry."""
+once, and normalises the paths and branches such rows carry; the matcher
+and the revert rule apply to them as they do to live merges."""
 
 from __future__ import annotations
 
@@ -165,3 +166,60 @@ def test_concurrent_reconciles_apply_each_merge_once(ledger_conn: psycopg.Connec
     superseded = ledger_conn.execute("SELECT count(*) FROM ledger.supersession WHERE action = 'superseded'")
     assert superseded.fetchone() == (4,)
 
+
+
+SHA_1 = "1111aaaa" * 5
+MATCHING_MERGES = [
+    # (commit_sha, message, paths, branch as a replica would carry it)
+    (SHA_1, "Fixes F-1\n\nand touches src/a.py", ["src/a.py"], "refs/heads/main"),
+    ("2222bbbb", "Revert \"Fixes F-1\"\n\nThis reverts commit " + SHA_1.upper() + ".", [], "main"),
+    ("3333cccc", "Closes F-2", [], "refs/heads/feature"),  # another branch: skipped
+    ("4444dddd", "resolves ECONNRESET_7, mentions F-2", ["./lib/x.py:3"], None),
+]
+
+
+def write_matching(conn: psycopg.Connection[Any], via_replica: bool) -> None:
+    fl.set_match_policy(conn, "spec", default_branch="main")
+    for key, title, keywords, paths in (("F-1", "parser drops data", [], ["src/a.py"]),
+                                        ("F-2", "lexer is slow", [], ["lib/"]),
+                                        (None, "socket reset", ["ECONNRESET_7"], [])):
+        conn.execute("INSERT INTO ledger.finding (scope, finding_key, title, strong_keywords, kind, paths) "
+                     "VALUES ('spec', %s, %s, %s, 'drift', %s)", (key, title, keywords, paths))
+    replica(conn, via_replica)
+    for sha, message, paths, branch in MATCHING_MERGES:
+        conn.execute("INSERT INTO ledger.merge (scope, commit_sha, message, paths, branch) "
+                     "VALUES ('spec', %s, %s, %s, %s)", (sha, message, paths, branch))
+    replica(conn, False)
+
+
+def without_times(result: tuple[list[tuple], list[tuple], list[tuple]]) -> tuple[list[tuple], ...]:
+    """outcome() without the timestamps a reopen copies into its audit detail."""
+    findings, merges, audit = result
+    return findings, merges, [(*row[:-1], {k: v for k, v in (row[-1] or {}).items() if k != "superseded_at"})
+                              for row in audit]
+
+
+def test_reconcile_applies_message_rules_branches_and_reverts_like_the_triggers(
+    ledger_conn: psycopg.Connection, ledger_dsn_factory: Callable[[], str]
+) -> None:
+    """The matcher (key, keyword rules, the scope's default_branch) and the
+    revert rule (ledger._apply_revert) run for reconciled merges exactly as
+    the _200_supersede and _300_revert triggers run them; the branch is
+    normalised as _110_branch would."""
+    write_matching(ledger_conn, via_replica=True)
+    with as_role(ledger_conn, "ledger_admin") as conn:
+        applied = fl.reconcile(conn, "spec")
+    assert [sorted((d.finding_id or 0, d.action) for d in r.decisions) for r in applied] == [
+        [(1, "superseded")],
+        [(1, "reopened")],
+        [(0, "skipped"), (2, "skipped")],
+        [(2, "superseded"), (3, "superseded")],
+    ]
+    assert ledger_conn.execute("SELECT branch FROM ledger.merge ORDER BY id").fetchall() == [
+        ("main",), ("main",), ("feature",), (None,)]
+    with psycopg.connect(ledger_dsn_factory(), autocommit=True) as live:
+        write_matching(live, via_replica=False)
+        assert without_times(outcome(ledger_conn)) == without_times(outcome(live))
+        assert ledger_conn.execute("SELECT id, reopen_count, state FROM ledger.finding_lifecycle ORDER BY id")\
+            .fetchall() == live.execute("SELECT id, reopen_count, state FROM ledger.finding_lifecycle ORDER BY id")\
+            .fetchall()
