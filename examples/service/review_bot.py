@@ -25,19 +25,31 @@ class Comment:
     severity: str = "medium"
 
 
+def configure(conn: psycopg.Connection[Any], repo: str) -> None:
+    """Once per repository: a merge that touches a path retires the review
+    notes on it (the ledger's default policy retires only ``drift`` findings
+    by path; review notes would otherwise only be recorded as candidates)."""
+    conn.execute("SELECT FROM ledger.set_match_policy(p_scope => %s, p_path_supersede_kinds => '{*}')", (repo,))
+
+
 def file_review(conn: psycopg.Connection[Any], repo: str, comments: Iterable[Comment]) -> int:
     """Store a review's comments as findings of scope ``repo`` in one
     multi-row INSERT; returns how many were new (a comment already filed
-    under its key is skipped)."""
-    rows = [(repo, c.key, c.severity, c.text, [c.location]) for c in comments]
-    if not rows:
+    under its key is skipped: a plain INSERT of a key the ledger already has
+    is refused with LD301, so those rows are left out, and ON CONFLICT covers
+    a concurrent filing of the same new key)."""
+    comments = list(comments)
+    if not comments:
         return 0
-    placeholders = ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
     cur = conn.execute(
-        "INSERT INTO ledger.finding (scope, finding_key, severity, title, paths) VALUES "
-        + placeholders
-        + " ON CONFLICT (scope, finding_key) DO NOTHING",
-        [value for row in rows for value in row],
+        "INSERT INTO ledger.finding (scope, finding_key, severity, title, paths) "
+        "SELECT %(repo)s, c.key, c.sev, c.title, ARRAY[c.loc] "
+        "FROM unnest(%(keys)s::text[], %(sevs)s::text[], %(titles)s::text[], %(locs)s::text[]) "
+        "AS c(key, sev, title, loc) "
+        "WHERE NOT EXISTS (SELECT FROM ledger.finding f WHERE f.scope = %(repo)s AND f.finding_key = c.key) "
+        "ON CONFLICT (scope, finding_key) DO NOTHING",
+        {"repo": repo, "keys": [c.key for c in comments], "sevs": [c.severity for c in comments],
+         "titles": [c.text for c in comments], "locs": [c.location for c in comments]},
     )
     return cur.rowcount
 
