@@ -38,6 +38,9 @@ pgtap:
 test: venv pgtap ## run every test against a real PostgreSQL
 	$(BIN)/pytest
 
+test-stress: venv ## the load and crash tests at full length (60 s of 8 writers; CI runs it too)
+	LEDGER_STRESS_SECONDS=$${LEDGER_STRESS_SECONDS:-60} $(BIN)/pytest -m stress -s
+
 test-sql: venv pgtap ## run only the pgTAP suite in tests/sql
 	$(BIN)/pytest tests/test_pgtap.py
 

@@ -26,6 +26,10 @@ EXPECTED: dict[str, dict[str, str]] = {
         "supersession": "ShareRowExclusiveLock",
     },
     "0004_matching": {"finding": "AccessExclusiveLock", "merge": "AccessExclusiveLock", "scope": "AccessExclusiveLock"},
+    # ENABLE ROW LEVEL SECURITY, CREATE POLICY and the new triggers: catalog-only changes, held until the
+    # revision commits (bounded by lock_timeout); no rewrite, no scan
+    "0005_security": dict.fromkeys(
+        ("agent_task", "finding", "injection", "issue", "merge", "scope", "supersession"), "AccessExclusiveLock"),
 }
 
 STRENGTH = [

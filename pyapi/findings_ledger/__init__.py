@@ -22,6 +22,7 @@ from .claims import (
     start_task,
 )
 from .errors import (
+    AuditAppendOnly,
     DeleteForbidden,
     DispatchOutsideClaim,
     DuplicateFindingKey,
@@ -35,6 +36,7 @@ from .errors import (
     LifecycleInconsistent,
     NotFound,
     PathRejected,
+    ScopeDenied,
     SlugRejected,
     SnapshotWriteRejected,
     TaskFieldFrozen,
@@ -69,9 +71,11 @@ from .lifecycle import (
 )
 from .matching import MatchPolicy, preview_replay, set_match_policy
 from .models import ActiveFinding, AuditEntry, Decision, Finding, MergeResult
+from .security import disable_scope_rls, enable_scope_rls, reconcile, set_scopes
 
 __all__ = [
     "ActiveFinding",
+    "AuditAppendOnly",
     "AuditEntry",
     "Decision",
     "DuplicateFindingKey",
@@ -85,19 +89,24 @@ __all__ = [
     "MergeResult",
     "NotFound",
     "PathRejected",
+    "ScopeDenied",
     "SlugRejected",
     "ValueInvalid",
     "ValueRequired",
     "ValueTooLong",
     "active_findings",
     "add_finding",
+    "disable_scope_rls",
+    "enable_scope_rls",
     "import_finding",
     "import_findings",
     "migrate",
     "preview_replay",
     "read_audit",
+    "reconcile",
     "record_merge",
     "set_hygiene_mode",
+    "set_scopes",
     # task claims (issue 4)
     "AgentTask",
     "Claim",

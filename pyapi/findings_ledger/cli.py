@@ -215,6 +215,10 @@ def demo_command(dsn: str | None, scope: str | None) -> None:
     demo.print_report(report, console)
 
 
+from .cli_security import reconcile_command, scope_rls_command  # noqa: E402 (registers issue 7's verbs)
+
+main.add_command(reconcile_command)
+main.add_command(scope_rls_command)
 # Commands of later capabilities live in their own modules, which import this
 # module's helpers; so they are registered last.
 from .cli_hygiene import hygiene, import_findings  # noqa: E402

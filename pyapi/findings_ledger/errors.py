@@ -80,6 +80,18 @@ class DuplicateFindingKey(LedgerError):
     sqlstate = "23505"
 
 
+class ScopeDenied(LedgerError):
+    """LD401: per-scope row-level security is on and the scope is not one of
+    the connection's scopes (the session setting ``ledger.scopes``)."""
+
+    sqlstate = "LD401"
+
+
+class AuditAppendOnly(LedgerError):
+    """LD402: an UPDATE, DELETE or TRUNCATE of the audit (ledger.supersession)
+    by a role other than the table owner."""
+
+    sqlstate = "LD402"
 class TaskTransitionInvalid(LedgerError):
     """LD201: an agent_task status change the task machine does not allow
     (e.g. starting a task that is not dispatched, or a new task not queued)."""
@@ -169,6 +181,8 @@ SQLSTATE_ERRORS: dict[str, type[LedgerError]] = {
     "LD003": ValueInvalid,
     "LD004": ValueTooLong,
     "LD005": NotFound,
+    "LD401": ScopeDenied,
+    "LD402": AuditAppendOnly,
     "LD201": TaskTransitionInvalid,
     "LD202": DispatchOutsideClaim,
     "LD203": SnapshotWriteRejected,

@@ -37,6 +37,15 @@ SET_HYGIENE_MODE = (
     "SELECT scope, hygiene_mode FROM ledger.set_hygiene_mode(p_scope => %(scope)s, p_mode => %(mode)s)"
 )
 
+# --- security and reliability (issue 7) -------------------------------------
+
+RECONCILE = "SELECT merge_id, decisions FROM ledger.reconcile(p_scope => %(scope)s)"
+
+SET_SCOPES = "SELECT set_config('ledger.scopes', %(scopes)s, %(is_local)s)"
+
+ENABLE_SCOPE_RLS = "SELECT t::text FROM ledger.enable_scope_rls() AS t"
+
+DISABLE_SCOPE_RLS = "SELECT t::text FROM ledger.disable_scope_rls() AS t"
 # message matching (issue 3): importers and policy
 IMPORT_FINDING = (
     "SELECT id, finding_key, slug, status FROM ledger.import_finding("

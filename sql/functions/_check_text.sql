@@ -7,6 +7,9 @@
 --   LD003 value_invalid   a control character in a single-line field, or a
 --                         blank string in an optional field (use NULL);
 --   LD004 value_too_long  more than p_max_length characters.
+-- White space trimmed: space, tab, CR, LF, form feed and vertical tab. The
+-- vertical tab is written E'\x0b': PostgreSQL's escape strings have no \v
+-- (E'\v' is the letter v, which the foundation's first version trimmed).
 CREATE OR REPLACE FUNCTION ledger._check_text(
     p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean DEFAULT true)
 RETURNS text
@@ -14,7 +17,7 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog
 AS $$
 DECLARE
-    v text := btrim(p_value, E' \t\r\n\f\v');
+    v text := btrim(p_value, E' \t\r\n\f\x0b');
 BEGIN
     IF p_value IS NULL THEN
         IF p_required THEN

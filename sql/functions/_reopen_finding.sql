@@ -8,7 +8,7 @@
 -- (from_state, superseded_at, superseded_by, superseded_by_merge_id,
 -- supersede_rule, resolution, dismissed_by, dismissal_reason), then clears
 -- the supersession and dismissal columns and increments reopen_count.
--- The caller has locked p_finding's row (SELECT ... FOR UPDATE) and checked
+-- The caller has locked p_finding's row (SELECT ... FOR NO KEY UPDATE) and checked
 -- that it is not active. Raises nothing of its own.
 CREATE OR REPLACE FUNCTION ledger._reopen_finding(
     p_finding ledger.finding, p_action text, p_rule text, p_actor text, p_reason text,

@@ -7,7 +7,7 @@
 --            issue_changed_fields, delta_basis)
 --
 -- Claims the next queued task (lowest id) for runtime p_runtime_id, and for
--- agent p_agent_id when given, with FOR UPDATE SKIP LOCKED: concurrent
+-- agent p_agent_id when given, with FOR NO KEY UPDATE SKIP LOCKED: concurrent
 -- claimers never take the same task and never wait for each other. No row
 -- when the queue is empty. The claim (seed 003 / issue 4):
 --   1. marks the task dispatched (dispatched_at, dispatch_count + 1), sets
@@ -27,6 +27,15 @@
 --                        unchanged), NULL when the delta is unknown;
 --        delta_basis     why: compared | fresh_session | nothing_resumed |
 --                        not_delivered | no_snapshot | not_comparable.
+-- Revision 0005_security: SECURITY DEFINER (fixed search_path), granted to
+-- ledger_agent: the claim writes issue_snapshot and the dispatch columns on
+-- behalf of an agent that may not (no UPDATE on ledger.agent_task; the
+-- _200_guard_snapshot flag is a guard against mistakes, privileges are the
+-- wall). Under per-scope row-level security it claims only tasks whose
+-- issue's scope the connection may see (ledger._scope_visible; tasks of
+-- other scopes are never locked). The task is locked FOR NO KEY UPDATE SKIP
+-- LOCKED (FOR UPDATE before: claimers still skip each other's tasks, and a
+-- concurrent enqueue_task of a rerun no longer waits).
 -- Raises LD002/LD003/LD004 for a missing or malformed p_runtime_id or
 -- p_agent_id, LD003 for an invalid ledger.snapshot_version setting.
 CREATE OR REPLACE FUNCTION ledger.claim_task(p_runtime_id text, p_agent_id text DEFAULT NULL)
@@ -51,7 +60,8 @@ RETURNS TABLE (
     issue_changed_fields text[],
     delta_basis text)
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -68,9 +78,10 @@ BEGIN
      WHERE t.status = 'queued'
        AND t.runtime_id = v_runtime
        AND (v_agent IS NULL OR t.agent_id = v_agent)
+       AND ledger._scope_visible((SELECT i.scope FROM ledger.issue i WHERE i.id = t.issue_id))
      ORDER BY t.id
      LIMIT 1
-       FOR UPDATE SKIP LOCKED;
+       FOR NO KEY UPDATE SKIP LOCKED;
     IF NOT FOUND THEN
         RETURN;
     END IF;
@@ -135,4 +146,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.claim_task(text, text) IS
-'Claim the next queued task of a runtime (optionally of one agent) with FOR UPDATE SKIP LOCKED: dispatch it, CAS-write its issue_snapshot, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, snapshot_written, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis). No row when the queue is empty. Raises LD002-LD004 for the arguments, LD003 for an invalid ledger.snapshot_version.';
+'Claim the next queued task of a runtime (optionally of one agent; under row-level security only of the connection''s scopes) with FOR NO KEY UPDATE SKIP LOCKED: dispatch it, CAS-write its issue_snapshot, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, snapshot_written, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis). No row when the queue is empty. SECURITY DEFINER (ledger_agent). Raises LD002-LD004 for the arguments, LD003 for an invalid ledger.snapshot_version.';

@@ -13,14 +13,22 @@
 -- actor, supersede_rule = 'dismissal', superseded_by_merge_id = NULL.
 -- A dismissed finding stays dismissed on re-reports, re-reviews, merges and
 -- reverts; only ledger.restore_finding brings it back.
--- Returns the finding afterwards. Raises LD005 (unknown id), LD002 (actor or
--- reason missing), LD003 (resolution not one of the four), LD004, LD302
--- (already dismissed: restore it first to change the decision).
+-- Returns the finding afterwards. The finding is locked FOR NO KEY UPDATE
+-- (revision 0005_security; FOR UPDATE before: that lock made the audit
+-- rows' foreign key checks of concurrent merges wait, out of id order).
+-- SECURITY DEFINER (revision 0005_security; fixed search_path): granted to
+-- ledger_admin, who may not update findings nor write the audit directly. A
+-- finding of a scope the connection may not see under per-scope row-level
+-- security (ledger._scope_visible) is unknown.
+-- Raises LD005 (unknown id), LD002 (actor or reason missing), LD003
+-- (resolution not one of the four), LD004, LD302 (already dismissed:
+-- restore it first to change the decision).
 CREATE OR REPLACE FUNCTION ledger.dismiss_finding(
     p_finding_id bigint, p_resolution text, p_actor text, p_reason text)
 RETURNS ledger.finding_lifecycle
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_resolution text := replace(lower(ledger._check_text(p_resolution, 'resolution', true, 40)), '-', '_');
@@ -33,7 +41,9 @@ BEGIN
         RAISE EXCEPTION 'invalid resolution: % (expected accepted, false_positive, wont_fix or duplicate)',
             quote_literal(p_resolution) USING ERRCODE = 'LD003';
     END IF;
-    SELECT f.* INTO v_row FROM ledger.finding f WHERE f.id = p_finding_id FOR UPDATE;
+    SELECT f.* INTO v_row FROM ledger.finding f
+     WHERE f.id = p_finding_id AND ledger._scope_visible(f.scope)
+       FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown finding: %', coalesce(p_finding_id::text, 'NULL') USING ERRCODE = 'LD005';
     END IF;
@@ -70,4 +80,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.dismiss_finding(bigint, text, text, text) IS
-'A person dismisses a finding (accepted, false_positive, wont_fix, duplicate) with actor and reason; audited first; it also leaves the active set (superseded_at, rule dismissal) and no automation changes it again. (finding_id, resolution, actor, reason) -> ledger.finding_lifecycle. Raises LD002, LD003, LD004, LD005, LD302 (already dismissed).';
+'A person dismisses a finding (accepted, false_positive, wont_fix, duplicate) with actor and reason; audited first; it also leaves the active set (superseded_at, rule dismissal) and no automation changes it again. SECURITY DEFINER (ledger_admin); a finding of a scope outside ledger.scopes under row-level security is unknown. (finding_id, resolution, actor, reason) -> ledger.finding_lifecycle. Raises LD002, LD003, LD004, LD005, LD302 (already dismissed).';

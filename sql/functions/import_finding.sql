@@ -21,7 +21,13 @@
 -- reopens a retired finding). Raises LD001-LD004,
 -- LD101, LD102 (see tg_finding__prepare, tg_finding__prepare_evidence), and
 -- 23505 when the slug belongs to another finding of the scope
--- (finding_scope_slug_key).
+-- (finding_scope_slug_key), LD401 (from the _050_scope_access trigger,
+-- which fires for the proposed row before ON CONFLICT) for a scope outside
+-- ledger.scopes under per-scope row-level security.
+-- Revision 0005_security: SECURITY DEFINER (fixed search_path), because the
+-- refresh is an UPDATE of a finding, which ledger_writer may not do
+-- directly; the lookup of an unchanged or retired finding trims with
+-- E'\x0b' (E'\v' is the letter v in PostgreSQL).
 CREATE OR REPLACE FUNCTION ledger.import_finding(
     p_scope text,
     p_title text,
@@ -36,7 +42,8 @@ CREATE OR REPLACE FUNCTION ledger.import_finding(
     p_tags text[] DEFAULT '{}')
 RETURNS TABLE (id bigint, finding_key text, slug text, status text)
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -92,12 +99,12 @@ BEGIN
         SELECT f.id, f.finding_key, f.slug,
                CASE WHEN f.superseded_at IS NULL THEN 'unchanged' ELSE 'retired' END
           FROM ledger.finding f
-         WHERE f.scope = btrim(p_scope, E' \t\r\n\f\v')
-           AND CASE WHEN p_finding_key IS NOT NULL THEN f.finding_key = btrim(p_finding_key, E' \t\r\n\f\v')
+         WHERE f.scope = btrim(p_scope, E' \t\r\n\f\x0b')
+           AND CASE WHEN p_finding_key IS NOT NULL THEN f.finding_key = btrim(p_finding_key, E' \t\r\n\f\x0b')
                     ELSE f.slug = (SELECT n.slug FROM (SELECT regexp_replace(pg_catalog.normalize(btrim(p_slug), 'NFC'),
                                    '^[0-9]{4}-[0-9]{2}-[0-9]{2}-(.+)\.[mM][dD]$', '\1') AS slug) AS n) END;
 END
 $$;
 
 COMMENT ON FUNCTION ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[]) IS
-'Insert or refresh an imported finding, identified by (scope, finding_key), else (scope, slug): no duplicates on re-import; a superseded or dismissed finding is left alone. (scope, title, description, paths, kind, severity, finding_key, source, slug, strong_keywords, tags) -> TABLE(id, finding_key, slug, status inserted|updated|unchanged|retired). Raises LD001-LD004, LD101, LD102, 23505 (slug of another finding).';
+'Insert or refresh an imported finding, identified by (scope, finding_key), else (scope, slug): no duplicates on re-import; a superseded or dismissed finding is left alone. (scope, title, description, paths, kind, severity, finding_key, source, slug, strong_keywords, tags) -> TABLE(id, finding_key, slug, status inserted|updated|unchanged|retired). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD101, LD102, LD401, 23505 (slug of another finding).';

@@ -12,7 +12,15 @@
 --              ambiguous, candidate, mention, skipped (issue 3; the design
 --              record's archived_findings, with the reason for each).
 -- p_branch: the branch the merge landed on (NULL: unknown, never skipped).
--- Raises LD001-LD004 (see tg_merge__prepare, tg_merge__prepare_branch).
+-- SECURITY DEFINER (fixed search_path, schema-qualified names): it returns
+-- the merge's audit rows, which a writer may not read. The insert still goes
+-- through every trigger (validation, _050_scope_access: a scope outside
+-- ledger.scopes is refused while per-scope row-level security is on). The
+-- redelivery lookup trims scope and commit_sha exactly as the prepare
+-- trigger stores them (revision 0005_security: btrim() alone missed tabs,
+-- new lines and the vertical tab).
+-- Raises LD001-LD004 (see tg_merge__prepare, tg_merge__prepare_branch),
+-- LD401 (scope not allowed).
 CREATE OR REPLACE FUNCTION ledger.record_merge(
     p_scope text,
     p_commit_sha text,
@@ -23,7 +31,8 @@ CREATE OR REPLACE FUNCTION ledger.record_merge(
     p_branch text DEFAULT NULL)
 RETURNS TABLE (merge_id bigint, recorded boolean, decisions jsonb)
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_id bigint;
@@ -35,7 +44,8 @@ BEGIN
     recorded := v_id IS NOT NULL;
     IF v_id IS NULL THEN
         SELECT m.id INTO v_id FROM ledger.merge m
-         WHERE m.scope = btrim(p_scope) AND m.commit_sha = lower(btrim(p_commit_sha));
+         WHERE m.scope = ledger._check_text(p_scope, 'merge.scope', true, 200)
+           AND m.commit_sha = lower(ledger._check_text(p_commit_sha, 'merge.commit_sha', true, 64));
     END IF;
     merge_id := v_id;
     SELECT coalesce(jsonb_agg(jsonb_build_object(
@@ -48,4 +58,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.record_merge(text, text, text[], text, text, timestamptz, text) IS
-'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). p_branch: the branch it landed on. Redelivery returns recorded=false and the original decisions. Raises LD001-LD004.';
+'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). p_branch: the branch it landed on. Redelivery returns recorded=false and the original decisions. SECURITY DEFINER (returns audit rows). Raises LD001-LD004, LD401.';

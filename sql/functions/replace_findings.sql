@@ -24,6 +24,17 @@
 -- audit rows only, 'off' supersedes nothing. Re-reviews of one scope are
 -- serialised (transaction-level advisory lock on the scope). Running the
 -- same set again changes nothing but the re-report counters.
+-- Locks (revision 0005_security): before anything changes, every finding
+-- the re-review may change (those of the set's keys, and the scope's active
+-- findings of the kind unless hygiene_mode is 'off') is locked in one
+-- statement, in id order, FOR NO KEY UPDATE (FOR UPDATE, in set order, and
+-- a second pass before), so a re-review never deadlocks with merges,
+-- dismissals or re-reports; the absent set is taken from those locked
+-- findings, so a finding restored while the re-review runs stays active.
+-- SECURITY DEFINER (revision 0005_security; fixed search_path): granted to
+-- ledger_writer, who may not update findings nor write the audit directly;
+-- the scope must be one the connection may use (per-scope row-level
+-- security, LD401).
 -- An element's kind must equal p_kind when both are given; with p_kind NULL
 -- it defaults to 'review'. The element's source defaults to the review run.
 -- Raises LD002 (scope, review_run, an element's finding_key or title
@@ -31,7 +42,8 @@
 -- not an array of strings, a kind differing from p_kind), LD303 (one
 -- finding_key twice in the set), each naming findings[i] and the value;
 -- LD001-LD004 from the finding triggers for a new finding's stored fields
--- (naming finding.<field>). The scope is created on first use. Nothing is
+-- (naming finding.<field>); LD401 for a scope outside ledger.scopes under
+-- row-level security. The scope is created on first use. Nothing is
 -- written on error.
 CREATE OR REPLACE FUNCTION ledger.replace_findings(
     p_scope text,
@@ -42,7 +54,8 @@ CREATE OR REPLACE FUNCTION ledger.replace_findings(
 RETURNS TABLE (added integer, kept integer, reopened integer, still_dismissed integer,
                superseded integer, would_supersede integer)
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_scope   text := ledger._check_text(p_scope, 'scope', true, 200);
@@ -56,18 +69,21 @@ DECLARE
     v_ekind   text;
     v_paths   text[];
     v_dup     record;
+    v_keys    text[];
+    v_locked  bigint[];
     v_present bigint[] := '{}';
     v_absent  bigint[];
     v_rep     record;
 BEGIN
+    PERFORM ledger._check_scope_access(v_scope, 'scope');
     IF p_findings IS NULL OR jsonb_typeof(p_findings) <> 'array' THEN
         RAISE EXCEPTION 'invalid findings: expected a JSON array of findings, got %',
             coalesce(jsonb_typeof(p_findings), 'NULL') USING ERRCODE = 'LD003';
     END IF;
     -- one finding_key twice: named at its second occurrence (one sort, not a scan per element)
     SELECT d.ord, d.key INTO v_dup
-      FROM (SELECT e.ord, btrim(e.elem ->> 'finding_key', E' \t\r\n\f\v') AS key,
-                   row_number() OVER (PARTITION BY btrim(e.elem ->> 'finding_key', E' \t\r\n\f\v') ORDER BY e.ord) AS nth
+      FROM (SELECT e.ord, btrim(e.elem ->> 'finding_key', E' \t\r\n\f\x0b') AS key,
+                   row_number() OVER (PARTITION BY btrim(e.elem ->> 'finding_key', E' \t\r\n\f\x0b') ORDER BY e.ord) AS nth
               FROM jsonb_array_elements(p_findings) WITH ORDINALITY AS e(elem, ord)
              WHERE jsonb_typeof(e.elem) = 'object' AND e.elem ->> 'finding_key' IS NOT NULL) AS d
      WHERE d.nth = 2
@@ -80,6 +96,20 @@ BEGIN
     PERFORM ledger._ensure_scope(v_scope);
     PERFORM pg_advisory_xact_lock(hashtextextended('ledger.replace_findings' || chr(31) || v_scope, 0));
     added := 0; kept := 0; reopened := 0; still_dismissed := 0; superseded := 0; would_supersede := 0;
+    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_scope;
+
+    -- every finding this re-review may change, locked in one pass in id order
+    v_keys := ARRAY(SELECT btrim(e ->> 'finding_key', E' \t\r\n\f\x0b')
+                      FROM jsonb_array_elements(p_findings) AS e
+                     WHERE jsonb_typeof(e) = 'object' AND e ->> 'finding_key' IS NOT NULL);
+    v_locked := ARRAY(SELECT l.id
+                        FROM (SELECT f.id FROM ledger.finding f
+                               WHERE f.scope = v_scope
+                                 AND (f.finding_key = ANY (v_keys)
+                                      OR (v_mode <> 'off' AND f.superseded_at IS NULL
+                                          AND (v_kind IS NULL OR f.kind = v_kind)))
+                               ORDER BY f.id
+                                 FOR NO KEY UPDATE) AS l);
 
     FOR v_elem IN SELECT e FROM jsonb_array_elements(p_findings) AS e LOOP
         v_i := v_i + 1;
@@ -119,24 +149,20 @@ BEGIN
         END CASE;
     END LOOP;
 
-    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_scope;
     IF v_mode = 'off' THEN
         RETURN NEXT;
         RETURN;
     END IF;
 
-    -- absent: active findings of the scope (and kind) not in the new set (a hashed
-    -- EXCEPT, not a scan of the set per finding), locked in id order
-    SELECT array_agg(l.id) INTO v_absent
-      FROM (SELECT f.id FROM ledger.finding f
-             WHERE f.id IN (SELECT c.id FROM ledger.finding c
-                             WHERE c.scope = v_scope AND c.superseded_at IS NULL
-                               AND (v_kind IS NULL OR c.kind = v_kind)
-                            EXCEPT
-                            SELECT p.id FROM unnest(v_present) AS p(id))
-               AND f.superseded_at IS NULL
-             ORDER BY f.id
-               FOR UPDATE) AS l;
+    -- absent: the locked findings still active (of the kind) and not in the new set
+    -- (a hashed EXCEPT, not a scan of the set per finding); their locks are held
+    SELECT array_agg(f.id ORDER BY f.id) INTO v_absent
+      FROM ledger.finding f
+     WHERE f.id IN (SELECT c.id FROM unnest(v_locked) AS c(id)
+                    EXCEPT
+                    SELECT p.id FROM unnest(v_present) AS p(id))
+       AND f.superseded_at IS NULL
+       AND (v_kind IS NULL OR f.kind = v_kind);
     IF v_absent IS NULL THEN
         RETURN NEXT;
         RETURN;
@@ -166,4 +192,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.replace_findings(text, text, text, jsonb, text) IS
-'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source}, actor) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede). Raises LD001-LD004, LD303.';
+'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source}, actor) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede). Raises LD001-LD004, LD303, LD401.';

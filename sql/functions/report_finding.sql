@@ -20,11 +20,17 @@
 -- severity, source of the first report), so of its fields only scope,
 -- finding_key and title are checked; review_run is updated when given.
 -- state is the finding's state afterwards; report_count and reopen_count its
--- counters afterwards. The row is locked (FOR UPDATE) while it is decided;
--- two sessions reporting the same new key at once both succeed, one 'new'
--- and one 'duplicate'.
+-- counters afterwards. The row is locked (FOR NO KEY UPDATE; revision
+-- 0005_security, FOR UPDATE before) while it is decided; two sessions
+-- reporting the same new key at once both succeed, one 'new' and one
+-- 'duplicate'.
+-- SECURITY DEFINER (revision 0005_security; fixed search_path): granted to
+-- ledger_writer, who may not update findings nor write the audit directly.
+-- The scope must be one the connection may use (ledger._check_scope_access:
+-- per-scope row-level security).
 -- Raises LD002 (scope, finding_key or title missing), LD001-LD004 for a new
--- finding's fields (see tg_finding__prepare), each naming field and value.
+-- finding's fields (see tg_finding__prepare), each naming field and value;
+-- LD401 for a scope outside ledger.scopes under row-level security.
 CREATE OR REPLACE FUNCTION ledger.report_finding(
     p_scope text,
     p_finding_key text,
@@ -37,7 +43,8 @@ CREATE OR REPLACE FUNCTION ledger.report_finding(
     p_review_run text DEFAULT NULL)
 RETURNS TABLE (finding_id bigint, outcome text, state text, report_count integer, reopen_count integer)
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_scope text := ledger._check_text(p_scope, 'finding.scope', true, 200);
@@ -46,11 +53,12 @@ DECLARE
     v_row   ledger.finding;
     v_state text;
 BEGIN
+    PERFORM ledger._check_scope_access(v_scope, 'finding.scope');
     PERFORM ledger._check_text(p_title, 'finding.title', true, 1000);
     LOOP
         SELECT f.* INTO v_row FROM ledger.finding f
          WHERE f.scope = v_scope AND f.finding_key = v_key
-           FOR UPDATE;
+           FOR NO KEY UPDATE;
         EXIT WHEN FOUND;
         PERFORM set_config('ledger.reporting', 'on', true);
         INSERT INTO ledger.finding AS f
@@ -94,4 +102,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.report_finding(text, text, text, text, text[], text, text, text, text) IS
-'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run) -> TABLE(finding_id, outcome, state, report_count, reopen_count). Raises LD001-LD004.';
+'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run) -> TABLE(finding_id, outcome, state, report_count, reopen_count). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD401.';

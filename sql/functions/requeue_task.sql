@@ -6,15 +6,26 @@
 -- view of the issue into issue_snapshot. Returns the updated row.
 -- Raises LD005 not_found, LD201 (not dispatched: a started run is failed or
 -- cancelled, never requeued).
+-- Revision 0005_security: SECURITY DEFINER (fixed search_path), granted to
+-- ledger_agent, which has no UPDATE on ledger.agent_task (a direct UPDATE
+-- could dispatch a task outside ledger.claim_task); the task is locked FOR
+-- NO KEY UPDATE (FOR UPDATE before: it made a concurrent enqueue_task of a
+-- rerun of this task wait for its foreign key check); a task whose issue's
+-- scope the connection may not see under per-scope row-level security
+-- (ledger._scope_visible) is unknown (LD005).
 CREATE OR REPLACE FUNCTION ledger.requeue_task(p_task_id bigint)
 RETURNS ledger.agent_task
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_task ledger.agent_task;
 BEGIN
-    SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
+    SELECT t.* INTO v_task FROM ledger.agent_task t
+     WHERE t.id = p_task_id
+       AND ledger._scope_visible((SELECT i.scope FROM ledger.issue i WHERE i.id = t.issue_id))
+       FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
     END IF;
@@ -26,4 +37,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.requeue_task(bigint) IS
-'Put a dispatched, never-started task back in the queue; the next claim is a new dispatch with a fresh snapshot. (task_id) -> ledger.agent_task. Raises LD005, LD201 (not dispatched).';
+'Put a dispatched, never-started task back in the queue; the next claim is a new dispatch with a fresh snapshot. (task_id) -> ledger.agent_task. SECURITY DEFINER (ledger_agent). Raises LD005, LD201 (not dispatched).';

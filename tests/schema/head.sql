@@ -5,6 +5,198 @@
 -- SCHEMA ledger
 CREATE SCHEMA ledger;
 
+-- FUNCTION ledger._apply_merge(bigint)
+CREATE FUNCTION ledger._apply_merge(p_merge_id bigint) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_merge    ledger.merge;
+    v_mode     text;
+    v_ids      bigint[];
+    v_actions  text[];
+    v_rules    text[];
+    v_evidence text[];
+    v_reasons  text[];
+    v_details  jsonb[];
+    v_resolve  bigint[] := '{}';
+    v_reopen   bigint[] := '{}';
+    v_live     bigint[] := '{}';
+    v_marker   text;
+BEGIN
+    SELECT m.* INTO v_merge FROM ledger.merge m WHERE m.id = p_merge_id;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    v_marker := coalesce(v_merge.node_id, v_merge.commit_sha);
+
+    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_merge.scope;
+    IF v_mode = 'off' OR (cardinality(v_merge.paths) = 0 AND v_merge.message !~ '\S') THEN
+        RETURN;
+    END IF;
+
+    SELECT array_agg(d.finding_id ORDER BY d.finding_id NULLS FIRST),
+           array_agg(d.action ORDER BY d.finding_id NULLS FIRST),
+           array_agg(d.rule ORDER BY d.finding_id NULLS FIRST),
+           array_agg(d.evidence ORDER BY d.finding_id NULLS FIRST),
+           array_agg(d.reason ORDER BY d.finding_id NULLS FIRST),
+           array_agg(d.detail ORDER BY d.finding_id NULLS FIRST)
+      INTO v_ids, v_actions, v_rules, v_evidence, v_reasons, v_details
+      FROM ledger._merge_decisions(v_merge.scope, v_merge.message, v_merge.paths, v_merge.branch) AS d;
+
+    IF v_mode = 'on' THEN
+        IF v_actions IS NOT NULL THEN
+            v_resolve := ARRAY(SELECT x.id FROM unnest(v_ids, v_actions) AS x(id, a) WHERE x.a = 'supersede');
+        END IF;
+        IF strpos(v_merge.message, 'This reverts commit ') > 0 THEN
+            -- the findings ledger._apply_revert (trigger _300_revert) reopens next
+            v_reopen := ARRAY(SELECT DISTINCT a.finding_id FROM ledger.supersession a
+                               WHERE a.action = 'superseded'
+                                 AND a.merge_id IN (SELECT t.target_merge_id
+                                                      FROM ledger._revert_targets(v_merge.scope, v_merge.message, v_merge.id) AS t));
+        END IF;
+        IF cardinality(v_resolve) + cardinality(v_reopen) > 0 THEN
+            -- Every finding this merge may change, locked in one pass in id order; the
+            -- locked row is the latest committed one, so superseded_at is re-checked.
+            SELECT coalesce(array_agg(l.id) FILTER (WHERE l.id = ANY (v_resolve) AND l.superseded_at IS NULL), '{}')
+              INTO v_live
+              FROM (SELECT f.id, f.superseded_at FROM ledger.finding f
+                     WHERE f.id = ANY (v_resolve || v_reopen)
+                     ORDER BY f.id FOR NO KEY UPDATE) AS l;
+        END IF;
+    END IF;
+    IF v_actions IS NULL THEN
+        RETURN;
+    END IF;
+
+    INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
+    SELECT v_merge.scope, x.id, v_merge.id,
+           CASE WHEN x.a <> 'supersede' THEN x.a
+                WHEN v_mode = 'dry' THEN 'would_supersede'
+                WHEN x.id = ANY (v_live) THEN 'superseded'
+                ELSE 'already_superseded' END,
+           x.r, x.e, x.why, x.d
+      FROM unnest(v_ids, v_actions, v_rules, v_evidence, v_reasons, v_details)
+           WITH ORDINALITY AS x(id, a, r, e, why, d, o)
+     ORDER BY x.o;
+
+    IF cardinality(v_live) > 0 THEN
+        UPDATE ledger.finding f
+           SET superseded_at = now(),
+               superseded_by = v_marker,
+               superseded_by_merge_id = v_merge.id,
+               supersede_rule = v_rules[array_position(v_ids, f.id)]
+         WHERE f.id = ANY (v_live);
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._apply_merge(p_merge_id bigint) IS 'What one merge decides (shared by the _200_supersede trigger and reconcile): ledger._merge_decisions (path rule of seed 000 Option A, commit-message rules of issue 3, scope policy). hygiene_mode on: audit rows first (superseded, ambiguous, candidate, mention, skipped), then supersedes; dry: audit with would_supersede only; off: nothing. Findings locked in id order FOR NO KEY UPDATE; a lost race is audited already_superseded. (merge_id bigint) -> void. Raises nothing.';
+
+-- FUNCTION ledger._apply_revert(bigint)
+CREATE FUNCTION ledger._apply_revert(p_merge_id bigint) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_merge   ledger.merge;
+    v_mode    text;
+    v_shas    text[];
+    v_ids     bigint[];
+    v_i       integer;
+    v_sha     text;
+    v_target  bigint;
+    v_row     ledger.finding;
+    v_state   text;
+    v_detail  jsonb;
+BEGIN
+    SELECT m.* INTO v_merge FROM ledger.merge m WHERE m.id = p_merge_id;
+    IF NOT FOUND OR strpos(v_merge.message, 'This reverts commit ') = 0 THEN
+        RETURN;
+    END IF;
+    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_merge.scope;
+    IF v_mode = 'off' THEN
+        RETURN;
+    END IF;
+
+    SELECT array_agg(t.sha ORDER BY t.o), array_agg(t.target_merge_id ORDER BY t.o) INTO v_shas, v_ids
+      FROM ledger._revert_targets(v_merge.scope, v_merge.message, v_merge.id) WITH ORDINALITY AS t(sha, target_merge_id, o);
+    IF v_shas IS NULL THEN
+        RETURN;
+    END IF;
+    -- one pass, in id order, over every finding the named merges superseded
+    PERFORM count(*)
+       FROM (SELECT f.id FROM ledger.finding f
+              WHERE f.id IN (SELECT a.finding_id FROM ledger.supersession a
+                              WHERE a.merge_id = ANY (v_ids) AND a.action = 'superseded')
+              ORDER BY f.id
+                FOR NO KEY UPDATE) AS l;
+
+    FOR v_i IN 1 .. cardinality(v_shas) LOOP
+        v_sha := v_shas[v_i];
+        v_target := v_ids[v_i];
+        IF v_target IS NULL THEN
+            INSERT INTO ledger.supersession (scope, merge_id, action, rule, evidence, detail, reason)
+            VALUES (v_merge.scope, v_merge.id, 'revert_unknown', 'revert', v_sha,
+                    jsonb_build_object('reverted_commit', v_sha),
+                    'the message reverts commit ' || v_sha || ', which is not a recorded merge of this scope');
+            CONTINUE;
+        END IF;
+        v_detail := jsonb_build_object('reverted_merge_id', v_target, 'reverted_commit', v_sha);
+
+        FOR v_row IN
+            SELECT f.* FROM ledger.finding f
+             WHERE f.id IN (SELECT a.finding_id FROM ledger.supersession a
+                             WHERE a.merge_id = v_target AND a.action = 'superseded')
+             ORDER BY f.id
+               FOR NO KEY UPDATE
+        LOOP
+            v_state := ledger._finding_state(v_row.superseded_at, v_row.dismissed_at);
+            IF v_state = 'superseded' AND v_row.superseded_by_merge_id = v_target THEN
+                IF v_mode = 'dry' THEN
+                    INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, detail, reason)
+                    VALUES (v_merge.scope, v_row.id, v_merge.id, 'would_reopen', 'revert', v_sha, v_detail,
+                            'dry mode: the reverted commit ' || v_sha || ' superseded this finding');
+                ELSE
+                    PERFORM ledger._reopen_finding(v_row, 'reopened', 'revert', NULL,
+                        'the merge reverts commit ' || v_sha || ', which superseded this finding',
+                        v_sha, v_merge.id, v_detail);
+                END IF;
+            ELSE
+                INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
+                VALUES (v_merge.scope, v_row.id, v_merge.id, 'not_reopened', 'revert', v_sha,
+                        'the reverted commit ' || v_sha || ' superseded this finding, but it was '
+                            || CASE WHEN v_state = 'dismissed' THEN 'dismissed' ELSE 'superseded again' END || ' since',
+                        v_detail || jsonb_strip_nulls(jsonb_build_object(
+                            'state', v_state, 'superseded_by', v_row.superseded_by,
+                            'superseded_by_merge_id', v_row.superseded_by_merge_id,
+                            'resolution', v_row.resolution)));
+            END IF;
+        END LOOP;
+    END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._apply_revert(p_merge_id bigint) IS 'Revert rule of issue 5 for one merge (shared by the _300_revert trigger and reconcile): a message "This reverts commit <sha>." naming a merge of the same scope reopens the findings that merge superseded and still stand superseded by it (audit reopened, rule revert); dismissed or since re-superseded ones are audited not_reopened, an unknown sha revert_unknown; dry: would_reopen; off: nothing. Findings locked in one id-ordered pass FOR NO KEY UPDATE. (merge_id bigint) -> void. Raises nothing.';
+
+-- FUNCTION ledger._check_scope_access(text, text)
+CREATE FUNCTION ledger._check_scope_access(p_scope text, p_field text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog'
+    AS $$
+BEGIN
+    IF ledger._scope_visible(p_scope) THEN
+        RETURN;
+    END IF;
+    RAISE EXCEPTION 'scope denied: % % is not one of this connection''s scopes (ledger.scopes = %)',
+        p_field, quote_nullable(p_scope), quote_nullable(current_setting('ledger.scopes', true))
+        USING ERRCODE = 'LD401',
+              HINT = 'Per-scope row-level security is on: SET ledger.scopes to the comma-separated scopes this connection serves.';
+END
+$$;
+
+COMMENT ON FUNCTION ledger._check_scope_access(p_scope text, p_field text) IS 'Refuse a scope the connection may not use while per-scope row-level security is on (scope must be listed in ledger.scopes). (scope text, field text) -> void. Raises LD401 naming the field, the scope and the setting.';
+
 -- FUNCTION ledger._check_task_transition(bigint, text, text)
 CREATE FUNCTION ledger._check_task_transition(p_task_id bigint, p_from text, p_to text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -34,7 +226,7 @@ CREATE FUNCTION ledger._check_text(p_value text, p_field text, p_required boolea
     SET search_path TO 'pg_catalog'
     AS $$
 DECLARE
-    v text := btrim(p_value, E' \t\r\n\f\v');
+    v text := btrim(p_value, E' \t\r\n\f\x0b');
 BEGIN
     IF p_value IS NULL THEN
         IF p_required THEN
@@ -831,11 +1023,44 @@ $$;
 
 COMMENT ON FUNCTION ledger._resumed_task(p_task_id bigint) IS 'The earlier agent_task row whose session a claim of this task resumes: none when force_fresh_session; the rerun source when it is for the same agent, issue and runtime and has a session; else the newest latest-row-per-session of the same agent, issue and runtime, skipping poisoned (ledger.poisoned_failure_reason) and retired (ledger.retired_session) sessions. (task_id) -> bigint or NULL. Raises LD005.';
 
+-- FUNCTION ledger._revert_targets(text, text, bigint)
+CREATE FUNCTION ledger._revert_targets(p_scope text, p_message text, p_merge_id bigint) RETURNS TABLE(sha text, target_merge_id bigint)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog'
+    AS $$
+    SELECT s.sha,
+           (SELECT mg.id FROM ledger.merge mg
+             WHERE mg.scope = p_scope AND mg.commit_sha = s.sha AND mg.id IS DISTINCT FROM p_merge_id)
+      FROM (SELECT lower(m[1]) AS sha, min(strpos(p_message, m[1])) AS pos
+              FROM regexp_matches(p_message, 'This reverts commit ([0-9A-Fa-f]{4,64})[.,]', 'g') AS m
+             GROUP BY 1) AS s
+     WHERE strpos(p_message, 'This reverts commit ') > 0
+     ORDER BY s.pos, s.sha
+$$;
+
+COMMENT ON FUNCTION ledger._revert_targets(p_scope text, p_message text, p_merge_id bigint) IS 'The commits a merge message reverts ("This reverts commit <sha>." / ", reversing"), each once in the order first named, with the id of the merge of the scope recorded with that sha (NULL when none or when it is the reverting merge itself). (scope, message, merge_id) -> TABLE(sha text, target_merge_id bigint). Raises nothing.';
+
+-- FUNCTION ledger._scope_visible(text)
+CREATE FUNCTION ledger._scope_visible(p_scope text) RETURNS boolean
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog'
+    AS $$
+BEGIN
+    IF NOT (SELECT c.relrowsecurity FROM pg_catalog.pg_class c WHERE c.oid = 'ledger.scope'::pg_catalog.regclass) THEN
+        RETURN true;
+    END IF;
+    RETURN coalesce(p_scope = ANY (ledger._visible_scopes()), false);
+END
+$$;
+
+COMMENT ON FUNCTION ledger._scope_visible(p_scope text) IS 'Whether the connection may use a scope: true while per-scope row-level security is off, else only for scopes listed in ledger.scopes (every caller, the owner included; NULL -> false). (scope text) -> boolean. Used by the SECURITY DEFINER functions, which the policies do not restrict. Raises nothing.';
+
 -- FUNCTION ledger._scoped_paths(text, text[])
 CREATE FUNCTION ledger._scoped_paths(p_scope text, p_paths text[]) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    SELECT ARRAY(SELECT p_scope || E'\x1f' || p FROM pg_catalog.unnest(p_paths) AS p)
+    SELECT ARRAY(SELECT (p_scope OPERATOR(pg_catalog.||) E'\x1f') OPERATOR(pg_catalog.||) p
+                   FROM pg_catalog.unnest(p_paths) AS p)
 $$;
 
 COMMENT ON FUNCTION ledger._scoped_paths(p_scope text, p_paths text[]) IS 'Index key of a finding''s paths: scope || U+001F || path for each path. (text, text[]) -> text[]. Raises nothing.';
@@ -943,6 +1168,18 @@ $$;
 
 COMMENT ON FUNCTION ledger._token_regex(p_with_gap boolean) IS 'The regular expression of a message token: word characters (ASCII alphanumerics, _, non-ASCII letters) joined by single inner - or . (F-42, pyproject.toml). (with_gap boolean) -> text: one capture group, or two (separator before, token) when with_gap. Independent of LC_CTYPE. Raises nothing.';
 
+-- FUNCTION ledger._visible_scopes()
+CREATE FUNCTION ledger._visible_scopes() RETURNS text[]
+    LANGUAGE sql STABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $$
+    SELECT coalesce(array_agg(DISTINCT s.scope) FILTER (WHERE s.scope <> ''), '{}')
+      FROM unnest(string_to_array(current_setting('ledger.scopes', true), ',')) AS u(raw),
+           LATERAL (SELECT btrim(u.raw, E' \t\r\n\f\x0b') AS scope) AS s
+$$;
+
+COMMENT ON FUNCTION ledger._visible_scopes() IS 'Scopes named by the session setting ledger.scopes (comma-separated, trimmed; unset -> empty: fail closed). () -> text[]. Used by the scope_isolation policies. Raises nothing.';
+
 -- FUNCTION ledger._words(text)
 CREATE FUNCTION ledger._words(p_text text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1030,13 +1267,16 @@ COMMENT ON FUNCTION ledger.add_issue(p_scope text, p_title text, p_description t
 
 -- FUNCTION ledger.cancel_task(bigint, text)
 CREATE FUNCTION ledger.cancel_task(p_task_id bigint, p_reason text DEFAULT NULL::text) RETURNS ledger.agent_task
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_task ledger.agent_task;
 BEGIN
-    SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
+    SELECT t.* INTO v_task FROM ledger.agent_task t
+     WHERE t.id = p_task_id
+       AND ledger._scope_visible((SELECT i.scope FROM ledger.issue i WHERE i.id = t.issue_id))
+       FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
     END IF;
@@ -1049,12 +1289,12 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.cancel_task(p_task_id bigint, p_reason text) IS 'Cancel a queued, dispatched or running task (optional reason kept in failure_reason). (task_id, reason) -> ledger.agent_task. Raises LD005, LD201 (already final), LD003/LD004.';
+COMMENT ON FUNCTION ledger.cancel_task(p_task_id bigint, p_reason text) IS 'Cancel a queued, dispatched or running task (optional reason kept in failure_reason). (task_id, reason) -> ledger.agent_task. SECURITY DEFINER (ledger_agent). Raises LD005, LD201 (already final), LD003/LD004.';
 
 -- FUNCTION ledger.claim_task(text, text)
 CREATE FUNCTION ledger.claim_task(p_runtime_id text, p_agent_id text DEFAULT NULL::text) RETURNS TABLE(task_id bigint, issue_id bigint, agent_id text, runtime_id text, dispatch_count integer, dispatched_at timestamp with time zone, rerun_of_task_id bigint, force_fresh_session boolean, resume_session_id text, resumed_task_id bigint, anchor_task_id bigint, snapshot_written boolean, issue_status text, issue_assignee_type text, issue_assignee_id text, issue_priority text, issue_state_delta_known boolean, issue_changed_fields text[], delta_basis text)
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 #variable_conflict use_column
 DECLARE
@@ -1071,9 +1311,10 @@ BEGIN
      WHERE t.status = 'queued'
        AND t.runtime_id = v_runtime
        AND (v_agent IS NULL OR t.agent_id = v_agent)
+       AND ledger._scope_visible((SELECT i.scope FROM ledger.issue i WHERE i.id = t.issue_id))
      ORDER BY t.id
      LIMIT 1
-       FOR UPDATE SKIP LOCKED;
+       FOR NO KEY UPDATE SKIP LOCKED;
     IF NOT FOUND THEN
         RETURN;
     END IF;
@@ -1137,17 +1378,20 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.claim_task(p_runtime_id text, p_agent_id text) IS 'Claim the next queued task of a runtime (optionally of one agent) with FOR UPDATE SKIP LOCKED: dispatch it, CAS-write its issue_snapshot, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, snapshot_written, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis). No row when the queue is empty. Raises LD002-LD004 for the arguments, LD003 for an invalid ledger.snapshot_version.';
+COMMENT ON FUNCTION ledger.claim_task(p_runtime_id text, p_agent_id text) IS 'Claim the next queued task of a runtime (optionally of one agent; under row-level security only of the connection''s scopes) with FOR NO KEY UPDATE SKIP LOCKED: dispatch it, CAS-write its issue_snapshot, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, snapshot_written, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis). No row when the queue is empty. SECURITY DEFINER (ledger_agent). Raises LD002-LD004 for the arguments, LD003 for an invalid ledger.snapshot_version.';
 
 -- FUNCTION ledger.complete_task(bigint, text)
 CREATE FUNCTION ledger.complete_task(p_task_id bigint, p_session_id text DEFAULT NULL::text) RETURNS ledger.agent_task
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_task ledger.agent_task;
 BEGIN
-    SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
+    SELECT t.* INTO v_task FROM ledger.agent_task t
+     WHERE t.id = p_task_id
+       AND ledger._scope_visible((SELECT i.scope FROM ledger.issue i WHERE i.id = t.issue_id))
+       FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
     END IF;
@@ -1160,12 +1404,35 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.complete_task(p_task_id bigint, p_session_id text) IS 'Complete a running task: status completed, completed_at set, optionally the final session_id. (task_id, session_id) -> ledger.agent_task. Raises LD005, LD201 (not running), LD003/LD004.';
+COMMENT ON FUNCTION ledger.complete_task(p_task_id bigint, p_session_id text) IS 'Complete a running task: status completed, completed_at set, optionally the final session_id. (task_id, session_id) -> ledger.agent_task. SECURITY DEFINER (ledger_agent). Raises LD005, LD201 (not running), LD003/LD004.';
+
+-- FUNCTION ledger.disable_scope_rls()
+CREATE FUNCTION ledger.disable_scope_rls() RETURNS SETOF regclass
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_table regclass;
+BEGIN
+    FOR v_table IN
+        SELECT DISTINCT p.polrelid::regclass
+          FROM pg_catalog.pg_policy p
+          JOIN pg_catalog.pg_class c ON c.oid = p.polrelid
+         WHERE c.relnamespace = 'ledger'::pg_catalog.regnamespace AND p.polname = 'scope_isolation'
+         ORDER BY 1
+    LOOP
+        EXECUTE format('ALTER TABLE %s DISABLE ROW LEVEL SECURITY', v_table);
+        RETURN NEXT v_table;
+    END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.disable_scope_rls() IS 'Turn per-scope row-level security off: DISABLE ROW LEVEL SECURITY on every ledger table with a scope_isolation policy (the policies stay). () -> SETOF regclass. Owner only; raises 42501 otherwise.';
 
 -- FUNCTION ledger.dismiss_finding(bigint, text, text, text)
 CREATE FUNCTION ledger.dismiss_finding(p_finding_id bigint, p_resolution text, p_actor text, p_reason text) RETURNS ledger.finding_lifecycle
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_resolution text := replace(lower(ledger._check_text(p_resolution, 'resolution', true, 40)), '-', '_');
@@ -1178,7 +1445,9 @@ BEGIN
         RAISE EXCEPTION 'invalid resolution: % (expected accepted, false_positive, wont_fix or duplicate)',
             quote_literal(p_resolution) USING ERRCODE = 'LD003';
     END IF;
-    SELECT f.* INTO v_row FROM ledger.finding f WHERE f.id = p_finding_id FOR UPDATE;
+    SELECT f.* INTO v_row FROM ledger.finding f
+     WHERE f.id = p_finding_id AND ledger._scope_visible(f.scope)
+       FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown finding: %', coalesce(p_finding_id::text, 'NULL') USING ERRCODE = 'LD005';
     END IF;
@@ -1214,7 +1483,30 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.dismiss_finding(p_finding_id bigint, p_resolution text, p_actor text, p_reason text) IS 'A person dismisses a finding (accepted, false_positive, wont_fix, duplicate) with actor and reason; audited first; it also leaves the active set (superseded_at, rule dismissal) and no automation changes it again. (finding_id, resolution, actor, reason) -> ledger.finding_lifecycle. Raises LD002, LD003, LD004, LD005, LD302 (already dismissed).';
+COMMENT ON FUNCTION ledger.dismiss_finding(p_finding_id bigint, p_resolution text, p_actor text, p_reason text) IS 'A person dismisses a finding (accepted, false_positive, wont_fix, duplicate) with actor and reason; audited first; it also leaves the active set (superseded_at, rule dismissal) and no automation changes it again. SECURITY DEFINER (ledger_admin); a finding of a scope outside ledger.scopes under row-level security is unknown. (finding_id, resolution, actor, reason) -> ledger.finding_lifecycle. Raises LD002, LD003, LD004, LD005, LD302 (already dismissed).';
+
+-- FUNCTION ledger.enable_scope_rls()
+CREATE FUNCTION ledger.enable_scope_rls() RETURNS SETOF regclass
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_table regclass;
+BEGIN
+    FOR v_table IN
+        SELECT DISTINCT p.polrelid::regclass
+          FROM pg_catalog.pg_policy p
+          JOIN pg_catalog.pg_class c ON c.oid = p.polrelid
+         WHERE c.relnamespace = 'ledger'::pg_catalog.regnamespace AND p.polname = 'scope_isolation'
+         ORDER BY 1
+    LOOP
+        EXECUTE format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', v_table);
+        RETURN NEXT v_table;
+    END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.enable_scope_rls() IS 'Turn per-scope row-level security on: ENABLE ROW LEVEL SECURITY on every ledger table with a scope_isolation policy; non-owner roles then see and write only the scopes in the setting ledger.scopes. () -> SETOF regclass (the tables). Owner only; raises 42501 otherwise.';
 
 -- FUNCTION ledger.enqueue_task(bigint, text, text, bigint, boolean)
 CREATE FUNCTION ledger.enqueue_task(p_issue_id bigint, p_agent_id text, p_runtime_id text, p_rerun_of_task_id bigint DEFAULT NULL::bigint, p_force_fresh_session boolean DEFAULT false) RETURNS ledger.agent_task
@@ -1229,13 +1521,16 @@ COMMENT ON FUNCTION ledger.enqueue_task(p_issue_id bigint, p_agent_id text, p_ru
 
 -- FUNCTION ledger.fail_task(bigint, text, text)
 CREATE FUNCTION ledger.fail_task(p_task_id bigint, p_failure_reason text, p_session_id text DEFAULT NULL::text) RETURNS ledger.agent_task
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_task ledger.agent_task;
 BEGIN
-    SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
+    SELECT t.* INTO v_task FROM ledger.agent_task t
+     WHERE t.id = p_task_id
+       AND ledger._scope_visible((SELECT i.scope FROM ledger.issue i WHERE i.id = t.issue_id))
+       FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
     END IF;
@@ -1248,12 +1543,12 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.fail_task(p_task_id bigint, p_failure_reason text, p_session_id text) IS 'Fail a dispatched or running task with a failure_reason (poisoned reasons stop its session from being resumed). (task_id, failure_reason, session_id) -> ledger.agent_task. Raises LD005, LD201, LD002 (reason missing), LD003/LD004.';
+COMMENT ON FUNCTION ledger.fail_task(p_task_id bigint, p_failure_reason text, p_session_id text) IS 'Fail a dispatched or running task with a failure_reason (poisoned reasons stop its session from being resumed). (task_id, failure_reason, session_id) -> ledger.agent_task. SECURITY DEFINER (ledger_agent). Raises LD005, LD201, LD002 (reason missing), LD003/LD004.';
 
 -- FUNCTION ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[])
 CREATE FUNCTION ledger.import_finding(p_scope text, p_title text, p_description text DEFAULT NULL::text, p_paths text[] DEFAULT '{}'::text[], p_kind text DEFAULT 'review'::text, p_severity text DEFAULT 'medium'::text, p_finding_key text DEFAULT NULL::text, p_source text DEFAULT NULL::text, p_slug text DEFAULT NULL::text, p_strong_keywords text[] DEFAULT '{}'::text[], p_tags text[] DEFAULT '{}'::text[]) RETURNS TABLE(id bigint, finding_key text, slug text, status text)
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_column
 DECLARE
@@ -1309,14 +1604,14 @@ BEGIN
         SELECT f.id, f.finding_key, f.slug,
                CASE WHEN f.superseded_at IS NULL THEN 'unchanged' ELSE 'retired' END
           FROM ledger.finding f
-         WHERE f.scope = btrim(p_scope, E' \t\r\n\f\v')
-           AND CASE WHEN p_finding_key IS NOT NULL THEN f.finding_key = btrim(p_finding_key, E' \t\r\n\f\v')
+         WHERE f.scope = btrim(p_scope, E' \t\r\n\f\x0b')
+           AND CASE WHEN p_finding_key IS NOT NULL THEN f.finding_key = btrim(p_finding_key, E' \t\r\n\f\x0b')
                     ELSE f.slug = (SELECT n.slug FROM (SELECT regexp_replace(pg_catalog.normalize(btrim(p_slug), 'NFC'),
                                    '^[0-9]{4}-[0-9]{2}-[0-9]{2}-(.+)\.[mM][dD]$', '\1') AS slug) AS n) END;
 END
 $_$;
 
-COMMENT ON FUNCTION ledger.import_finding(p_scope text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_finding_key text, p_source text, p_slug text, p_strong_keywords text[], p_tags text[]) IS 'Insert or refresh an imported finding, identified by (scope, finding_key), else (scope, slug): no duplicates on re-import; a superseded or dismissed finding is left alone. (scope, title, description, paths, kind, severity, finding_key, source, slug, strong_keywords, tags) -> TABLE(id, finding_key, slug, status inserted|updated|unchanged|retired). Raises LD001-LD004, LD101, LD102, 23505 (slug of another finding).';
+COMMENT ON FUNCTION ledger.import_finding(p_scope text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_finding_key text, p_source text, p_slug text, p_strong_keywords text[], p_tags text[]) IS 'Insert or refresh an imported finding, identified by (scope, finding_key), else (scope, slug): no duplicates on re-import; a superseded or dismissed finding is left alone. (scope, title, description, paths, kind, severity, finding_key, source, slug, strong_keywords, tags) -> TABLE(id, finding_key, slug, status inserted|updated|unchanged|retired). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD101, LD102, LD401, 23505 (slug of another finding).';
 
 -- FUNCTION ledger.issue_snapshot(text, text, integer)
 CREATE FUNCTION ledger.issue_snapshot(p_title text, p_description text, p_version integer DEFAULT NULL::integer) RETURNS jsonb
@@ -1379,6 +1674,7 @@ CREATE FUNCTION ledger.normalize_path(p_path text, p_field text DEFAULT 'path'::
     AS $_$
 DECLARE
     v_path text;
+    v_prev text;
     v_dir  boolean;
 BEGIN
     IF p_path IS NULL THEN
@@ -1389,38 +1685,44 @@ BEGIN
         RAISE EXCEPTION 'invalid path in %: "%..." is longer than 4096 characters', p_field, left(p_path, 60)
             USING ERRCODE = 'LD001';
     END IF;
-    v_path := btrim(p_path, E' \t\r\n\f\v');
-    IF v_path ~ '[\x01-\x1f\x7f]' THEN
+    IF btrim(p_path, E' \t\r\n\f\x0b') ~ '[\x01-\x1f\x7f]' THEN
         RAISE EXCEPTION 'invalid path in %: % contains a control character', p_field, quote_literal(p_path)
             USING ERRCODE = 'LD001';
     END IF;
-    v_path := replace(v_path, '\', '/');
-    IF v_path ~ '^/' OR v_path ~ '^[A-Za-z]:/' OR v_path ~ '^[A-Za-z]:$' THEN
-        RAISE EXCEPTION 'invalid path in %: % is absolute; paths are relative to the repository root', p_field, quote_literal(p_path)
-            USING ERRCODE = 'LD001';
-    END IF;
-    v_path := regexp_replace(v_path, ':[0-9]+(:[0-9]+)?$', '');
-    v_dir := v_path ~ '/$';
-    -- drop '.' and empty segments, keep the rest in order
-    SELECT string_agg(seg, '/' ORDER BY ord) INTO v_path
-    FROM unnest(string_to_array(v_path, '/')) WITH ORDINALITY AS t(seg, ord)
-    WHERE seg <> '' AND seg <> '.';
-    IF v_path IS NULL THEN
-        RAISE EXCEPTION 'invalid path in %: % is empty once normalised', p_field, quote_literal(p_path)
-            USING ERRCODE = 'LD001';
-    END IF;
+    v_path := p_path;
+    LOOP
+        v_prev := v_path;
+        v_path := replace(btrim(v_path, E' \t\r\n\f\x0b'), '\', '/');
+        IF v_path ~ '^/' OR v_path ~ '^[A-Za-z]:/' OR v_path ~ '^[A-Za-z]:$' THEN
+            RAISE EXCEPTION 'invalid path in %: % is absolute; paths are relative to the repository root',
+                p_field, quote_literal(p_path)
+                USING ERRCODE = 'LD001';
+        END IF;
+        v_path := btrim(regexp_replace(v_path, '(:[0-9]+)+$', ''), E' \t\r\n\f\x0b');
+        v_dir := v_path ~ '/$';
+        -- drop '.' and empty segments, keep the rest in order
+        SELECT string_agg(seg, '/' ORDER BY ord) INTO v_path
+        FROM unnest(string_to_array(v_path, '/')) WITH ORDINALITY AS t(seg, ord)
+        WHERE seg <> '' AND seg <> '.';
+        IF v_path IS NULL THEN
+            RAISE EXCEPTION 'invalid path in %: % is empty once normalised', p_field, quote_literal(p_path)
+                USING ERRCODE = 'LD001';
+        END IF;
+        IF v_dir THEN
+            v_path := v_path || '/';
+        END IF;
+        -- each changing pass makes the text shorter, or only turned \ into /
+        EXIT WHEN v_path = v_prev;
+    END LOOP;
     IF '..' = ANY (string_to_array(v_path, '/')) THEN
         RAISE EXCEPTION 'invalid path in %: % contains a ".." segment', p_field, quote_literal(p_path)
             USING ERRCODE = 'LD001';
-    END IF;
-    IF v_dir THEN
-        v_path := v_path || '/';
     END IF;
     RETURN v_path;
 END
 $_$;
 
-COMMENT ON FUNCTION ledger.normalize_path(p_path text, p_field text) IS 'Normalise one repository-relative path (trim, \ to /, drop :line[:col], drop ./ and //, keep a trailing / for directories). (path text, field text) -> text. Raises LD001 naming the field and value for NULL, empty, absolute, .. segments, control characters, >4096 chars.';
+COMMENT ON FUNCTION ledger.normalize_path(p_path text, p_field text) IS 'Normalise one repository-relative path to a fixpoint (trim, \ to /, drop :line[:col], drop ./ and //, keep a trailing / for directories). (path text, field text) -> text. Raises LD001 naming the field and value for NULL, empty, absolute, .. segments, control characters, >4096 chars.';
 
 -- FUNCTION ledger.normalize_paths(text[], text, integer)
 CREATE FUNCTION ledger.normalize_paths(p_paths text[], p_field text DEFAULT 'paths'::text, p_max integer DEFAULT 100000) RETURNS text[]
@@ -1468,6 +1770,16 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM ledger.scope s WHERE s.scope = p_scope) THEN
         RAISE EXCEPTION 'unknown scope: %', quote_nullable(p_scope) USING ERRCODE = 'LD005';
     END IF;
+    IF p_finding_id IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM ledger.finding f WHERE f.id = p_finding_id AND f.scope = p_scope) THEN
+        RAISE EXCEPTION 'unknown finding_id: % is not a finding of scope %', p_finding_id, quote_literal(p_scope)
+            USING ERRCODE = 'LD005';
+    END IF;
+    IF p_merge_id IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM ledger.merge m WHERE m.id = p_merge_id AND m.scope = p_scope) THEN
+        RAISE EXCEPTION 'unknown merge_id: % is not a merge of scope %', p_merge_id, quote_literal(p_scope)
+            USING ERRCODE = 'LD005';
+    END IF;
     RETURN QUERY
         SELECT a.* FROM ledger.supersession a
          WHERE a.scope = p_scope
@@ -1477,7 +1789,7 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.read_audit(p_scope text, p_finding_id bigint, p_merge_id bigint) IS 'Audit rows of a scope in write order, optionally filtered by finding or merge. (scope, finding_id, merge_id) -> SETOF ledger.supersession. Raises LD005 for an unknown scope.';
+COMMENT ON FUNCTION ledger.read_audit(p_scope text, p_finding_id bigint, p_merge_id bigint) IS 'Audit rows of a scope in write order, optionally filtered by finding or merge. (scope, finding_id, merge_id) -> SETOF ledger.supersession. Raises LD005 for an unknown scope, or a finding or merge id not in the scope.';
 
 -- FUNCTION ledger.read_finding(bigint)
 CREATE FUNCTION ledger.read_finding(p_finding_id bigint) RETURNS ledger.finding_lifecycle
@@ -1620,6 +1932,57 @@ $$;
 
 COMMENT ON FUNCTION ledger.read_prompt_findings(p_scope text, p_kinds text[], p_max_age interval, p_max_chars integer) IS 'The active findings of a scope for a prompt: optional kinds and maximum age (since last reported), most severe then most recent first, cut to a character budget (title + 1 + description per finding, prefix cut). (scope, kinds text[], max_age interval, max_chars integer) -> TABLE(findings jsonb, included_count, included_chars, omitted_count, omitted_chars). Raises LD003, LD005.';
 
+-- FUNCTION ledger.reconcile(text)
+CREATE FUNCTION ledger.reconcile(p_scope text) RETURNS TABLE(merge_id bigint, decisions jsonb)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v_scope text := ledger._check_text(p_scope, 'reconcile.scope', true, 200);
+    v_id    bigint;
+BEGIN
+    PERFORM ledger._check_scope_access(v_scope, 'reconcile.scope');
+    IF NOT EXISTS (SELECT 1 FROM ledger.scope s WHERE s.scope = v_scope) THEN
+        IF NOT EXISTS (SELECT 1 FROM ledger.merge m WHERE m.scope = v_scope)
+           AND NOT EXISTS (SELECT 1 FROM ledger.finding f WHERE f.scope = v_scope) THEN
+            RAISE EXCEPTION 'unknown scope: reconcile.scope %', quote_literal(v_scope) USING ERRCODE = 'LD005';
+        END IF;
+        -- rows applied without triggers skip the foreign key check too
+        PERFORM ledger._ensure_scope(v_scope);
+    END IF;
+
+    UPDATE ledger.finding f
+       SET paths = ledger.normalize_paths(f.paths, 'finding ' || f.id || ' paths', 1000)
+     WHERE f.scope = v_scope
+       AND f.superseded_at IS NULL
+       AND f.paths IS DISTINCT FROM ledger.normalize_paths(f.paths, 'finding ' || f.id || ' paths', 1000);
+
+    FOR v_id IN
+        SELECT m.id FROM ledger.merge m
+         WHERE m.scope = v_scope AND NOT m.processed
+         ORDER BY m.id
+           FOR NO KEY UPDATE
+    LOOP
+        UPDATE ledger.merge m
+           SET paths = ledger.normalize_paths(m.paths, 'merge ' || m.id || ' paths', 100000),
+               branch = ledger._normalize_branch(m.branch, 'merge ' || m.id || ' branch'),
+               processed = true
+         WHERE m.id = v_id;
+        PERFORM ledger._apply_merge(v_id);
+        PERFORM ledger._apply_revert(v_id);
+        merge_id := v_id;
+        SELECT coalesce(jsonb_agg(jsonb_build_object(
+                   'finding_id', a.finding_id, 'action', a.action, 'rule', a.rule,
+                   'evidence', a.evidence, 'reason', a.reason, 'detail', a.detail) ORDER BY a.id), '[]'::jsonb)
+          INTO decisions
+          FROM ledger.supersession a WHERE a.merge_id = v_id;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.reconcile(p_scope text) IS 'Apply, in id order and once, the merges of a scope that were written without the ledger triggers (processed = false, e.g. session_replication_role = replica): normalise their paths and branch (and the scope''s active findings'' paths), mark them processed, run ledger._apply_merge and ledger._apply_revert. (scope text) -> TABLE(merge_id bigint, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). Idempotent. Raises LD001-LD005, LD401.';
+
 -- FUNCTION ledger.record_injection(text, bigint[])
 CREATE FUNCTION ledger.record_injection(p_session_id text, p_finding_ids bigint[]) RETURNS TABLE(recorded integer, already_recorded integer)
     LANGUAGE plpgsql
@@ -1647,8 +2010,8 @@ COMMENT ON FUNCTION ledger.record_injection(p_session_id text, p_finding_ids big
 
 -- FUNCTION ledger.record_merge(text, text, text[], text, text, timestamp with time zone, text)
 CREATE FUNCTION ledger.record_merge(p_scope text, p_commit_sha text, p_paths text[] DEFAULT '{}'::text[], p_message text DEFAULT ''::text, p_node_id text DEFAULT NULL::text, p_merged_at timestamp with time zone DEFAULT NULL::timestamp with time zone, p_branch text DEFAULT NULL::text) RETURNS TABLE(merge_id bigint, recorded boolean, decisions jsonb)
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_id bigint;
@@ -1660,7 +2023,8 @@ BEGIN
     recorded := v_id IS NOT NULL;
     IF v_id IS NULL THEN
         SELECT m.id INTO v_id FROM ledger.merge m
-         WHERE m.scope = btrim(p_scope) AND m.commit_sha = lower(btrim(p_commit_sha));
+         WHERE m.scope = ledger._check_text(p_scope, 'merge.scope', true, 200)
+           AND m.commit_sha = lower(ledger._check_text(p_commit_sha, 'merge.commit_sha', true, 64));
     END IF;
     merge_id := v_id;
     SELECT coalesce(jsonb_agg(jsonb_build_object(
@@ -1672,12 +2036,12 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.record_merge(p_scope text, p_commit_sha text, p_paths text[], p_message text, p_node_id text, p_merged_at timestamp with time zone, p_branch text) IS 'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). p_branch: the branch it landed on. Redelivery returns recorded=false and the original decisions. Raises LD001-LD004.';
+COMMENT ON FUNCTION ledger.record_merge(p_scope text, p_commit_sha text, p_paths text[], p_message text, p_node_id text, p_merged_at timestamp with time zone, p_branch text) IS 'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). p_branch: the branch it landed on. Redelivery returns recorded=false and the original decisions. SECURITY DEFINER (returns audit rows). Raises LD001-LD004, LD401.';
 
 -- FUNCTION ledger.replace_findings(text, text, text, jsonb, text)
 CREATE FUNCTION ledger.replace_findings(p_scope text, p_kind text, p_review_run text, p_findings jsonb, p_actor text DEFAULT NULL::text) RETURNS TABLE(added integer, kept integer, reopened integer, still_dismissed integer, superseded integer, would_supersede integer)
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_scope   text := ledger._check_text(p_scope, 'scope', true, 200);
@@ -1691,18 +2055,21 @@ DECLARE
     v_ekind   text;
     v_paths   text[];
     v_dup     record;
+    v_keys    text[];
+    v_locked  bigint[];
     v_present bigint[] := '{}';
     v_absent  bigint[];
     v_rep     record;
 BEGIN
+    PERFORM ledger._check_scope_access(v_scope, 'scope');
     IF p_findings IS NULL OR jsonb_typeof(p_findings) <> 'array' THEN
         RAISE EXCEPTION 'invalid findings: expected a JSON array of findings, got %',
             coalesce(jsonb_typeof(p_findings), 'NULL') USING ERRCODE = 'LD003';
     END IF;
     -- one finding_key twice: named at its second occurrence (one sort, not a scan per element)
     SELECT d.ord, d.key INTO v_dup
-      FROM (SELECT e.ord, btrim(e.elem ->> 'finding_key', E' \t\r\n\f\v') AS key,
-                   row_number() OVER (PARTITION BY btrim(e.elem ->> 'finding_key', E' \t\r\n\f\v') ORDER BY e.ord) AS nth
+      FROM (SELECT e.ord, btrim(e.elem ->> 'finding_key', E' \t\r\n\f\x0b') AS key,
+                   row_number() OVER (PARTITION BY btrim(e.elem ->> 'finding_key', E' \t\r\n\f\x0b') ORDER BY e.ord) AS nth
               FROM jsonb_array_elements(p_findings) WITH ORDINALITY AS e(elem, ord)
              WHERE jsonb_typeof(e.elem) = 'object' AND e.elem ->> 'finding_key' IS NOT NULL) AS d
      WHERE d.nth = 2
@@ -1715,6 +2082,20 @@ BEGIN
     PERFORM ledger._ensure_scope(v_scope);
     PERFORM pg_advisory_xact_lock(hashtextextended('ledger.replace_findings' || chr(31) || v_scope, 0));
     added := 0; kept := 0; reopened := 0; still_dismissed := 0; superseded := 0; would_supersede := 0;
+    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_scope;
+
+    -- every finding this re-review may change, locked in one pass in id order
+    v_keys := ARRAY(SELECT btrim(e ->> 'finding_key', E' \t\r\n\f\x0b')
+                      FROM jsonb_array_elements(p_findings) AS e
+                     WHERE jsonb_typeof(e) = 'object' AND e ->> 'finding_key' IS NOT NULL);
+    v_locked := ARRAY(SELECT l.id
+                        FROM (SELECT f.id FROM ledger.finding f
+                               WHERE f.scope = v_scope
+                                 AND (f.finding_key = ANY (v_keys)
+                                      OR (v_mode <> 'off' AND f.superseded_at IS NULL
+                                          AND (v_kind IS NULL OR f.kind = v_kind)))
+                               ORDER BY f.id
+                                 FOR NO KEY UPDATE) AS l);
 
     FOR v_elem IN SELECT e FROM jsonb_array_elements(p_findings) AS e LOOP
         v_i := v_i + 1;
@@ -1754,24 +2135,20 @@ BEGIN
         END CASE;
     END LOOP;
 
-    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_scope;
     IF v_mode = 'off' THEN
         RETURN NEXT;
         RETURN;
     END IF;
 
-    -- absent: active findings of the scope (and kind) not in the new set (a hashed
-    -- EXCEPT, not a scan of the set per finding), locked in id order
-    SELECT array_agg(l.id) INTO v_absent
-      FROM (SELECT f.id FROM ledger.finding f
-             WHERE f.id IN (SELECT c.id FROM ledger.finding c
-                             WHERE c.scope = v_scope AND c.superseded_at IS NULL
-                               AND (v_kind IS NULL OR c.kind = v_kind)
-                            EXCEPT
-                            SELECT p.id FROM unnest(v_present) AS p(id))
-               AND f.superseded_at IS NULL
-             ORDER BY f.id
-               FOR UPDATE) AS l;
+    -- absent: the locked findings still active (of the kind) and not in the new set
+    -- (a hashed EXCEPT, not a scan of the set per finding); their locks are held
+    SELECT array_agg(f.id ORDER BY f.id) INTO v_absent
+      FROM ledger.finding f
+     WHERE f.id IN (SELECT c.id FROM unnest(v_locked) AS c(id)
+                    EXCEPT
+                    SELECT p.id FROM unnest(v_present) AS p(id))
+       AND f.superseded_at IS NULL
+       AND (v_kind IS NULL OR f.kind = v_kind);
     IF v_absent IS NULL THEN
         RETURN NEXT;
         RETURN;
@@ -1800,12 +2177,12 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.replace_findings(p_scope text, p_kind text, p_review_run text, p_findings jsonb, p_actor text) IS 'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source}, actor) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede). Raises LD001-LD004, LD303.';
+COMMENT ON FUNCTION ledger.replace_findings(p_scope text, p_kind text, p_review_run text, p_findings jsonb, p_actor text) IS 'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source}, actor) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede). Raises LD001-LD004, LD303, LD401.';
 
 -- FUNCTION ledger.report_finding(text, text, text, text, text[], text, text, text, text)
 CREATE FUNCTION ledger.report_finding(p_scope text, p_finding_key text, p_title text, p_description text DEFAULT NULL::text, p_paths text[] DEFAULT '{}'::text[], p_kind text DEFAULT 'review'::text, p_severity text DEFAULT 'medium'::text, p_source text DEFAULT NULL::text, p_review_run text DEFAULT NULL::text) RETURNS TABLE(finding_id bigint, outcome text, state text, report_count integer, reopen_count integer)
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_scope text := ledger._check_text(p_scope, 'finding.scope', true, 200);
@@ -1814,11 +2191,12 @@ DECLARE
     v_row   ledger.finding;
     v_state text;
 BEGIN
+    PERFORM ledger._check_scope_access(v_scope, 'finding.scope');
     PERFORM ledger._check_text(p_title, 'finding.title', true, 1000);
     LOOP
         SELECT f.* INTO v_row FROM ledger.finding f
          WHERE f.scope = v_scope AND f.finding_key = v_key
-           FOR UPDATE;
+           FOR NO KEY UPDATE;
         EXIT WHEN FOUND;
         PERFORM set_config('ledger.reporting', 'on', true);
         INSERT INTO ledger.finding AS f
@@ -1861,17 +2239,20 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.report_finding(p_scope text, p_finding_key text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_source text, p_review_run text) IS 'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run) -> TABLE(finding_id, outcome, state, report_count, reopen_count). Raises LD001-LD004.';
+COMMENT ON FUNCTION ledger.report_finding(p_scope text, p_finding_key text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_source text, p_review_run text) IS 'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run) -> TABLE(finding_id, outcome, state, report_count, reopen_count). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD401.';
 
 -- FUNCTION ledger.requeue_task(bigint)
 CREATE FUNCTION ledger.requeue_task(p_task_id bigint) RETURNS ledger.agent_task
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_task ledger.agent_task;
 BEGIN
-    SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
+    SELECT t.* INTO v_task FROM ledger.agent_task t
+     WHERE t.id = p_task_id
+       AND ledger._scope_visible((SELECT i.scope FROM ledger.issue i WHERE i.id = t.issue_id))
+       FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
     END IF;
@@ -1882,12 +2263,12 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.requeue_task(p_task_id bigint) IS 'Put a dispatched, never-started task back in the queue; the next claim is a new dispatch with a fresh snapshot. (task_id) -> ledger.agent_task. Raises LD005, LD201 (not dispatched).';
+COMMENT ON FUNCTION ledger.requeue_task(p_task_id bigint) IS 'Put a dispatched, never-started task back in the queue; the next claim is a new dispatch with a fresh snapshot. (task_id) -> ledger.agent_task. SECURITY DEFINER (ledger_agent). Raises LD005, LD201 (not dispatched).';
 
 -- FUNCTION ledger.restore_finding(bigint, text, text)
 CREATE FUNCTION ledger.restore_finding(p_finding_id bigint, p_actor text, p_reason text) RETURNS ledger.finding_lifecycle
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_actor  text := ledger._check_text(p_actor, 'actor', true, 200);
@@ -1895,7 +2276,9 @@ DECLARE
     v_row    ledger.finding;
     v_out    ledger.finding_lifecycle;
 BEGIN
-    SELECT f.* INTO v_row FROM ledger.finding f WHERE f.id = p_finding_id FOR UPDATE;
+    SELECT f.* INTO v_row FROM ledger.finding f
+     WHERE f.id = p_finding_id AND ledger._scope_visible(f.scope)
+       FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown finding: %', coalesce(p_finding_id::text, 'NULL') USING ERRCODE = 'LD005';
     END IF;
@@ -1909,13 +2292,14 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.restore_finding(p_finding_id bigint, p_actor text, p_reason text) IS 'Undo a supersession or a dismissal: the finding is active again, audited (restored, manual, actor, reason, what was undone), reopen_count + 1. (finding_id, actor, reason) -> ledger.finding_lifecycle. Raises LD002, LD004, LD005, LD302 (already active).';
+COMMENT ON FUNCTION ledger.restore_finding(p_finding_id bigint, p_actor text, p_reason text) IS 'Undo a supersession or a dismissal: the finding is active again, audited (restored, manual, actor, reason, what was undone), reopen_count + 1. SECURITY DEFINER (ledger_admin); a finding of a scope outside ledger.scopes under row-level security is unknown. (finding_id, actor, reason) -> ledger.finding_lifecycle. Raises LD002, LD004, LD005, LD302 (already active).';
 
 -- FUNCTION ledger.set_hygiene_mode(text, text)
 CREATE FUNCTION ledger.set_hygiene_mode(p_scope text, p_mode text) RETURNS ledger.scope
     LANGUAGE sql
     AS $$
-    INSERT INTO ledger.scope AS s (scope, hygiene_mode) VALUES (p_scope, p_mode)
+    INSERT INTO ledger.scope AS s (scope, hygiene_mode)
+    VALUES (p_scope, ledger._check_text(p_mode, 'scope.hygiene_mode', true, 10))
     ON CONFLICT (scope) DO UPDATE SET hygiene_mode = excluded.hygiene_mode
     RETURNING s.*
 $$;
@@ -1945,13 +2329,16 @@ COMMENT ON FUNCTION ledger.set_match_policy(p_scope text, p_enabled_rules text[]
 
 -- FUNCTION ledger.start_task(bigint, text)
 CREATE FUNCTION ledger.start_task(p_task_id bigint, p_session_id text DEFAULT NULL::text) RETURNS ledger.agent_task
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     v_task ledger.agent_task;
 BEGIN
-    SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
+    SELECT t.* INTO v_task FROM ledger.agent_task t
+     WHERE t.id = p_task_id
+       AND ledger._scope_visible((SELECT i.scope FROM ledger.issue i WHERE i.id = t.issue_id))
+       FOR NO KEY UPDATE;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
     END IF;
@@ -1964,7 +2351,7 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.start_task(p_task_id bigint, p_session_id text) IS 'Start a dispatched task: status running, started_at set, optionally the provider session_id. (task_id, session_id) -> ledger.agent_task. Raises LD005 (unknown task), LD201 (not dispatched), LD003/LD004 (session_id).';
+COMMENT ON FUNCTION ledger.start_task(p_task_id bigint, p_session_id text) IS 'Start a dispatched task: status running, started_at set, optionally the provider session_id. (task_id, session_id) -> ledger.agent_task. SECURITY DEFINER (ledger_agent). Raises LD005 (unknown task), LD201 (not dispatched), LD003/LD004 (session_id).';
 
 -- FUNCTION ledger.tg_agent_task__guard_snapshot()
 CREATE FUNCTION ledger.tg_agent_task__guard_snapshot() RETURNS trigger
@@ -2347,144 +2734,29 @@ COMMENT ON FUNCTION ledger.tg_merge__prepare_branch() IS 'BEFORE INSERT trigger 
 
 -- FUNCTION ledger.tg_merge__revert()
 CREATE FUNCTION ledger.tg_merge__revert() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-DECLARE
-    v_mode   text;
-    v_sha    text;
-    v_target bigint;
-    v_row    ledger.finding;
-    v_state  text;
-    v_detail jsonb;
 BEGIN
-    IF strpos(NEW.message, 'This reverts commit ') = 0 THEN
-        RETURN NULL;
-    END IF;
-    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = NEW.scope;
-    IF v_mode = 'off' THEN
-        RETURN NULL;
-    END IF;
-
-    FOR v_sha IN
-        SELECT lower(m[1]) FROM regexp_matches(NEW.message, 'This reverts commit ([0-9A-Fa-f]{4,64})[.,]', 'g') AS m
-         GROUP BY 1 ORDER BY min(strpos(NEW.message, m[1]))
-    LOOP
-        SELECT mg.id INTO v_target FROM ledger.merge mg WHERE mg.scope = NEW.scope AND mg.commit_sha = v_sha;
-        IF NOT FOUND OR v_target = NEW.id THEN
-            INSERT INTO ledger.supersession (scope, merge_id, action, rule, evidence, detail, reason)
-            VALUES (NEW.scope, NEW.id, 'revert_unknown', 'revert', v_sha,
-                    jsonb_build_object('reverted_commit', v_sha),
-                    'the message reverts commit ' || v_sha || ', which is not a recorded merge of this scope');
-            CONTINUE;
-        END IF;
-        v_detail := jsonb_build_object('reverted_merge_id', v_target, 'reverted_commit', v_sha);
-
-        FOR v_row IN
-            SELECT f.* FROM ledger.finding f
-             WHERE f.id IN (SELECT a.finding_id FROM ledger.supersession a
-                             WHERE a.merge_id = v_target AND a.action = 'superseded')
-             ORDER BY f.id
-               FOR UPDATE
-        LOOP
-            v_state := ledger._finding_state(v_row.superseded_at, v_row.dismissed_at);
-            IF v_state = 'superseded' AND v_row.superseded_by_merge_id = v_target THEN
-                IF v_mode = 'dry' THEN
-                    INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, detail, reason)
-                    VALUES (NEW.scope, v_row.id, NEW.id, 'would_reopen', 'revert', v_sha, v_detail,
-                            'dry mode: the reverted commit ' || v_sha || ' superseded this finding');
-                ELSE
-                    PERFORM ledger._reopen_finding(v_row, 'reopened', 'revert', NULL,
-                        'the merge reverts commit ' || v_sha || ', which superseded this finding',
-                        v_sha, NEW.id, v_detail);
-                END IF;
-            ELSE
-                INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
-                VALUES (NEW.scope, v_row.id, NEW.id, 'not_reopened', 'revert', v_sha,
-                        'the reverted commit ' || v_sha || ' superseded this finding, but it was '
-                            || CASE WHEN v_state = 'dismissed' THEN 'dismissed' ELSE 'superseded again' END || ' since',
-                        v_detail || jsonb_strip_nulls(jsonb_build_object(
-                            'state', v_state, 'superseded_by', v_row.superseded_by,
-                            'superseded_by_merge_id', v_row.superseded_by_merge_id,
-                            'resolution', v_row.resolution)));
-            END IF;
-        END LOOP;
-    END LOOP;
+    PERFORM ledger._apply_revert(NEW.id);
     RETURN NULL;
 END
 $$;
 
-COMMENT ON FUNCTION ledger.tg_merge__revert() IS 'AFTER INSERT row trigger on ledger.merge: a message "This reverts commit <sha>." naming a merge of the same scope reopens the findings that merge superseded and still stand superseded by it (audit reopened, rule revert); dismissed or since re-superseded ones are audited not_reopened, an unknown sha revert_unknown; dry: would_reopen; off: nothing. Raises nothing.';
+COMMENT ON FUNCTION ledger.tg_merge__revert() IS 'AFTER INSERT row trigger on ledger.merge, through ledger._apply_revert: a message "This reverts commit <sha>." naming a merge of the same scope reopens the findings that merge superseded and still stand superseded by it (audit reopened, rule revert); dismissed or since re-superseded ones are audited not_reopened, an unknown sha revert_unknown; dry: would_reopen; off: nothing. SECURITY DEFINER so that writers get the same effect. Raises nothing.';
 
 -- FUNCTION ledger.tg_merge__supersede()
 CREATE FUNCTION ledger.tg_merge__supersede() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog'
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-DECLARE
-    v_mode     text;
-    v_ids      bigint[];
-    v_actions  text[];
-    v_rules    text[];
-    v_evidence text[];
-    v_reasons  text[];
-    v_details  jsonb[];
-    v_resolve  bigint[];
-    v_live     bigint[] := '{}';
-    v_marker   text := coalesce(NEW.node_id, NEW.commit_sha);
 BEGIN
-    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = NEW.scope;
-    IF v_mode = 'off' OR (cardinality(NEW.paths) = 0 AND NEW.message !~ '\S') THEN
-        RETURN NULL;
-    END IF;
-
-    SELECT array_agg(d.finding_id ORDER BY d.finding_id NULLS FIRST),
-           array_agg(d.action ORDER BY d.finding_id NULLS FIRST),
-           array_agg(d.rule ORDER BY d.finding_id NULLS FIRST),
-           array_agg(d.evidence ORDER BY d.finding_id NULLS FIRST),
-           array_agg(d.reason ORDER BY d.finding_id NULLS FIRST),
-           array_agg(d.detail ORDER BY d.finding_id NULLS FIRST)
-      INTO v_ids, v_actions, v_rules, v_evidence, v_reasons, v_details
-      FROM ledger._merge_decisions(NEW.scope, NEW.message, NEW.paths, NEW.branch) AS d;
-    IF v_actions IS NULL THEN
-        RETURN NULL;
-    END IF;
-
-    IF v_mode = 'on' THEN
-        v_resolve := ARRAY(SELECT x.id FROM unnest(v_ids, v_actions) AS x(id, a) WHERE x.a = 'supersede');
-        IF cardinality(v_resolve) > 0 THEN
-            -- Lock in id order; re-checks superseded_at against the latest committed row.
-            SELECT coalesce(array_agg(l.id), '{}') INTO v_live
-              FROM (SELECT f.id FROM ledger.finding f
-                     WHERE f.id = ANY (v_resolve) AND f.superseded_at IS NULL
-                     ORDER BY f.id FOR UPDATE) AS l;
-        END IF;
-    END IF;
-
-    INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
-    SELECT NEW.scope, x.id, NEW.id,
-           CASE WHEN x.a <> 'supersede' THEN x.a
-                WHEN v_mode = 'dry' THEN 'would_supersede'
-                WHEN x.id = ANY (v_live) THEN 'superseded'
-                ELSE 'already_superseded' END,
-           x.r, x.e, x.why, x.d
-      FROM unnest(v_ids, v_actions, v_rules, v_evidence, v_reasons, v_details)
-           WITH ORDINALITY AS x(id, a, r, e, why, d, o)
-     ORDER BY x.o;
-
-    IF cardinality(v_live) > 0 THEN
-        UPDATE ledger.finding f
-           SET superseded_at = now(),
-               superseded_by = v_marker,
-               superseded_by_merge_id = NEW.id,
-               supersede_rule = v_rules[array_position(v_ids, f.id)]
-         WHERE f.id = ANY (v_live);
-    END IF;
+    PERFORM ledger._apply_merge(NEW.id);
     RETURN NULL;
 END
 $$;
 
-COMMENT ON FUNCTION ledger.tg_merge__supersede() IS 'AFTER INSERT row trigger on ledger.merge: applies ledger._merge_decisions (path rule of seed 000 Option A, commit-message rules of issue 3, scope policy). hygiene_mode on: audit rows first (superseded, ambiguous, candidate, mention, skipped), then supersedes; dry: audit with would_supersede only; off: nothing. Findings locked in id order; a lost race is audited already_superseded. Raises nothing.';
+COMMENT ON FUNCTION ledger.tg_merge__supersede() IS 'AFTER INSERT row trigger on ledger.merge, through ledger._apply_merge: ledger._merge_decisions (path rule of seed 000 Option A, commit-message rules of issue 3, scope policy); hygiene_mode on: audit rows first, then supersedes; dry: would_supersede only; off: nothing. SECURITY DEFINER so that writers without UPDATE on findings or INSERT on the audit get the same effect. Raises nothing.';
 
 -- FUNCTION ledger.tg_scope__prepare()
 CREATE FUNCTION ledger.tg_scope__prepare() RETURNS trigger
@@ -2551,6 +2823,43 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_scope__prepare_policy() IS 'BEFORE INSERT OR UPDATE trigger on ledger.scope: validates and normalises the matching policy (enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch). Raises LD002, LD003, LD004 naming field and value.';
+
+-- FUNCTION ledger.tg_scoped__check_access()
+CREATE FUNCTION ledger.tg_scoped__check_access() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+BEGIN
+    IF NEW.scope IS NOT NULL THEN
+        PERFORM ledger._check_scope_access(btrim(NEW.scope, E' \t\r\n\f\x0b'), TG_TABLE_NAME || '.scope');
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_scoped__check_access() IS 'BEFORE INSERT OR UPDATE OF scope trigger on finding, merge, scope and issue: while per-scope row-level security is on, the row''s scope must be listed in ledger.scopes. Raises LD401 naming <table>.scope.';
+
+-- FUNCTION ledger.tg_supersession__append_only()
+CREATE FUNCTION ledger.tg_supersession__append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+BEGIN
+    IF pg_has_role(current_user, (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = TG_RELID), 'USAGE') THEN
+        IF TG_LEVEL = 'STATEMENT' THEN
+            RETURN NULL;
+        ELSIF TG_OP = 'DELETE' THEN
+            RETURN OLD;
+        END IF;
+        RETURN NEW;
+    END IF;
+    RAISE EXCEPTION 'ledger.supersession is append-only: % by role % is not allowed', TG_OP, quote_ident(current_user)
+        USING ERRCODE = 'LD402',
+              HINT = 'Audit rows are never changed or removed; only the table owner may (retention, repair).';
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_supersession__append_only() IS 'BEFORE UPDATE/DELETE (row) and TRUNCATE (statement) trigger on ledger.supersession: the audit is append-only for every role but the table owner. Raises LD402 naming the operation and the role.';
 
 -- FUNCTION ledger.tg_supersession__notify()
 CREATE FUNCTION ledger.tg_supersession__notify() RETURNS trigger
@@ -2863,9 +3172,9 @@ CREATE VIEW ledger.active_finding AS
     f.source,
     f.created_at
    FROM ledger.finding f
-  WHERE (f.superseded_at IS NULL);
+  WHERE ((f.superseded_at IS NULL) AND ((NOT ( SELECT row_security_active(('ledger.finding'::regclass)::oid) AS row_security_active)) OR (f.scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[]))));
 
-COMMENT ON VIEW ledger.active_finding IS 'Active findings (superseded_at IS NULL): the set a prompt builder injects. Implements the superseded_by IS NULL filter of seed 000.';
+COMMENT ON VIEW ledger.active_finding IS 'Active findings (superseded_at IS NULL): the set a prompt builder injects. Implements the superseded_by IS NULL filter of seed 000. Honours per-scope row-level security (ledger.scopes) for readers it applies to.';
 
 -- VIEW ledger.finding_lifecycle
 CREATE VIEW ledger.finding_lifecycle AS
@@ -2889,9 +3198,10 @@ CREATE VIEW ledger.finding_lifecycle AS
     f.reopen_count,
     f.review_run,
     f.created_at
-   FROM ledger.finding f;
+   FROM ledger.finding f
+  WHERE ((NOT ( SELECT row_security_active(('ledger.finding'::regclass)::oid) AS row_security_active)) OR (f.scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[])));
 
-COMMENT ON VIEW ledger.finding_lifecycle IS 'Every finding with its derived lifecycle state (active, superseded, dismissed), its dismissal (resolution, by, reason), its supersession and its counters (report_count, last_reported_at, reopen_count, review_run). Implements the states of issue 5.';
+COMMENT ON VIEW ledger.finding_lifecycle IS 'Every finding with its derived lifecycle state (active, superseded, dismissed), its dismissal (resolution, by, reason), its supersession and its counters (report_count, last_reported_at, reopen_count, review_run). Implements the states of issue 5. Honours per-scope row-level security (ledger.scopes) for readers it applies to.';
 
 -- CONSTRAINT ledger.agent_task agent_task_pkey
 ALTER TABLE ONLY ledger.agent_task
@@ -2986,6 +3296,9 @@ CREATE TRIGGER _100_prepare BEFORE INSERT OR UPDATE ON ledger.agent_task FOR EAC
 -- TRIGGER ledger.agent_task _200_guard_snapshot
 CREATE TRIGGER _200_guard_snapshot BEFORE INSERT OR UPDATE ON ledger.agent_task FOR EACH ROW EXECUTE FUNCTION ledger.tg_agent_task__guard_snapshot();
 
+-- TRIGGER ledger.finding _050_scope_access
+CREATE TRIGGER _050_scope_access BEFORE INSERT OR UPDATE OF scope ON ledger.finding FOR EACH ROW EXECUTE FUNCTION ledger.tg_scoped__check_access();
+
 -- TRIGGER ledger.finding _100_forbid_delete
 CREATE TRIGGER _100_forbid_delete BEFORE DELETE ON ledger.finding FOR EACH ROW EXECUTE FUNCTION ledger.tg_finding__forbid_delete();
 
@@ -3001,8 +3314,14 @@ CREATE TRIGGER _200_lifecycle BEFORE INSERT OR UPDATE OF superseded_at, dismisse
 -- TRIGGER ledger.injection _100_prepare
 CREATE TRIGGER _100_prepare BEFORE INSERT OR UPDATE ON ledger.injection FOR EACH ROW EXECUTE FUNCTION ledger.tg_injection__prepare();
 
+-- TRIGGER ledger.issue _050_scope_access
+CREATE TRIGGER _050_scope_access BEFORE INSERT OR UPDATE OF scope ON ledger.issue FOR EACH ROW EXECUTE FUNCTION ledger.tg_scoped__check_access();
+
 -- TRIGGER ledger.issue _100_prepare
 CREATE TRIGGER _100_prepare BEFORE INSERT OR UPDATE ON ledger.issue FOR EACH ROW EXECUTE FUNCTION ledger.tg_issue__prepare();
+
+-- TRIGGER ledger.merge _050_scope_access
+CREATE TRIGGER _050_scope_access BEFORE INSERT OR UPDATE OF scope ON ledger.merge FOR EACH ROW EXECUTE FUNCTION ledger.tg_scoped__check_access();
 
 -- TRIGGER ledger.merge _100_prepare
 CREATE TRIGGER _100_prepare BEFORE INSERT ON ledger.merge FOR EACH ROW EXECUTE FUNCTION ledger.tg_merge__prepare();
@@ -3016,11 +3335,20 @@ CREATE TRIGGER _200_supersede AFTER INSERT ON ledger.merge FOR EACH ROW EXECUTE 
 -- TRIGGER ledger.merge _300_revert
 CREATE TRIGGER _300_revert AFTER INSERT ON ledger.merge FOR EACH ROW EXECUTE FUNCTION ledger.tg_merge__revert();
 
+-- TRIGGER ledger.scope _050_scope_access
+CREATE TRIGGER _050_scope_access BEFORE INSERT OR UPDATE OF scope ON ledger.scope FOR EACH ROW EXECUTE FUNCTION ledger.tg_scoped__check_access();
+
 -- TRIGGER ledger.scope _100_prepare
 CREATE TRIGGER _100_prepare BEFORE INSERT OR UPDATE ON ledger.scope FOR EACH ROW EXECUTE FUNCTION ledger.tg_scope__prepare();
 
 -- TRIGGER ledger.scope _110_policy
 CREATE TRIGGER _110_policy BEFORE INSERT OR UPDATE ON ledger.scope FOR EACH ROW EXECUTE FUNCTION ledger.tg_scope__prepare_policy();
+
+-- TRIGGER ledger.supersession _010_append_only
+CREATE TRIGGER _010_append_only BEFORE DELETE OR UPDATE ON ledger.supersession FOR EACH ROW EXECUTE FUNCTION ledger.tg_supersession__append_only();
+
+-- TRIGGER ledger.supersession _011_append_only_truncate
+CREATE TRIGGER _011_append_only_truncate BEFORE TRUNCATE ON ledger.supersession FOR EACH STATEMENT EXECUTE FUNCTION ledger.tg_supersession__append_only();
 
 -- TRIGGER ledger.supersession _100_notify
 CREATE TRIGGER _100_notify AFTER INSERT ON ledger.supersession REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ledger.tg_supersession__notify();
@@ -3064,6 +3392,535 @@ ALTER TABLE ONLY ledger.supersession
 -- FK CONSTRAINT ledger.supersession supersession_scope_fkey
 ALTER TABLE ONLY ledger.supersession
     ADD CONSTRAINT supersession_scope_fkey FOREIGN KEY (scope) REFERENCES ledger.scope(scope);
+
+-- POLICY ledger.agent_task scope_isolation
+CREATE POLICY scope_isolation ON ledger.agent_task USING ((EXISTS ( SELECT 1
+   FROM ledger.issue i
+  WHERE ((i.id = agent_task.issue_id) AND (i.scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[])))))) WITH CHECK ((EXISTS ( SELECT 1
+   FROM ledger.issue i
+  WHERE ((i.id = agent_task.issue_id) AND (i.scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[]))))));
+
+-- POLICY ledger.finding scope_isolation
+CREATE POLICY scope_isolation ON ledger.finding USING ((scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[]))) WITH CHECK ((scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[])));
+
+-- POLICY ledger.injection scope_isolation
+CREATE POLICY scope_isolation ON ledger.injection USING ((EXISTS ( SELECT 1
+   FROM ledger.finding f
+  WHERE ((f.id = injection.finding_id) AND (f.scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[])))))) WITH CHECK ((EXISTS ( SELECT 1
+   FROM ledger.finding f
+  WHERE ((f.id = injection.finding_id) AND (f.scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[]))))));
+
+-- POLICY ledger.issue scope_isolation
+CREATE POLICY scope_isolation ON ledger.issue USING ((scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[]))) WITH CHECK ((scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[])));
+
+-- POLICY ledger.merge scope_isolation
+CREATE POLICY scope_isolation ON ledger.merge USING ((scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[]))) WITH CHECK ((scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[])));
+
+-- POLICY ledger.scope scope_isolation
+CREATE POLICY scope_isolation ON ledger.scope USING ((scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[]))) WITH CHECK ((scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[])));
+
+-- POLICY ledger.supersession scope_isolation
+CREATE POLICY scope_isolation ON ledger.supersession USING ((scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[]))) WITH CHECK ((scope = ANY (( SELECT ledger._visible_scopes() AS _visible_scopes)::text[])));
+
+-- ACL ledger.COLUMN agent_task.agent_id
+GRANT INSERT(agent_id) ON TABLE ledger.agent_task TO ledger_writer;
+
+-- ACL ledger.COLUMN agent_task.force_fresh_session
+GRANT INSERT(force_fresh_session) ON TABLE ledger.agent_task TO ledger_writer;
+
+-- ACL ledger.COLUMN agent_task.issue_id
+GRANT INSERT(issue_id) ON TABLE ledger.agent_task TO ledger_writer;
+
+-- ACL ledger.COLUMN agent_task.rerun_of_task_id
+GRANT INSERT(rerun_of_task_id) ON TABLE ledger.agent_task TO ledger_writer;
+
+-- ACL ledger.COLUMN agent_task.runtime_id
+GRANT INSERT(runtime_id) ON TABLE ledger.agent_task TO ledger_writer;
+
+-- ACL ledger.COLUMN finding.created_at
+GRANT INSERT(created_at) ON TABLE ledger.finding TO ledger_writer;
+
+-- ACL ledger.COLUMN finding.description
+GRANT INSERT(description) ON TABLE ledger.finding TO ledger_writer;
+
+-- ACL ledger.COLUMN finding.finding_key
+GRANT INSERT(finding_key) ON TABLE ledger.finding TO ledger_writer;
+
+-- ACL ledger.COLUMN finding.kind
+GRANT INSERT(kind) ON TABLE ledger.finding TO ledger_writer;
+
+-- ACL ledger.COLUMN finding.paths
+GRANT INSERT(paths) ON TABLE ledger.finding TO ledger_writer;
+
+-- ACL ledger.COLUMN finding.scope
+GRANT INSERT(scope) ON TABLE ledger.finding TO ledger_writer;
+
+-- ACL ledger.COLUMN finding.severity
+GRANT INSERT(severity) ON TABLE ledger.finding TO ledger_writer;
+
+-- ACL ledger.COLUMN finding.slug
+GRANT INSERT(slug) ON TABLE ledger.finding TO ledger_writer;
+
+-- ACL ledger.COLUMN finding.source
+GRANT INSERT(source) ON TABLE ledger.finding TO ledger_writer;
+
+-- ACL ledger.COLUMN finding.strong_keywords
+GRANT INSERT(strong_keywords) ON TABLE ledger.finding TO ledger_writer;
+
+-- ACL ledger.COLUMN finding.tags
+GRANT INSERT(tags) ON TABLE ledger.finding TO ledger_writer;
+
+-- ACL ledger.COLUMN finding.title
+GRANT INSERT(title) ON TABLE ledger.finding TO ledger_writer;
+
+-- ACL ledger.COLUMN injection.finding_id
+GRANT INSERT(finding_id) ON TABLE ledger.injection TO ledger_writer;
+
+-- ACL ledger.COLUMN injection.injected_at
+GRANT INSERT(injected_at) ON TABLE ledger.injection TO ledger_writer;
+
+-- ACL ledger.COLUMN injection.session_id
+GRANT INSERT(session_id) ON TABLE ledger.injection TO ledger_writer;
+
+-- ACL ledger.COLUMN issue.assignee_id
+GRANT INSERT(assignee_id),UPDATE(assignee_id) ON TABLE ledger.issue TO ledger_writer;
+
+-- ACL ledger.COLUMN issue.assignee_type
+GRANT INSERT(assignee_type),UPDATE(assignee_type) ON TABLE ledger.issue TO ledger_writer;
+
+-- ACL ledger.COLUMN issue.description
+GRANT INSERT(description),UPDATE(description) ON TABLE ledger.issue TO ledger_writer;
+
+-- ACL ledger.COLUMN issue.priority
+GRANT INSERT(priority),UPDATE(priority) ON TABLE ledger.issue TO ledger_writer;
+
+-- ACL ledger.COLUMN issue.scope
+GRANT INSERT(scope) ON TABLE ledger.issue TO ledger_writer;
+
+-- ACL ledger.COLUMN issue.status
+GRANT INSERT(status),UPDATE(status) ON TABLE ledger.issue TO ledger_writer;
+
+-- ACL ledger.COLUMN issue.title
+GRANT INSERT(title),UPDATE(title) ON TABLE ledger.issue TO ledger_writer;
+
+-- ACL ledger.COLUMN merge.branch
+GRANT INSERT(branch) ON TABLE ledger.merge TO ledger_writer;
+
+-- ACL ledger.COLUMN merge.commit_sha
+GRANT INSERT(commit_sha) ON TABLE ledger.merge TO ledger_writer;
+
+-- ACL ledger.COLUMN merge.merged_at
+GRANT INSERT(merged_at) ON TABLE ledger.merge TO ledger_writer;
+
+-- ACL ledger.COLUMN merge.message
+GRANT INSERT(message) ON TABLE ledger.merge TO ledger_writer;
+
+-- ACL ledger.COLUMN merge.node_id
+GRANT INSERT(node_id) ON TABLE ledger.merge TO ledger_writer;
+
+-- ACL ledger.COLUMN merge.paths
+GRANT INSERT(paths) ON TABLE ledger.merge TO ledger_writer;
+
+-- ACL ledger.COLUMN merge.scope
+GRANT INSERT(scope) ON TABLE ledger.merge TO ledger_writer;
+
+-- ACL ledger.COLUMN poisoned_failure_reason.note
+GRANT UPDATE(note) ON TABLE ledger.poisoned_failure_reason TO ledger_admin;
+
+-- ACL ledger.COLUMN retired_session.reason
+GRANT INSERT(reason) ON TABLE ledger.retired_session TO ledger_agent;
+
+-- ACL ledger.COLUMN retired_session.session_id
+GRANT INSERT(session_id) ON TABLE ledger.retired_session TO ledger_agent;
+
+-- ACL ledger.COLUMN scope.default_branch
+GRANT INSERT(default_branch),UPDATE(default_branch) ON TABLE ledger.scope TO ledger_admin;
+
+-- ACL ledger.COLUMN scope.enabled_rules
+GRANT INSERT(enabled_rules),UPDATE(enabled_rules) ON TABLE ledger.scope TO ledger_admin;
+
+-- ACL ledger.COLUMN scope.hygiene_mode
+GRANT INSERT(hygiene_mode),UPDATE(hygiene_mode) ON TABLE ledger.scope TO ledger_admin;
+
+-- ACL ledger.COLUMN scope.path_supersede_kinds
+GRANT INSERT(path_supersede_kinds),UPDATE(path_supersede_kinds) ON TABLE ledger.scope TO ledger_admin;
+
+-- ACL ledger.COLUMN scope.scope
+GRANT INSERT(scope) ON TABLE ledger.scope TO ledger_writer;
+GRANT INSERT(scope) ON TABLE ledger.scope TO ledger_admin;
+
+-- ACL ledger.COLUMN scope.slug_mention_resolves
+GRANT INSERT(slug_mention_resolves),UPDATE(slug_mention_resolves) ON TABLE ledger.scope TO ledger_admin;
+
+-- ACL ledger.FUNCTION _apply_merge(p_merge_id bigint)
+REVOKE ALL ON FUNCTION ledger._apply_merge(p_merge_id bigint) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _apply_revert(p_merge_id bigint)
+REVOKE ALL ON FUNCTION ledger._apply_revert(p_merge_id bigint) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _check_scope_access(p_scope text, p_field text)
+REVOKE ALL ON FUNCTION ledger._check_scope_access(p_scope text, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._check_scope_access(p_scope text, p_field text) TO ledger_writer;
+GRANT ALL ON FUNCTION ledger._check_scope_access(p_scope text, p_field text) TO ledger_admin;
+
+-- ACL ledger.FUNCTION _check_task_transition(p_task_id bigint, p_from text, p_to text)
+REVOKE ALL ON FUNCTION ledger._check_task_transition(p_task_id bigint, p_from text, p_to text) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _check_text(p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean)
+REVOKE ALL ON FUNCTION ledger._check_text(p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._check_text(p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean) TO ledger_writer;
+GRANT ALL ON FUNCTION ledger._check_text(p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean) TO ledger_admin;
+GRANT ALL ON FUNCTION ledger._check_text(p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean) TO ledger_reader;
+
+-- ACL ledger.FUNCTION _ensure_scope(p_scope text)
+REVOKE ALL ON FUNCTION ledger._ensure_scope(p_scope text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._ensure_scope(p_scope text) TO ledger_writer;
+
+-- ACL ledger.FUNCTION _evidence_keys(p_scope text, p_finding_key text, p_slug text, p_strong_keywords text[], p_title text)
+REVOKE ALL ON FUNCTION ledger._evidence_keys(p_scope text, p_finding_key text, p_slug text, p_strong_keywords text[], p_title text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._evidence_keys(p_scope text, p_finding_key text, p_slug text, p_strong_keywords text[], p_title text) TO ledger_writer;
+
+-- ACL ledger.FUNCTION _evidence_token(p_value text)
+REVOKE ALL ON FUNCTION ledger._evidence_token(p_value text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._evidence_token(p_value text) TO ledger_writer;
+
+-- ACL ledger.FUNCTION _file_slug(p_name text)
+REVOKE ALL ON FUNCTION ledger._file_slug(p_name text) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _finding_state(p_superseded_at timestamp with time zone, p_dismissed_at timestamp with time zone)
+REVOKE ALL ON FUNCTION ledger._finding_state(p_superseded_at timestamp with time zone, p_dismissed_at timestamp with time zone) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._finding_state(p_superseded_at timestamp with time zone, p_dismissed_at timestamp with time zone) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger._finding_state(p_superseded_at timestamp with time zone, p_dismissed_at timestamp with time zone) TO ledger_admin;
+
+-- ACL ledger.FUNCTION _match_message(p_scope text, p_message text)
+REVOKE ALL ON FUNCTION ledger._match_message(p_scope text, p_message text) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _match_paths(p_scope text, p_paths text[])
+REVOKE ALL ON FUNCTION ledger._match_paths(p_scope text, p_paths text[]) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _merge_decisions(p_scope text, p_message text, p_paths text[], p_branch text)
+REVOKE ALL ON FUNCTION ledger._merge_decisions(p_scope text, p_message text, p_paths text[], p_branch text) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _message_segments(p_message text)
+REVOKE ALL ON FUNCTION ledger._message_segments(p_message text) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _message_tokens(p_message text)
+REVOKE ALL ON FUNCTION ledger._message_tokens(p_message text) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _normalize_branch(p_branch text, p_field text)
+REVOKE ALL ON FUNCTION ledger._normalize_branch(p_branch text, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._normalize_branch(p_branch text, p_field text) TO ledger_writer;
+GRANT ALL ON FUNCTION ledger._normalize_branch(p_branch text, p_field text) TO ledger_admin;
+
+-- ACL ledger.FUNCTION _reopen_finding(p_finding ledger.finding, p_action text, p_rule text, p_actor text, p_reason text, p_evidence text, p_merge_id bigint, p_detail jsonb)
+REVOKE ALL ON FUNCTION ledger._reopen_finding(p_finding ledger.finding, p_action text, p_rule text, p_actor text, p_reason text, p_evidence text, p_merge_id bigint, p_detail jsonb) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _resumed_task(p_task_id bigint)
+REVOKE ALL ON FUNCTION ledger._resumed_task(p_task_id bigint) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _revert_targets(p_scope text, p_message text, p_merge_id bigint)
+REVOKE ALL ON FUNCTION ledger._revert_targets(p_scope text, p_message text, p_merge_id bigint) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _scope_visible(p_scope text)
+REVOKE ALL ON FUNCTION ledger._scope_visible(p_scope text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._scope_visible(p_scope text) TO ledger_writer;
+GRANT ALL ON FUNCTION ledger._scope_visible(p_scope text) TO ledger_admin;
+
+-- ACL ledger.FUNCTION _scoped_paths(p_scope text, p_paths text[])
+REVOKE ALL ON FUNCTION ledger._scoped_paths(p_scope text, p_paths text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._scoped_paths(p_scope text, p_paths text[]) TO ledger_writer;
+
+-- ACL ledger.FUNCTION _severity_rank(p_severity text)
+REVOKE ALL ON FUNCTION ledger._severity_rank(p_severity text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._severity_rank(p_severity text) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger._severity_rank(p_severity text) TO ledger_admin;
+
+-- ACL ledger.FUNCTION _significant(p_norm text)
+REVOKE ALL ON FUNCTION ledger._significant(p_norm text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._significant(p_norm text) TO ledger_writer;
+
+-- ACL ledger.FUNCTION _snapshot_changes(p_anchor jsonb, p_current jsonb)
+REVOKE ALL ON FUNCTION ledger._snapshot_changes(p_anchor jsonb, p_current jsonb) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION _snapshot_version()
+REVOKE ALL ON FUNCTION ledger._snapshot_version() FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._snapshot_version() TO ledger_writer;
+GRANT ALL ON FUNCTION ledger._snapshot_version() TO ledger_reader;
+GRANT ALL ON FUNCTION ledger._snapshot_version() TO ledger_agent;
+
+-- ACL ledger.FUNCTION _title_sig(p_title text)
+REVOKE ALL ON FUNCTION ledger._title_sig(p_title text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._title_sig(p_title text) TO ledger_writer;
+
+-- ACL ledger.FUNCTION _token_regex(p_with_gap boolean)
+REVOKE ALL ON FUNCTION ledger._token_regex(p_with_gap boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._token_regex(p_with_gap boolean) TO ledger_writer;
+
+-- ACL ledger.FUNCTION _visible_scopes()
+REVOKE ALL ON FUNCTION ledger._visible_scopes() FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._visible_scopes() TO ledger_writer;
+GRANT ALL ON FUNCTION ledger._visible_scopes() TO ledger_reader;
+GRANT ALL ON FUNCTION ledger._visible_scopes() TO ledger_agent;
+GRANT ALL ON FUNCTION ledger._visible_scopes() TO ledger_admin;
+
+-- ACL ledger.FUNCTION _words(p_text text)
+REVOKE ALL ON FUNCTION ledger._words(p_text text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger._words(p_text text) TO ledger_writer;
+
+-- ACL ledger.FUNCTION _write_issue_snapshot(p_task_id bigint, p_dispatch_count integer)
+REVOKE ALL ON FUNCTION ledger._write_issue_snapshot(p_task_id bigint, p_dispatch_count integer) FROM PUBLIC;
+
+-- ACL ledger.FUNCTION active_findings(p_scope text)
+REVOKE ALL ON FUNCTION ledger.active_findings(p_scope text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.active_findings(p_scope text) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger.active_findings(p_scope text) TO ledger_admin;
+
+-- ACL ledger.FUNCTION add_finding(p_scope text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_finding_key text, p_source text)
+REVOKE ALL ON FUNCTION ledger.add_finding(p_scope text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_finding_key text, p_source text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.add_finding(p_scope text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_finding_key text, p_source text) TO ledger_writer;
+
+-- ACL ledger.FUNCTION add_issue(p_scope text, p_title text, p_description text, p_status text, p_priority text, p_assignee_type text, p_assignee_id text)
+REVOKE ALL ON FUNCTION ledger.add_issue(p_scope text, p_title text, p_description text, p_status text, p_priority text, p_assignee_type text, p_assignee_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.add_issue(p_scope text, p_title text, p_description text, p_status text, p_priority text, p_assignee_type text, p_assignee_id text) TO ledger_writer;
+
+-- ACL ledger.FUNCTION cancel_task(p_task_id bigint, p_reason text)
+REVOKE ALL ON FUNCTION ledger.cancel_task(p_task_id bigint, p_reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.cancel_task(p_task_id bigint, p_reason text) TO ledger_agent;
+
+-- ACL ledger.FUNCTION claim_task(p_runtime_id text, p_agent_id text)
+REVOKE ALL ON FUNCTION ledger.claim_task(p_runtime_id text, p_agent_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.claim_task(p_runtime_id text, p_agent_id text) TO ledger_agent;
+
+-- ACL ledger.FUNCTION complete_task(p_task_id bigint, p_session_id text)
+REVOKE ALL ON FUNCTION ledger.complete_task(p_task_id bigint, p_session_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.complete_task(p_task_id bigint, p_session_id text) TO ledger_agent;
+
+-- ACL ledger.FUNCTION disable_scope_rls()
+REVOKE ALL ON FUNCTION ledger.disable_scope_rls() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION dismiss_finding(p_finding_id bigint, p_resolution text, p_actor text, p_reason text)
+REVOKE ALL ON FUNCTION ledger.dismiss_finding(p_finding_id bigint, p_resolution text, p_actor text, p_reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.dismiss_finding(p_finding_id bigint, p_resolution text, p_actor text, p_reason text) TO ledger_admin;
+
+-- ACL ledger.FUNCTION enable_scope_rls()
+REVOKE ALL ON FUNCTION ledger.enable_scope_rls() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION enqueue_task(p_issue_id bigint, p_agent_id text, p_runtime_id text, p_rerun_of_task_id bigint, p_force_fresh_session boolean)
+REVOKE ALL ON FUNCTION ledger.enqueue_task(p_issue_id bigint, p_agent_id text, p_runtime_id text, p_rerun_of_task_id bigint, p_force_fresh_session boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.enqueue_task(p_issue_id bigint, p_agent_id text, p_runtime_id text, p_rerun_of_task_id bigint, p_force_fresh_session boolean) TO ledger_writer;
+
+-- ACL ledger.FUNCTION fail_task(p_task_id bigint, p_failure_reason text, p_session_id text)
+REVOKE ALL ON FUNCTION ledger.fail_task(p_task_id bigint, p_failure_reason text, p_session_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.fail_task(p_task_id bigint, p_failure_reason text, p_session_id text) TO ledger_agent;
+
+-- ACL ledger.FUNCTION import_finding(p_scope text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_finding_key text, p_source text, p_slug text, p_strong_keywords text[], p_tags text[])
+REVOKE ALL ON FUNCTION ledger.import_finding(p_scope text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_finding_key text, p_source text, p_slug text, p_strong_keywords text[], p_tags text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.import_finding(p_scope text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_finding_key text, p_source text, p_slug text, p_strong_keywords text[], p_tags text[]) TO ledger_writer;
+
+-- ACL ledger.FUNCTION issue_snapshot(p_title text, p_description text, p_version integer)
+REVOKE ALL ON FUNCTION ledger.issue_snapshot(p_title text, p_description text, p_version integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.issue_snapshot(p_title text, p_description text, p_version integer) TO ledger_writer;
+GRANT ALL ON FUNCTION ledger.issue_snapshot(p_title text, p_description text, p_version integer) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger.issue_snapshot(p_title text, p_description text, p_version integer) TO ledger_agent;
+
+-- ACL ledger.FUNCTION measure_convergence(p_session_id text)
+REVOKE ALL ON FUNCTION ledger.measure_convergence(p_session_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.measure_convergence(p_session_id text) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger.measure_convergence(p_session_id text) TO ledger_admin;
+
+-- ACL ledger.FUNCTION normalize_path(p_path text, p_field text)
+REVOKE ALL ON FUNCTION ledger.normalize_path(p_path text, p_field text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.normalize_path(p_path text, p_field text) TO ledger_writer;
+GRANT ALL ON FUNCTION ledger.normalize_path(p_path text, p_field text) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger.normalize_path(p_path text, p_field text) TO ledger_admin;
+
+-- ACL ledger.FUNCTION normalize_paths(p_paths text[], p_field text, p_max integer)
+REVOKE ALL ON FUNCTION ledger.normalize_paths(p_paths text[], p_field text, p_max integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.normalize_paths(p_paths text[], p_field text, p_max integer) TO ledger_writer;
+GRANT ALL ON FUNCTION ledger.normalize_paths(p_paths text[], p_field text, p_max integer) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger.normalize_paths(p_paths text[], p_field text, p_max integer) TO ledger_admin;
+
+-- ACL ledger.FUNCTION read_audit(p_scope text, p_finding_id bigint, p_merge_id bigint)
+REVOKE ALL ON FUNCTION ledger.read_audit(p_scope text, p_finding_id bigint, p_merge_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.read_audit(p_scope text, p_finding_id bigint, p_merge_id bigint) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger.read_audit(p_scope text, p_finding_id bigint, p_merge_id bigint) TO ledger_admin;
+
+-- ACL ledger.FUNCTION read_finding(p_finding_id bigint)
+REVOKE ALL ON FUNCTION ledger.read_finding(p_finding_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.read_finding(p_finding_id bigint) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger.read_finding(p_finding_id bigint) TO ledger_admin;
+
+-- ACL ledger.FUNCTION read_history(p_finding_id bigint)
+REVOKE ALL ON FUNCTION ledger.read_history(p_finding_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.read_history(p_finding_id bigint) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger.read_history(p_finding_id bigint) TO ledger_admin;
+
+-- ACL ledger.FUNCTION read_injections(p_session_id text, p_finding_id bigint)
+REVOKE ALL ON FUNCTION ledger.read_injections(p_session_id text, p_finding_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.read_injections(p_session_id text, p_finding_id bigint) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger.read_injections(p_session_id text, p_finding_id bigint) TO ledger_admin;
+
+-- ACL ledger.FUNCTION read_prompt_findings(p_scope text, p_kinds text[], p_max_age interval, p_max_chars integer)
+REVOKE ALL ON FUNCTION ledger.read_prompt_findings(p_scope text, p_kinds text[], p_max_age interval, p_max_chars integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.read_prompt_findings(p_scope text, p_kinds text[], p_max_age interval, p_max_chars integer) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger.read_prompt_findings(p_scope text, p_kinds text[], p_max_age interval, p_max_chars integer) TO ledger_admin;
+
+-- ACL ledger.FUNCTION reconcile(p_scope text)
+REVOKE ALL ON FUNCTION ledger.reconcile(p_scope text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.reconcile(p_scope text) TO ledger_admin;
+
+-- ACL ledger.FUNCTION record_injection(p_session_id text, p_finding_ids bigint[])
+REVOKE ALL ON FUNCTION ledger.record_injection(p_session_id text, p_finding_ids bigint[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.record_injection(p_session_id text, p_finding_ids bigint[]) TO ledger_writer;
+
+-- ACL ledger.FUNCTION record_merge(p_scope text, p_commit_sha text, p_paths text[], p_message text, p_node_id text, p_merged_at timestamp with time zone, p_branch text)
+REVOKE ALL ON FUNCTION ledger.record_merge(p_scope text, p_commit_sha text, p_paths text[], p_message text, p_node_id text, p_merged_at timestamp with time zone, p_branch text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.record_merge(p_scope text, p_commit_sha text, p_paths text[], p_message text, p_node_id text, p_merged_at timestamp with time zone, p_branch text) TO ledger_writer;
+
+-- ACL ledger.FUNCTION replace_findings(p_scope text, p_kind text, p_review_run text, p_findings jsonb, p_actor text)
+REVOKE ALL ON FUNCTION ledger.replace_findings(p_scope text, p_kind text, p_review_run text, p_findings jsonb, p_actor text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.replace_findings(p_scope text, p_kind text, p_review_run text, p_findings jsonb, p_actor text) TO ledger_writer;
+
+-- ACL ledger.FUNCTION report_finding(p_scope text, p_finding_key text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_source text, p_review_run text)
+REVOKE ALL ON FUNCTION ledger.report_finding(p_scope text, p_finding_key text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_source text, p_review_run text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.report_finding(p_scope text, p_finding_key text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_source text, p_review_run text) TO ledger_writer;
+
+-- ACL ledger.FUNCTION requeue_task(p_task_id bigint)
+REVOKE ALL ON FUNCTION ledger.requeue_task(p_task_id bigint) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.requeue_task(p_task_id bigint) TO ledger_agent;
+
+-- ACL ledger.FUNCTION restore_finding(p_finding_id bigint, p_actor text, p_reason text)
+REVOKE ALL ON FUNCTION ledger.restore_finding(p_finding_id bigint, p_actor text, p_reason text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.restore_finding(p_finding_id bigint, p_actor text, p_reason text) TO ledger_admin;
+
+-- ACL ledger.FUNCTION set_hygiene_mode(p_scope text, p_mode text)
+REVOKE ALL ON FUNCTION ledger.set_hygiene_mode(p_scope text, p_mode text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.set_hygiene_mode(p_scope text, p_mode text) TO ledger_admin;
+
+-- ACL ledger.FUNCTION set_match_policy(p_scope text, p_enabled_rules text[], p_path_supersede_kinds text[], p_slug_mention_resolves boolean, p_default_branch text)
+REVOKE ALL ON FUNCTION ledger.set_match_policy(p_scope text, p_enabled_rules text[], p_path_supersede_kinds text[], p_slug_mention_resolves boolean, p_default_branch text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.set_match_policy(p_scope text, p_enabled_rules text[], p_path_supersede_kinds text[], p_slug_mention_resolves boolean, p_default_branch text) TO ledger_admin;
+
+-- ACL ledger.FUNCTION start_task(p_task_id bigint, p_session_id text)
+REVOKE ALL ON FUNCTION ledger.start_task(p_task_id bigint, p_session_id text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.start_task(p_task_id bigint, p_session_id text) TO ledger_agent;
+
+-- ACL ledger.FUNCTION tg_agent_task__guard_snapshot()
+REVOKE ALL ON FUNCTION ledger.tg_agent_task__guard_snapshot() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_agent_task__prepare()
+REVOKE ALL ON FUNCTION ledger.tg_agent_task__prepare() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_finding__forbid_delete()
+REVOKE ALL ON FUNCTION ledger.tg_finding__forbid_delete() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_finding__lifecycle()
+REVOKE ALL ON FUNCTION ledger.tg_finding__lifecycle() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_finding__prepare()
+REVOKE ALL ON FUNCTION ledger.tg_finding__prepare() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_finding__prepare_evidence()
+REVOKE ALL ON FUNCTION ledger.tg_finding__prepare_evidence() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_injection__prepare()
+REVOKE ALL ON FUNCTION ledger.tg_injection__prepare() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_issue__prepare()
+REVOKE ALL ON FUNCTION ledger.tg_issue__prepare() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_merge__prepare()
+REVOKE ALL ON FUNCTION ledger.tg_merge__prepare() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_merge__prepare_branch()
+REVOKE ALL ON FUNCTION ledger.tg_merge__prepare_branch() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_merge__revert()
+REVOKE ALL ON FUNCTION ledger.tg_merge__revert() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_merge__supersede()
+REVOKE ALL ON FUNCTION ledger.tg_merge__supersede() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_scope__prepare()
+REVOKE ALL ON FUNCTION ledger.tg_scope__prepare() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_scope__prepare_policy()
+REVOKE ALL ON FUNCTION ledger.tg_scope__prepare_policy() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_scoped__check_access()
+REVOKE ALL ON FUNCTION ledger.tg_scoped__check_access() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_supersession__append_only()
+REVOKE ALL ON FUNCTION ledger.tg_supersession__append_only() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION tg_supersession__notify()
+REVOKE ALL ON FUNCTION ledger.tg_supersession__notify() FROM PUBLIC;
+
+-- ACL ledger.FUNCTION workspace_scope(p_directory text)
+REVOKE ALL ON FUNCTION ledger.workspace_scope(p_directory text) FROM PUBLIC;
+GRANT ALL ON FUNCTION ledger.workspace_scope(p_directory text) TO ledger_writer;
+GRANT ALL ON FUNCTION ledger.workspace_scope(p_directory text) TO ledger_reader;
+GRANT ALL ON FUNCTION ledger.workspace_scope(p_directory text) TO ledger_admin;
+
+-- ACL SCHEMA ledger
+GRANT USAGE ON SCHEMA ledger TO ledger_writer;
+GRANT USAGE ON SCHEMA ledger TO ledger_reader;
+GRANT USAGE ON SCHEMA ledger TO ledger_agent;
+GRANT USAGE ON SCHEMA ledger TO ledger_admin;
+
+-- ACL ledger.TABLE active_finding
+GRANT SELECT ON TABLE ledger.active_finding TO ledger_reader;
+GRANT SELECT ON TABLE ledger.active_finding TO ledger_admin;
+
+-- ACL ledger.TABLE agent_task
+GRANT SELECT ON TABLE ledger.agent_task TO ledger_writer;
+GRANT SELECT ON TABLE ledger.agent_task TO ledger_reader;
+GRANT SELECT ON TABLE ledger.agent_task TO ledger_agent;
+GRANT SELECT ON TABLE ledger.agent_task TO ledger_admin;
+
+-- ACL ledger.TABLE finding
+GRANT SELECT ON TABLE ledger.finding TO ledger_writer;
+GRANT SELECT ON TABLE ledger.finding TO ledger_reader;
+GRANT SELECT ON TABLE ledger.finding TO ledger_admin;
+
+-- ACL ledger.TABLE finding_lifecycle
+GRANT SELECT ON TABLE ledger.finding_lifecycle TO ledger_reader;
+GRANT SELECT ON TABLE ledger.finding_lifecycle TO ledger_admin;
+
+-- ACL ledger.TABLE injection
+GRANT SELECT ON TABLE ledger.injection TO ledger_writer;
+GRANT SELECT ON TABLE ledger.injection TO ledger_reader;
+GRANT SELECT ON TABLE ledger.injection TO ledger_admin;
+
+-- ACL ledger.TABLE issue
+GRANT SELECT ON TABLE ledger.issue TO ledger_writer;
+GRANT SELECT ON TABLE ledger.issue TO ledger_reader;
+GRANT SELECT ON TABLE ledger.issue TO ledger_agent;
+GRANT SELECT ON TABLE ledger.issue TO ledger_admin;
+
+-- ACL ledger.TABLE merge
+GRANT SELECT ON TABLE ledger.merge TO ledger_writer;
+GRANT SELECT ON TABLE ledger.merge TO ledger_reader;
+GRANT SELECT ON TABLE ledger.merge TO ledger_admin;
+
+-- ACL ledger.TABLE poisoned_failure_reason
+GRANT SELECT ON TABLE ledger.poisoned_failure_reason TO ledger_reader;
+GRANT SELECT ON TABLE ledger.poisoned_failure_reason TO ledger_agent;
+GRANT SELECT,INSERT,DELETE ON TABLE ledger.poisoned_failure_reason TO ledger_admin;
+
+-- ACL ledger.TABLE retired_session
+GRANT SELECT ON TABLE ledger.retired_session TO ledger_reader;
+GRANT SELECT ON TABLE ledger.retired_session TO ledger_agent;
+GRANT SELECT,INSERT,DELETE ON TABLE ledger.retired_session TO ledger_admin;
+
+-- ACL ledger.TABLE scope
+GRANT SELECT ON TABLE ledger.scope TO ledger_writer;
+GRANT SELECT ON TABLE ledger.scope TO ledger_reader;
+GRANT SELECT ON TABLE ledger.scope TO ledger_admin;
+
+-- ACL ledger.TABLE supersession
+GRANT SELECT ON TABLE ledger.supersession TO ledger_reader;
+GRANT SELECT ON TABLE ledger.supersession TO ledger_admin;
 
 -- CHECK CONSTRAINT ledger.finding finding_dismissal_check
 ALTER TABLE ledger.finding

@@ -2,7 +2,7 @@
 -- and views that services and DBAs rely on (every revision, 0001-0004) are
 -- present with their shapes, and every function pins its search_path.
 BEGIN;
-SELECT plan(120);
+SELECT plan(121);
 
 SELECT has_schema('ledger', 'The ledger schema exists.');
 
@@ -168,17 +168,19 @@ SELECT volatility_is('ledger', '_evidence_keys', ARRAY['text', 'text', 'text', '
     '_evidence_keys is immutable, as the evidence index requires.');
 
 -- triggers, in the order they fire
-SELECT triggers_are('ledger', 'merge', ARRAY['_100_prepare', '_110_branch', '_200_supersede', '_300_revert'],
-    'merge has exactly the prepare, branch, supersede and revert triggers.');
-SELECT triggers_are('ledger', 'finding', ARRAY['_100_forbid_delete', '_100_prepare', '_110_evidence', '_200_lifecycle'],
-    'finding has exactly the forbid-delete, prepare, evidence and lifecycle triggers.');
-SELECT triggers_are('ledger', 'scope', ARRAY['_100_prepare', '_110_policy'],
-    'scope has exactly the prepare and policy triggers.');
+SELECT triggers_are('ledger', 'merge', ARRAY['_050_scope_access', '_100_prepare', '_110_branch', '_200_supersede', '_300_revert'],
+    'merge has exactly the scope-access, prepare, branch, supersede and revert triggers.');
+SELECT triggers_are('ledger', 'finding', ARRAY['_050_scope_access', '_100_forbid_delete', '_100_prepare', '_110_evidence', '_200_lifecycle'],
+    'finding has exactly the scope-access, forbid-delete, prepare, evidence and lifecycle triggers.');
+SELECT triggers_are('ledger', 'scope', ARRAY['_050_scope_access', '_100_prepare', '_110_policy'],
+    'scope has exactly the scope-access, prepare and policy triggers.');
 SELECT triggers_are('ledger', 'agent_task', ARRAY['_100_prepare', '_200_guard_snapshot'],
     'agent_task has exactly the prepare and snapshot-guard triggers.');
-SELECT triggers_are('ledger', 'issue', ARRAY['_100_prepare'], 'issue has exactly the prepare trigger.');
+SELECT triggers_are('ledger', 'issue', ARRAY['_050_scope_access', '_100_prepare'],
+    'issue has exactly the scope-access and prepare triggers.');
 SELECT triggers_are('ledger', 'injection', ARRAY['_100_prepare'], 'injection has exactly the prepare trigger.');
-SELECT triggers_are('ledger', 'supersession', ARRAY['_100_notify'], 'The audit has exactly the notify trigger.');
+SELECT triggers_are('ledger', 'supersession', ARRAY['_010_append_only', '_011_append_only_truncate', '_100_notify'],
+    'The audit has exactly the append-only guards and the notify trigger.');
 SELECT trigger_is('ledger', 'agent_task', '_200_guard_snapshot', 'ledger', 'tg_agent_task__guard_snapshot',
     'The snapshot guard runs tg_agent_task__guard_snapshot.');
 SELECT trigger_is('ledger', 'finding', '_200_lifecycle', 'ledger', 'tg_finding__lifecycle',
@@ -196,8 +198,13 @@ SELECT trigger_is('ledger', 'scope', '_100_prepare', 'ledger', 'tg_scope__prepar
 SELECT is_empty(
     $$SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
        WHERE p.pronamespace = 'ledger'::regnamespace AND l.lanname = 'plpgsql'
-         AND NOT coalesce(p.proconfig @> ARRAY['search_path=pg_catalog'], false)$$,
-    'Every PL/pgSQL function in ledger sets search_path = pg_catalog.');
+         AND NOT coalesce(p.proconfig && ARRAY['search_path=pg_catalog', 'search_path=pg_catalog, pg_temp'], false)$$,
+    'Every PL/pgSQL function in ledger sets search_path to pg_catalog (definers: pg_catalog, pg_temp).');
+SELECT is_empty(
+    $$SELECT p.oid::regprocedure::text FROM pg_proc p
+       WHERE p.pronamespace = 'ledger'::regnamespace AND p.prosecdef
+         AND NOT coalesce(p.proconfig @> ARRAY['search_path=pg_catalog, pg_temp'], false)$$,
+    'Every SECURITY DEFINER function pins search_path = pg_catalog, pg_temp (temporary objects last).');
 SELECT is_empty(
     $$SELECT p.oid::regprocedure::text FROM pg_proc p
        WHERE p.pronamespace = 'ledger'::regnamespace AND obj_description(p.oid, 'pg_proc') IS NULL$$,

@@ -1,0 +1,47 @@
+"""Command-line verbs of issue 7 (security and reliability), registered on
+the ``findings-ledger`` group by :mod:`findings_ledger.cli`:
+
+``findings-ledger reconcile SCOPE``
+    apply the merges of SCOPE written while triggers did not fire
+    (``ledger.reconcile``); prints one line per merge applied.
+``findings-ledger scope-rls on|off``
+    turn per-scope row-level security on or off (owner only).
+"""
+
+from __future__ import annotations
+
+import click
+import psycopg
+
+from . import security
+from .cli import resolve_dsn, user_errors
+
+# the same option as cli.dsn_option (not imported: cli imports this module)
+dsn_option = click.option(
+    "--dsn", envvar="LEDGER_DSN", default=None, help="libpq DSN or URI (default: $LEDGER_DSN, else a throwaway cluster)"
+)
+
+
+@click.command("reconcile")
+@dsn_option
+@click.argument("scope")
+@user_errors
+def reconcile_command(dsn: str | None, scope: str) -> None:
+    """Apply SCOPE's merges that never went through the triggers
+    (session_replication_role = replica), in id order, once."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        results = security.reconcile(conn, scope)
+    for r in results:
+        click.echo(f"merge {r.merge_id}: {len(r.superseded)} superseded, {len(r.decisions)} audit rows")
+    click.echo(f"{scope}: {len(results)} merges reconciled")
+
+
+@click.command("scope-rls")
+@dsn_option
+@click.argument("state", type=click.Choice(["on", "off"]))
+@user_errors
+def scope_rls_command(dsn: str | None, state: str) -> None:
+    """Turn per-scope row-level security on or off (run as the owner)."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        tables = security.enable_scope_rls(conn) if state == "on" else security.disable_scope_rls(conn)
+    click.echo(f"per-scope row-level security {state}: {', '.join(tables)}")

@@ -1,0 +1,152 @@
+"""Property-based tests (hypothesis) of path normalisation and matching
+(issue 7): normalize_path is idempotent and never produces a path it would
+reject; normalize_paths (with its fast path for already-normal arrays)
+agrees with element-wise normalize_path; ledger._match_paths agrees with a
+straightforward reference implementation of the directory-prefix rule.
+
+Each example is a database round trip or two, so example counts are modest.
+One connection serves all examples of a test (examples do not interfere:
+each uses its own scope), hence the suppressed function-scoped-fixture check.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import psycopg
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+
+def examples(n: int) -> settings:
+    """Settings of a DB-backed property: n examples, no deadline (round trips
+    on a shared machine), one connection for all examples."""
+    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+# Segments chosen to hit every rule: '.', '..', empty, white space at either
+# end, line suffixes, drive letters, backslashes, control characters, the
+# letter v (once trimmed as a "vertical tab"), non-ASCII text.
+SEGMENTS = [
+    "a", "b", "src", "v", "vv", "v.py", "a.py", ".hidden", "...", ".", "..", "", " ", " a", "a ", "f v",
+    "x:1", ":12", ":1:2", "C:", "c:", "é", "日本", "\\", "a\\b", "\t", "\x0b", "\x01", "\x7f", "a\u00a0",
+]
+PREFIXES = ["", "", "./", "/", " ", "\\", "C:", "\t", "v"]
+SUFFIXES = ["", "", "/", ":3", ":3:4", ":1:2:3", " ", "\n", "/ ", " :5", "v", "\x0b"]
+
+raw_paths = st.one_of(
+    st.builds(
+        lambda p, segs, s: p + "/".join(segs) + s,
+        st.sampled_from(PREFIXES),
+        st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=5),
+        st.sampled_from(SUFFIXES),
+    ),
+    st.text(alphabet=st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=12),
+)
+
+LD001_ONLY = "LD001"
+
+
+def normalize(conn: psycopg.Connection, raw: str) -> str | None:
+    """normalize_path(raw), or None when it is rejected (which must be LD001)."""
+    try:
+        row = conn.execute("SELECT ledger.normalize_path(%s)", (raw,)).fetchone()
+    except psycopg.Error as exc:
+        assert exc.sqlstate == LD001_ONLY, (raw, exc.sqlstate, str(exc))
+        return None
+    assert row is not None
+    return row[0]
+
+
+WS = " \t\r\n\f\x0b"  # what the ledger trims: ASCII white space only
+NOT_NORMAL = re.compile(rf"^[{WS}/\\]|[\\\x01-\x1f\x7f]|//|(^|/)\.\.?(/|$)|:[0-9]+$|^[A-Za-z]:(/|$)|[{WS}]$")
+
+
+def looks_normal(path: str) -> bool:
+    """The documented normal form, written independently of the SQL."""
+    return bool(path) and len(path) <= 4096 and NOT_NORMAL.search(path) is None
+
+
+@examples(150)
+@given(raw=raw_paths)
+def test_normalize_path_is_idempotent_and_output_is_accepted(ledger_conn: psycopg.Connection, raw: str) -> None:
+    once = normalize(ledger_conn, raw)
+    if once is None:
+        return
+    assert looks_normal(once), (raw, once)
+    assert normalize(ledger_conn, once) == once, (raw, once)
+
+
+def first_occurrences(values: list[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for v in values:
+        seen.setdefault(v, None)
+    return list(seen)
+
+
+@examples(80)
+@given(raws=st.lists(raw_paths, min_size=1, max_size=6))
+def test_normalize_paths_agrees_with_elementwise_normalize_path(
+    ledger_conn: psycopg.Connection, raws: list[str]
+) -> None:
+    singles = [normalize(ledger_conn, r) for r in raws]
+    try:
+        row = ledger_conn.execute("SELECT ledger.normalize_paths(%s)", (raws,)).fetchone()
+    except psycopg.Error as exc:
+        assert exc.sqlstate == LD001_ONLY
+        bad = [i for i, s in enumerate(singles) if s is None]
+        assert bad, (raws, "normalize_paths rejected an array normalize_path accepts element by element")
+        if len(bad) == 1:
+            assert f"paths[{bad[0] + 1}]" in exc.diag.message_primary
+        return
+    assert None not in singles, (raws, singles)
+    assert row == (first_occurrences([s for s in singles if s is not None]),)
+
+
+@examples(60)
+@given(raws=st.lists(raw_paths, min_size=1, max_size=8))
+def test_fast_path_returns_normal_arrays_unchanged(ledger_conn: psycopg.Connection, raws: list[str]) -> None:
+    """Arrays that are already normal and distinct take the regex fast path;
+    it must give exactly what the slow path gives (the same array)."""
+    normal = first_occurrences([n for n in (normalize(ledger_conn, r) for r in raws) if n is not None])
+    if not normal:
+        return
+    assert ledger_conn.execute("SELECT ledger.normalize_paths(%s)", (normal,)).fetchone() == (normal,)
+
+
+# --- matching ------------------------------------------------------------------------------------
+
+NAMES = ["a", "b", "c.py", "d.md", "v"]
+files = st.lists(st.sampled_from(NAMES), min_size=1, max_size=3).map("/".join)
+dirs = st.lists(st.sampled_from(NAMES[:2] + ["v"]), min_size=1, max_size=2).map(lambda s: "/".join(s) + "/")
+finding_paths = st.lists(st.one_of(files, dirs), min_size=0, max_size=3)
+_scopes = itertools.count()
+
+
+def reference_match(finding: list[str], touched: list[str]) -> bool:
+    """A finding path matches a touched path when it is the same file, or a
+    directory reference ('x/') that the touched path starts with."""
+    return any(fp == t or (fp.endswith("/") and t.startswith(fp)) for fp in finding for t in touched)
+
+
+@examples(60)
+@given(findings=st.lists(finding_paths, min_size=1, max_size=6), touched=st.lists(st.one_of(files, dirs), max_size=4))
+def test_match_paths_agrees_with_reference(
+    ledger_conn: psycopg.Connection, findings: list[list[str]], touched: list[str]
+) -> None:
+    scope = f"prop-{next(_scopes)}"
+    with ledger_conn.cursor() as cur:
+        ids = []
+        for paths in findings:
+            cur.execute("INSERT INTO ledger.finding (scope, title, kind, paths) VALUES (%s, 'f', 'drift', %s) "
+                        "RETURNING id, paths", (scope, paths))
+            ids.append(cur.fetchone())
+        touched_norm = first_occurrences(touched)
+        cur.execute("SELECT finding_id, finding_path, touched_path FROM ledger._match_paths(%s, %s)",
+                    (scope, touched_norm))
+        got = {r[0]: (r[1], r[2]) for r in cur.fetchall()}
+    expected = {fid for fid, paths in ids if reference_match(paths, touched_norm)}
+    assert set(got) == expected, (findings, touched)
+    for fid, (fpath, tpath) in got.items():
+        paths = dict(ids)[fid]
+        assert fpath in paths and tpath in touched_norm and reference_match([fpath], [tpath])

@@ -1,0 +1,225 @@
+"""ledger.reconcile(scope) (issue 7): merges written while the ledger's
+triggers did not fire (session_replication_role = replica, as logical
+replication applies rows) keep processed = false; reconcile applies them in
+id order, with the trigger's own function (ledger._apply_merge), exactly
+once, and normalises the paths and branches such rows carry; the matcher
+and the revert rule apply to them as they do to live merges."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+import pytest
+from security_helpers import as_role, counts, wait_until_blocked
+
+import findings_ledger as fl
+
+FINDINGS = [
+    # (scope, title, paths as a replica would carry them, written by the replica?)
+    ("spec", "a.py stale", ["src/a.py"], False),
+    ("spec", "b.py stale", ["./src/b.py:3"], True),
+    ("spec", "docs stale", ["docs//"], True),
+    ("spec", "lib stale", ["lib/"], False),
+    ("other", "a.py elsewhere", ["src/a.py"], False),
+]
+MERGES = [
+    # (scope, commit_sha, node_id, paths as carried)
+    ("spec", "aaaa", "node-1", ["src\\a.py", "./src/b.py:12"]),
+    ("spec", "bbbb", "node-2", ["src/a.py"]),  # already superseded by aaaa
+    ("spec", "cccc", None, ["docs/readme.md", " lib/x.py "]),
+    ("spec", "dddd", "node-4", []),
+]
+
+
+def replica(conn: psycopg.Connection[Any], on: bool) -> None:
+    conn.execute("SET session_replication_role = " + ("replica" if on else "DEFAULT"))
+
+
+def write_findings(conn: psycopg.Connection[Any], via_replica: bool) -> None:
+    for scope, title, paths, by_replica in FINDINGS:
+        replica(conn, via_replica and by_replica)
+        conn.execute("INSERT INTO ledger.finding (scope, title, kind, paths) VALUES (%s, %s, 'drift', %s)",
+                     (scope, title, paths))
+    replica(conn, False)
+
+
+def write_merges(conn: psycopg.Connection[Any], via_replica: bool) -> None:
+    replica(conn, via_replica)
+    for scope, sha, node, paths in MERGES:
+        conn.execute("INSERT INTO ledger.merge (scope, commit_sha, node_id, paths) VALUES (%s, %s, %s, %s)",
+                     (scope, sha, node, paths))
+    replica(conn, False)
+
+
+def outcome(conn: psycopg.Connection[Any]) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    findings = conn.execute(
+        "SELECT id, paths, superseded_at IS NOT NULL, superseded_by, superseded_by_merge_id, supersede_rule "
+        "FROM ledger.finding ORDER BY id").fetchall()
+    merges = conn.execute("SELECT id, scope, commit_sha, paths, processed FROM ledger.merge ORDER BY id").fetchall()
+    audit = conn.execute(
+        "SELECT scope, finding_id, merge_id, action, rule, evidence, detail FROM ledger.supersession ORDER BY id"
+    ).fetchall()
+    return findings, merges, audit
+
+
+def test_reconcile_gives_exactly_what_the_triggers_give(
+    ledger_conn: psycopg.Connection, ledger_dsn_factory: Callable[[], str]
+) -> None:
+    write_findings(ledger_conn, via_replica=True)
+    write_merges(ledger_conn, via_replica=True)
+    assert ledger_conn.execute("SELECT count(*) FROM ledger.merge WHERE NOT processed").fetchone() == (4,)
+    assert ledger_conn.execute("SELECT count(*) FROM ledger.supersession").fetchone() == (0,)
+    with as_role(ledger_conn, "ledger_admin") as conn:
+        applied = fl.reconcile(conn, "spec")
+    assert [r.merge_id for r in applied] == [1, 2, 3, 4]
+    assert [r.superseded for r in applied] == [[1, 2], [], [3, 4], []]
+    with psycopg.connect(ledger_dsn_factory(), autocommit=True) as live:
+        write_findings(live, via_replica=False)
+        write_merges(live, via_replica=False)
+        assert outcome(ledger_conn) == outcome(live)
+
+
+def test_reconcile_is_idempotent(ledger_conn: psycopg.Connection) -> None:
+    write_findings(ledger_conn, via_replica=True)
+    write_merges(ledger_conn, via_replica=True)
+    assert len(fl.reconcile(ledger_conn, "spec")) == 4
+    after = outcome(ledger_conn)
+    assert fl.reconcile(ledger_conn, "spec") == []
+    assert fl.reconcile(ledger_conn, "other") == []
+    assert outcome(ledger_conn) == after
+
+
+def test_reconcile_follows_hygiene_mode(ledger_conn: psycopg.Connection) -> None:
+    fid = fl.add_finding(ledger_conn, "spec", "stale", paths=["a.py"], kind="drift").id
+    fl.set_hygiene_mode(ledger_conn, "spec", "dry")
+    replica(ledger_conn, True)
+    ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('spec', 'abcd', '{a.py}')")
+    replica(ledger_conn, False)
+    [result] = fl.reconcile(ledger_conn, "spec")
+    assert [(d.finding_id, d.action) for d in result.decisions] == [(fid, "would_supersede")]
+    assert [f.id for f in fl.active_findings(ledger_conn, "spec")] == [fid]
+
+
+def test_reconcile_creates_a_scope_only_replicated_rows_name(ledger_conn: psycopg.Connection) -> None:
+    """Replica mode skips the foreign key triggers too: the scope row may be missing."""
+    replica(ledger_conn, True)
+    ledger_conn.execute("INSERT INTO ledger.finding (scope, title, kind, paths) VALUES ('replicated', 't', 'drift', "
+                        "'{x.py}')")
+    ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('replicated', 'abcd', '{x.py}')")
+    replica(ledger_conn, False)
+    assert ledger_conn.execute("SELECT count(*) FROM ledger.scope").fetchone() == (0,)
+    [result] = fl.reconcile(ledger_conn, "replicated")
+    assert len(result.superseded) == 1
+    assert ledger_conn.execute("SELECT scope, hygiene_mode FROM ledger.scope").fetchall() == [("replicated", "on")]
+
+
+@pytest.mark.parametrize(
+    ("scope", "error", "field"),
+    [(None, fl.ValueRequired, "reconcile.scope"), ("  ", fl.ValueRequired, "reconcile.scope"),
+     ("s" * 201, fl.ValueTooLong, "reconcile.scope"), ("a\tb", fl.ValueInvalid, "reconcile.scope"),
+     ("no-such-scope", fl.NotFound, "reconcile.scope")],
+)
+def test_reconcile_bad_scope(ledger_conn: psycopg.Connection, scope: Any, error: type, field: str) -> None:
+    with pytest.raises(error) as info:
+        fl.reconcile(ledger_conn, scope)
+    assert field in str(info.value)
+
+
+def test_a_path_that_cannot_be_normalised_stops_reconcile_and_applies_nothing(ledger_conn: psycopg.Connection) -> None:
+    fl.add_finding(ledger_conn, "spec", "stale", paths=["a.py"], kind="drift")
+    replica(ledger_conn, True)
+    ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('spec', 'aaaa', '{a.py}')")
+    ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('spec', 'bbbb', '{../x.py}')")
+    replica(ledger_conn, False)
+    before = (counts(ledger_conn), outcome(ledger_conn))
+    with pytest.raises(fl.PathRejected) as info:
+        fl.reconcile(ledger_conn, "spec")
+    assert "merge 2 paths[1]" in str(info.value)
+    assert (counts(ledger_conn), outcome(ledger_conn)) == before
+    ledger_conn.execute("UPDATE ledger.merge SET paths = '{x.py}' WHERE id = 2")  # the DBA's fix
+    assert [r.merge_id for r in fl.reconcile(ledger_conn, "spec")] == [1, 2]
+
+
+def test_concurrent_reconciles_apply_each_merge_once(ledger_conn: psycopg.Connection, ledger_dsn: str) -> None:
+    """Two connections reconcile the same scope at the same moment: the second
+    waits for the first's row locks and then finds nothing left to do."""
+    write_findings(ledger_conn, via_replica=True)
+    write_merges(ledger_conn, via_replica=True)
+    first = psycopg.connect(ledger_dsn)
+    second = psycopg.connect(ledger_dsn, autocommit=True)
+    try:
+        applied_first = fl.reconcile(first, "spec")  # transaction open, locks held
+        result: dict[str, Any] = {}
+        worker = threading.Thread(target=lambda: result.setdefault("second", fl.reconcile(second, "spec")))
+        worker.start()
+        wait_until_blocked(ledger_conn, second.info.backend_pid)
+        first.commit()
+        worker.join(30)
+        assert not worker.is_alive()
+    finally:
+        first.close()
+        second.close()
+    assert len(applied_first) == 4 and result["second"] == []
+    superseded = ledger_conn.execute("SELECT count(*) FROM ledger.supersession WHERE action = 'superseded'")
+    assert superseded.fetchone() == (4,)
+
+
+
+SHA_1 = "1111aaaa" * 5
+MATCHING_MERGES = [
+    # (commit_sha, message, paths, branch as a replica would carry it)
+    (SHA_1, "Fixes F-1\n\nand touches src/a.py", ["src/a.py"], "refs/heads/main"),
+    ("2222bbbb", "Revert \"Fixes F-1\"\n\nThis reverts commit " + SHA_1.upper() + ".", [], "main"),
+    ("3333cccc", "Closes F-2", [], "refs/heads/feature"),  # another branch: skipped
+    ("4444dddd", "resolves ECONNRESET_7, mentions F-2", ["./lib/x.py:3"], None),
+]
+
+
+def write_matching(conn: psycopg.Connection[Any], via_replica: bool) -> None:
+    fl.set_match_policy(conn, "spec", default_branch="main")
+    for key, title, keywords, paths in (("F-1", "parser drops data", [], ["src/a.py"]),
+                                        ("F-2", "lexer is slow", [], ["lib/"]),
+                                        (None, "socket reset", ["ECONNRESET_7"], [])):
+        conn.execute("INSERT INTO ledger.finding (scope, finding_key, title, strong_keywords, kind, paths) "
+                     "VALUES ('spec', %s, %s, %s, 'drift', %s)", (key, title, keywords, paths))
+    replica(conn, via_replica)
+    for sha, message, paths, branch in MATCHING_MERGES:
+        conn.execute("INSERT INTO ledger.merge (scope, commit_sha, message, paths, branch) "
+                     "VALUES ('spec', %s, %s, %s, %s)", (sha, message, paths, branch))
+    replica(conn, False)
+
+
+def without_times(result: tuple[list[tuple], list[tuple], list[tuple]]) -> tuple[list[tuple], ...]:
+    """outcome() without the timestamps a reopen copies into its audit detail."""
+    findings, merges, audit = result
+    return findings, merges, [(*row[:-1], {k: v for k, v in (row[-1] or {}).items() if k != "superseded_at"})
+                              for row in audit]
+
+
+def test_reconcile_applies_message_rules_branches_and_reverts_like_the_triggers(
+    ledger_conn: psycopg.Connection, ledger_dsn_factory: Callable[[], str]
+) -> None:
+    """The matcher (key, keyword rules, the scope's default_branch) and the
+    revert rule (ledger._apply_revert) run for reconciled merges exactly as
+    the _200_supersede and _300_revert triggers run them; the branch is
+    normalised as _110_branch would."""
+    write_matching(ledger_conn, via_replica=True)
+    with as_role(ledger_conn, "ledger_admin") as conn:
+        applied = fl.reconcile(conn, "spec")
+    assert [sorted((d.finding_id or 0, d.action) for d in r.decisions) for r in applied] == [
+        [(1, "superseded")],
+        [(1, "reopened")],
+        [(0, "skipped"), (2, "skipped")],
+        [(2, "superseded"), (3, "superseded")],
+    ]
+    assert ledger_conn.execute("SELECT branch FROM ledger.merge ORDER BY id").fetchall() == [
+        ("main",), ("main",), ("feature",), (None,)]
+    with psycopg.connect(ledger_dsn_factory(), autocommit=True) as live:
+        write_matching(live, via_replica=False)
+        assert without_times(outcome(ledger_conn)) == without_times(outcome(live))
+        assert ledger_conn.execute("SELECT id, reopen_count, state FROM ledger.finding_lifecycle ORDER BY id")\
+            .fetchall() == live.execute("SELECT id, reopen_count, state FROM ledger.finding_lifecycle ORDER BY id")\
+            .fetchall()
