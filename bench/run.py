@@ -340,7 +340,7 @@ CLAIM = "SELECT task_id, issue_state_delta_known FROM ledger.claim_task(p_runtim
 BARE_CLAIM = """
 UPDATE bench_bare.agent_task SET status = 'dispatched', dispatched_at = now(), dispatch_count = dispatch_count + 1
  WHERE id = (SELECT id FROM bench_bare.agent_task WHERE runtime_id = %s AND status = 'queued'
-              ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+              ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
 RETURNING id
 """
 

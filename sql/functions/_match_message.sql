@@ -24,13 +24,16 @@
 -- finding_active_evidence_idx (ledger._evidence_keys) once; only the
 -- findings found there are verified. Cost grows with the message and the
 -- matches, not with the findings of the scope. jit is off (compiling costs
--- more than a merge's matching). Raises nothing.
+-- more than a merge's matching), and so are parallel workers. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._match_message(p_scope text, p_message text)
 RETURNS TABLE (finding_id bigint, rule text, form text, evidence text, seg integer, pos_from integer,
                pos_to integer, line integer, context text, verdict text, verb text, reason text)
 LANGUAGE sql STABLE ROWS 10
 SET search_path = pg_catalog
 SET jit = off
+-- A few index probes: parallel workers only add start-up cost (revision
+-- 0006_performance; 17 ms of a 26 ms merge at a million findings).
+SET max_parallel_workers_per_gather = 0
 AS $$
     WITH t AS MATERIALIZED (
         SELECT * FROM ledger._message_tokens(p_message)

@@ -335,6 +335,7 @@ CREATE FUNCTION ledger._match_message(p_scope text, p_message text) RETURNS TABL
     LANGUAGE sql STABLE ROWS 10
     SET search_path TO 'pg_catalog'
     SET jit TO 'off'
+    SET max_parallel_workers_per_gather TO '0'
     AS $$
     WITH t AS MATERIALIZED (
         SELECT * FROM ledger._message_tokens(p_message)
@@ -1312,7 +1313,7 @@ BEGIN
        AND t.runtime_id = v_runtime
        AND (v_agent IS NULL OR t.agent_id = v_agent)
        AND ledger._scope_visible((SELECT i.scope FROM ledger.issue i WHERE i.id = t.issue_id))
-     ORDER BY t.id
+     ORDER BY t.created_at, t.id
      LIMIT 1
        FOR NO KEY UPDATE SKIP LOCKED;
     IF NOT FOUND THEN
@@ -3254,8 +3255,8 @@ ALTER TABLE ONLY ledger.supersession
 -- INDEX ledger.agent_task_anchor_idx
 CREATE INDEX agent_task_anchor_idx ON ledger.agent_task USING btree (issue_id, agent_id, runtime_id);
 
--- INDEX ledger.agent_task_queue_idx
-CREATE INDEX agent_task_queue_idx ON ledger.agent_task USING btree (runtime_id, id) WHERE (status = 'queued'::text);
+-- INDEX ledger.agent_task_claim_idx
+CREATE INDEX agent_task_claim_idx ON ledger.agent_task USING btree (runtime_id, created_at, id) WHERE (status = 'queued'::text);
 
 -- INDEX ledger.agent_task_rerun_idx
 CREATE INDEX agent_task_rerun_idx ON ledger.agent_task USING btree (rerun_of_task_id) WHERE (rerun_of_task_id IS NOT NULL);

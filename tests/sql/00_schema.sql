@@ -123,7 +123,7 @@ SELECT index_is_unique('ledger', 'finding', 'finding_scope_slug_key', 'A slug is
 SELECT is_empty($$SELECT indexrelid::regclass::text FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
                    WHERE c.relnamespace = 'ledger'::regnamespace AND NOT (i.indisvalid AND i.indisready)$$,
     'Every index in ledger is valid, the ones built CONCURRENTLY included.');
-SELECT has_index('ledger', 'agent_task', 'agent_task_queue_idx', 'Queued tasks of a runtime are indexed for claims.');
+SELECT has_index('ledger', 'agent_task', 'agent_task_claim_idx', 'Queued tasks of a runtime are indexed for claims, oldest first.');
 SELECT has_index('ledger', 'agent_task', 'agent_task_anchor_idx', 'Runs of an agent on an issue are indexed.');
 SELECT has_index('ledger', 'injection', 'injection_finding_idx', 'Injections are indexed by finding.');
 SELECT hasnt_index('ledger', 'agent_task', 'agent_task_issue_snapshot_idx',
