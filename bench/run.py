@@ -121,6 +121,9 @@ def load_findings(conn: psycopg.Connection[Any], start: int, stop: int) -> None:
     Loaded with triggers off (session_replication_role = replica) because the
     values are generated already normalised; the GIN index is maintained."""
     with conn.transaction():
+        # the scope rows first, as the triggers would have created them
+        conn.execute("INSERT INTO ledger.scope (scope) SELECT 'bench-' || g FROM generate_series(0, 9) AS g "
+                     "ON CONFLICT DO NOTHING")
         conn.execute("SET LOCAL session_replication_role = replica")
         conn.execute(
             """

@@ -15,6 +15,7 @@ import psycopg
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
+
 from findings_ledger import api
 from findings_ledger.schema_dump import client_binary, diff, snapshot
 

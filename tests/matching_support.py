@@ -15,6 +15,7 @@ from typing import Any
 
 import psycopg
 import pytest
+
 from findings_ledger.pytest_plugin import _janitor, database_dsn
 
 _counter = itertools.count()

@@ -18,7 +18,6 @@ import sqlalchemy as sa
 from _migrations import ini_config, ledger_relations, revisions, settings, version
 from alembic import command
 from alembic.config import Config
-from findings_ledger.schema_dump import snapshot
 from pytest_alembic import MigrationContext
 from pytest_alembic.tests import (  # noqa: F401  (collected by pytest)
     test_model_definitions_match_ddl,
@@ -26,6 +25,8 @@ from pytest_alembic.tests import (  # noqa: F401  (collected by pytest)
     test_up_down_consistency,
     test_upgrade,
 )
+
+from findings_ledger.schema_dump import snapshot
 
 
 def _engine(dsn: str) -> sa.Engine:

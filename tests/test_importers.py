@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import findings_ledger as fl
 import psycopg
 from click.testing import CliRunner
+
+import findings_ledger as fl
 from findings_ledger.cli import main
 from findings_ledger.importers import drift_key, read_finding_file
 

@@ -15,10 +15,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-import findings_ledger as fl
 import psycopg
 import pytest
 from matching_support import add, module_conn, module_dsn  # noqa: F401
+
+import findings_ledger as fl
 
 TITLE_A = "Root pyproject.toml is missing nightshift workspace entries"
 

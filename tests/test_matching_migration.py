@@ -13,10 +13,11 @@ from typing import Any
 import psycopg
 import pytest
 from alembic import command
-from findings_ledger.api import alembic_config
-from findings_ledger.pytest_plugin import _janitor, database_dsn
 from alembic.script import ScriptDirectory
 from test_sql_sources import SNAPSHOT
+
+from findings_ledger.api import alembic_config
+from findings_ledger.pytest_plugin import _janitor, database_dsn
 
 REVISION = "0004_matching"
 _script = ScriptDirectory.from_config(alembic_config())

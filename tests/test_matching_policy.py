@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import findings_ledger as fl
 import psycopg
 import pytest
 from matching_support import module_conn, module_dsn  # noqa: F401
+
+import findings_ledger as fl
 
 
 def test_scope_defaults(ledger_conn: psycopg.Connection[Any]) -> None:

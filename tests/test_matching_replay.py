@@ -12,10 +12,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import findings_ledger as fl
 import psycopg
 import pytest
 from click.testing import CliRunner
+
+import findings_ledger as fl
 from findings_ledger.cli import main
 from findings_ledger.gitlog import read_merges, replay
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import findings_ledger as fl
 import psycopg
 from matching_support import add
+
+import findings_ledger as fl
 
 FINDINGS = [
     dict(title="Retry storm after connection resets in the pool", key="F-41", keywords=["ECONNRESET_POOL"]),

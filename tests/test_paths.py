@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import findings_ledger as fl
 import psycopg
 import pytest
+
+import findings_ledger as fl
 
 NORMALISED = [
     ("src/a.py", "src/a.py"),
@@ -88,7 +89,9 @@ def test_python_api_raises_typed_error(ledger_conn: psycopg.Connection) -> None:
 
 
 @pytest.mark.parametrize(("raw", "expected"), NORMALISED)
-def test_array_fast_path_agrees_with_single_path_rules(ledger_conn: psycopg.Connection, raw: str, expected: str) -> None:
+def test_array_fast_path_agrees_with_single_path_rules(
+    ledger_conn: psycopg.Connection, raw: str, expected: str
+) -> None:
     """normalize_paths returns already-normal arrays unchanged without
     per-element work; it must agree with normalize_path on every input."""
     got = ledger_conn.execute("SELECT ledger.normalize_paths(%s)", ([raw, expected],)).fetchone()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+
 from findings_ledger.schema_dump import client_binary
 
 SQL_TESTS = sorted((Path(__file__).resolve().parent / "sql").glob("*.sql"))

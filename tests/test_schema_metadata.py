@@ -12,6 +12,7 @@ import psycopg
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata, produce_migrations, render_python_code
 from alembic.migration import MigrationContext
+
 from findings_ledger import schema
 
 
@@ -78,8 +79,10 @@ def test_views_described_as_tables_match_the_migrated_views(ledger_dsn: str) -> 
 
 
 def test_a_core_query_through_the_metadata_runs(ledger_conn: psycopg.Connection) -> None:
+    # kind drift: the path rule supersedes only the kinds in scope.path_supersede_kinds (default {drift})
     ledger_conn.execute(
-        "INSERT INTO ledger.finding (scope, title, paths) VALUES ('s', 'a', '{src/a.py}'), ('s', 'b', '{docs/}')"
+        "INSERT INTO ledger.finding (scope, title, kind, paths) "
+        "VALUES ('s', 'a', 'drift', '{src/a.py}'), ('s', 'b', 'drift', '{docs/}')"
     )
     ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('s', 'abcd', '{src/a.py}')")
     query = sa.select(schema.active_finding.c.title).where(schema.active_finding.c.scope == "s")
@@ -90,3 +93,15 @@ def test_a_core_query_through_the_metadata_runs(ledger_conn: psycopg.Connection)
     )
     compiled = superseded.compile(dialect=sa.dialects.postgresql.dialect(), compile_kwargs={"literal_binds": True})
     assert ledger_conn.execute(str(compiled)).fetchall() == [("a", "abcd")]
+    states = sa.select(schema.finding_lifecycle.c.title, schema.finding_lifecycle.c.state).order_by(
+        schema.finding_lifecycle.c.id
+    )
+    compiled = states.compile(dialect=sa.dialects.postgresql.dialect())
+    assert ledger_conn.execute(str(compiled)).fetchall() == [("a", "superseded"), ("b", "active")]
+    issue_id = ledger_conn.execute("SELECT id FROM ledger.add_issue('s', 'Fix it', 'Body')").fetchone()[0]
+    ledger_conn.execute("SELECT ledger.enqueue_task(%s, 'agent-1', 'rt-1')", (issue_id,))
+    queued = sa.select(schema.issue.c.title, schema.agent_task.c.status).join(
+        schema.agent_task, schema.agent_task.c.issue_id == schema.issue.c.id
+    )
+    compiled = queued.compile(dialect=sa.dialects.postgresql.dialect())
+    assert ledger_conn.execute(str(compiled)).fetchall() == [("Fix it", "queued")]

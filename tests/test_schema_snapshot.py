@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import psycopg
+
 from findings_ledger.schema_dump import diff, snapshot, with_header
 
 SNAPSHOT = Path(__file__).resolve().parent / "schema" / "head.sql"

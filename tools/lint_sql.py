@@ -35,13 +35,64 @@ from alembic.script import ScriptDirectory
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "build" / "sql"
 
-# Line-level ignores in the upgrade script: (pattern of the offending line, rule, reason).
-UPGRADE_IGNORES = [
+# Line-level ignores: (revision or None for every revision, pattern of the
+# offending line, rule, reason). Each is written as a comment above the line
+# it excuses, in that revision's script only; an ignore that no longer
+# matches any line is itself a lint failure, so justifications cannot go stale.
+UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
     (
+        None,
         re.compile(r"^\s*version_num VARCHAR\(32\) NOT NULL"),
         "prefer-text-field",
         "alembic creates its own version table (ledger.alembic_version) with VARCHAR(32); it holds one "
         "short row and is never altered, so the varchar resize lock can never bite",
+    ),
+    (
+        "0002_claims",
+        re.compile(r"^\s*dispatch_count\s+integer NOT NULL DEFAULT 0,"),
+        "prefer-bigint-over-int",
+        "agent_task.dispatch_count is one task's claim counter (the CAS token of ledger.claim_task), raised "
+        "once per dispatch of that task; 2^31 dispatches of one task cannot happen, and the table is new",
+    ),
+    (
+        "0003_lifecycle",
+        re.compile(r"^\s*ADD COLUMN (report_count|reopen_count)\s+integer NOT NULL DEFAULT [01],"),
+        "prefer-bigint-over-int",
+        "finding.report_count / reopen_count count the reports and reopens of ONE finding; 2^31 of them "
+        "cannot happen. Widening later would rewrite ledger.finding, so the choice is deliberate",
+    ),
+    (
+        "0004_matching",
+        re.compile(r"^\s*(ALTER TABLE ledger\.merge )?ADD COLUMN (slug|strong_keywords|tags|enabled_rules|"
+                   r"path_supersede_kinds|slug_mention_resolves|default_branch|branch) "),
+        "prefer-robust-stmts",
+        "REAL DEFECT of the landed revision 0004_matching, accepted with a tested recovery: its transactional "
+        "part commits before the CONCURRENTLY index builds, and these ADD COLUMNs (and the DROP FUNCTION of "
+        "the old record_merge) have no IF [NOT] EXISTS, so after a failed build (e.g. lock_timeout while the "
+        "build waits for an old transaction) the upgrade cannot simply be rerun (42701 duplicate_column). "
+        "Recover with tools/recover_0004_matching.sql (docs/dba.md; tests/test_interrupted_upgrade.py). "
+        "New revisions must not repeat this: idempotent DDL before an autocommit block, or the index in a "
+        "revision of its own",
+    ),
+    (
+        "0004_matching",
+        re.compile(r"^DROP FUNCTION ledger\.record_merge\(text, text, text\[\], text, text, timestamptz\);"),
+        "ban-drop-function",
+        "record_merge gains p_branch: a new argument list needs DROP + CREATE (CREATE OR REPLACE cannot change "
+        "it), both in this revision's transaction. The new function gives p_branch DEFAULT NULL and keeps "
+        "the return shape, so every existing call (positional or named) resolves to it unchanged",
+    ),
+]
+
+# Line-level ignores in the downgrade scripts, as above.
+DOWNGRADE_LINE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
+    (
+        "0004_matching",
+        re.compile(r"^DROP INDEX ledger\.(finding_active_evidence_idx|finding_scope_slug_key);"),
+        "require-concurrent-index-deletion",
+        "the same downgrade transaction drops the columns these indexes are built on (finding.slug, "
+        "strong_keywords), which takes ACCESS EXCLUSIVE on ledger.finding anyway; a concurrent drop cannot "
+        "run inside that transaction and would not lower the lock. Bounded by lock_timeout",
     ),
 ]
 
@@ -51,6 +102,7 @@ DOWNGRADE_IGNORES = [
     ("ban-drop-table", "a downgrade removes the tables its revision created; run it only when giving them up"),
     ("ban-drop-view", "a downgrade removes the views its revision created"),
     ("ban-drop-column", "a downgrade removes the columns its revision added"),
+    ("ban-drop-constraint", "a downgrade removes the constraints its revision added"),
 ]
 
 
@@ -71,30 +123,50 @@ def steps() -> list[tuple[str | None, str]]:
     return list(zip([None, *revs[:-1]], revs, strict=True))
 
 
-def scripts() -> dict[Path, str]:
-    """The annotated offline scripts to lint, by output path."""
+def scripts(used: set[int] | None = None) -> dict[Path, str]:
+    """The annotated offline scripts to lint, by output path. ``used``
+    collects the ids of the line-level ignores that matched a line."""
+    used = set() if used is None else used
     out: dict[Path, str] = {}
     for before, rev in steps():
-        out[OUT / "upgrade" / f"{rev}.sql"] = annotate_upgrade(offline(f"{before}:{rev}" if before else rev, False))
-        out[OUT / "downgrade" / f"{rev}.sql"] = annotate_downgrade(offline(f"{rev}:{before or 'base'}", True))
+        up = offline(f"{before}:{rev}" if before else rev, False)
+        down = offline(f"{rev}:{before or 'base'}", True)
+        out[OUT / "upgrade" / f"{rev}.sql"] = annotate_upgrade(up, rev, used)
+        out[OUT / "downgrade" / f"{rev}.sql"] = annotate_downgrade(down, rev, used)
     return out
 
 
-def annotate_upgrade(script: str) -> str:
+def _annotate_lines(script: str, rev: str, ignores: list, used: set[int]) -> list[str]:
     out = []
     for line in script.splitlines():
-        for pattern, rule, reason in UPGRADE_IGNORES:
-            if pattern.match(line):
+        for ignore in ignores:
+            only, pattern, rule, reason = ignore
+            if (only is None or only == rev) and pattern.match(line):
+                used.add(id(ignore))
                 out.append(f"-- lint_sql.py: {reason}")
                 out.append(f"-- squawk-ignore {rule}")
         out.append(line)
-    return "\n".join(out) + "\n"
+    return out
 
 
-def annotate_downgrade(script: str) -> str:
+def annotate_upgrade(script: str, rev: str = "", used: set[int] | None = None) -> str:
+    return "\n".join(_annotate_lines(script, rev, UPGRADE_IGNORES, set() if used is None else used)) + "\n"
+
+
+def annotate_downgrade(script: str, rev: str = "", used: set[int] | None = None) -> str:
     head = [f"-- lint_sql.py: {rule}: {reason}" for rule, reason in DOWNGRADE_IGNORES]
     head.append("-- squawk-ignore-file " + ", ".join(rule for rule, _ in DOWNGRADE_IGNORES))
-    return "\n".join(head) + "\n" + script
+    lines = _annotate_lines(script, rev, DOWNGRADE_LINE_IGNORES, set() if used is None else used)
+    return "\n".join(head + lines) + "\n"
+
+
+def unused_ignores(used: set[int]) -> list[str]:
+    """Line-level ignores that excused nothing (stale justifications)."""
+    return [
+        f"unused ignore in tools/lint_sql.py: {ignore[2]} for {ignore[0] or 'every revision'} ({ignore[1].pattern})"
+        for ignore in UPGRADE_IGNORES + DOWNGRADE_LINE_IGNORES
+        if id(ignore) not in used
+    ]
 
 
 def squawk_binary() -> str:
@@ -108,7 +180,8 @@ def squawk_binary() -> str:
 def lint() -> tuple[int, str]:
     """Write the annotated scripts and run squawk; (exit code, squawk's report)."""
     shutil.rmtree(OUT, ignore_errors=True)
-    files = scripts()
+    used: set[int] = set()
+    files = scripts(used)
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -118,7 +191,11 @@ def lint() -> tuple[int, str]:
         text=True,
         cwd=ROOT,
     )
-    return proc.returncode, (proc.stdout + proc.stderr).strip()
+    report = (proc.stdout + proc.stderr).strip()
+    stale = unused_ignores(used)
+    if stale:
+        return max(proc.returncode, 1), "\n".join([report, *stale]).strip()
+    return proc.returncode, report
 
 
 def main() -> int:

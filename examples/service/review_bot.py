@@ -25,31 +25,35 @@ class Comment:
     severity: str = "medium"
 
 
-def configure(conn: psycopg.Connection[Any], repo: str) -> None:
-    """Once per repository: a merge that touches a path retires the review
-    notes on it (the ledger's default policy retires only ``drift`` findings
-    by path; review notes would otherwise only be recorded as candidates)."""
-    conn.execute("SELECT FROM ledger.set_match_policy(p_scope => %s, p_path_supersede_kinds => '{*}')", (repo,))
+def watch_repo(conn: psycopg.Connection[Any], repo: str) -> None:
+    """Set up scope ``repo`` once: a merge that touches a file a review
+    note points at retires the note. (By default the ledger's path rule
+    retires only ``drift`` findings and merely audits other kinds as
+    candidates; review notes are kind ``review``.)"""
+    conn.execute(
+        "INSERT INTO ledger.scope (scope, path_supersede_kinds) VALUES (%s, '{review}') "
+        "ON CONFLICT (scope) DO UPDATE SET path_supersede_kinds = EXCLUDED.path_supersede_kinds",
+        (repo,),
+    )
 
 
 def file_review(conn: psycopg.Connection[Any], repo: str, comments: Iterable[Comment]) -> int:
-    """Store a review's comments as findings of scope ``repo`` in one
-    multi-row INSERT; returns how many were new (a comment already filed
-    under its key is skipped: a plain INSERT of a key the ledger already has
-    is refused with LD301, so those rows are left out, and ON CONFLICT covers
-    a concurrent filing of the same new key)."""
-    comments = list(comments)
-    if not comments:
+    """Store a review's comments as findings (kind ``review``) of scope
+    ``repo`` in one multi-row INSERT; returns how many were new. A comment
+    already filed under its key is skipped, so a redelivered review has no
+    second effect (a plain INSERT of a known key is refused with LD301, and
+    ``ON CONFLICT DO NOTHING`` does not help: the ledger checks the key
+    before the conflict; ``ledger.report_finding`` is the way to count a
+    real re-report)."""
+    rows = [(repo, c.key, c.severity, c.text, [c.location]) for c in comments]
+    if not rows:
         return 0
+    placeholders = ", ".join(["(%s, %s, %s, %s, %s::text[])"] * len(rows))
     cur = conn.execute(
         "INSERT INTO ledger.finding (scope, finding_key, severity, title, paths) "
-        "SELECT %(repo)s, c.key, c.sev, c.title, ARRAY[c.loc] "
-        "FROM unnest(%(keys)s::text[], %(sevs)s::text[], %(titles)s::text[], %(locs)s::text[]) "
-        "AS c(key, sev, title, loc) "
-        "WHERE NOT EXISTS (SELECT FROM ledger.finding f WHERE f.scope = %(repo)s AND f.finding_key = c.key) "
-        "ON CONFLICT (scope, finding_key) DO NOTHING",
-        {"repo": repo, "keys": [c.key for c in comments], "sevs": [c.severity for c in comments],
-         "titles": [c.text for c in comments], "locs": [c.location for c in comments]},
+        "SELECT c.* FROM (VALUES " + placeholders + ") AS c(scope, finding_key, severity, title, paths) "
+        "WHERE NOT EXISTS (SELECT 1 FROM ledger.finding f WHERE f.scope = c.scope AND f.finding_key = c.finding_key)",
+        [value for row in rows for value in row],
     )
     return cur.rowcount
 

@@ -34,11 +34,14 @@ def create_index_concurrently(name: str, create_sql: str, schema: str = "ledger"
     ``create_sql`` is the complete statement and must say ``CONCURRENTLY``.
     A concurrent build that failed earlier leaves an INVALID index behind,
     so the index is first dropped (``DROP INDEX CONCURRENTLY IF EXISTS``):
-    re-running the revision after such a failure just works. The revision's
-    own transaction commits before the build and a new one begins after it,
-    so put the index last in ``upgrade()`` or in a revision of its own.
-    In the revision's ``downgrade()``, drop it with
-    ``drop_index_concurrently(name)``.
+    re-running the revision after such a failure just works, PROVIDED that
+    everything the revision ran before the build is idempotent: the
+    revision's own transaction commits before the build (the version table
+    is updated only after it), so a rerun runs that part again. Put the
+    index in a revision of its own, or write the DDL before it with
+    ``IF NOT EXISTS`` / ``CREATE OR REPLACE`` / ``IF EXISTS`` (squawk's
+    prefer-robust-stmts flags it otherwise; docs/dba.md). In the revision's
+    ``downgrade()``, drop it with ``drop_index_concurrently(name)``.
     """
     if "CONCURRENTLY" not in create_sql.upper():
         raise ValueError(f"create_index_concurrently({name!r}): the statement must use CREATE INDEX CONCURRENTLY")

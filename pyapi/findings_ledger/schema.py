@@ -18,9 +18,15 @@ Writing through these tables is writing through the ledger's triggers: an
 INSERT. The columns the triggers derive (``superseded_*``, ``processed``)
 are not for services to write.
 
-``active_finding`` is the view ``ledger.active_finding``, described as a
-table (``info={"view": True}``) so it can be selected from; it is excluded
-from autogenerate by :func:`include_object`.
+Tables: ``scope``, ``finding``, ``merge``, ``supersession`` (0001_foundation),
+``issue``, ``agent_task``, ``poisoned_failure_reason``, ``retired_session``
+(0002_claims), ``injection`` (0003_lifecycle), with the columns 0003 and 0004
+add to ``finding``, ``scope`` and ``merge``. Claims and snapshots are written
+by the stored functions (``ledger.claim_task`` ...), not by hand.
+
+``active_finding`` and ``finding_lifecycle`` are the views of those names,
+described as tables (``info={"view": True}``) so they can be selected from;
+they are excluded from autogenerate by :func:`include_object`.
 """
 
 from __future__ import annotations
@@ -46,6 +52,16 @@ scope = sa.Table(
     sa.Column("scope", sa.Text, primary_key=True),
     sa.Column("hygiene_mode", sa.Text, nullable=False, server_default=sa.text("'on'::text")),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
+    # 0004_matching: the scope's message-matching policy
+    sa.Column(
+        "enabled_rules",
+        pg.ARRAY(sa.Text),
+        nullable=False,
+        server_default=sa.text("'{path,key,slug,keyword,title}'::text[]"),
+    ),
+    sa.Column("path_supersede_kinds", pg.ARRAY(sa.Text), nullable=False, server_default=sa.text("'{drift}'::text[]")),
+    sa.Column("slug_mention_resolves", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("default_branch", sa.Text),
     sa.CheckConstraint("hygiene_mode IN ('on', 'dry', 'off')", name="scope_hygiene_mode_check"),
 )
 
@@ -61,6 +77,7 @@ merge = sa.Table(
     sa.Column("merged_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
     sa.Column("recorded_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
     sa.Column("processed", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("branch", sa.Text),  # 0004_matching
     sa.UniqueConstraint("scope", "commit_sha", name="merge_scope_commit_sha_key"),
     sa.Index("merge_unprocessed_idx", "id", postgresql_where=sa.text("NOT processed")),
 )
@@ -86,9 +103,33 @@ finding = sa.Table(
         sa.ForeignKey("ledger.merge.id", name="finding_superseded_by_merge_id_fkey"),
     ),
     sa.Column("supersede_rule", sa.Text),
+    # 0003_lifecycle: dismissal, re-reports, reopens
+    sa.Column("dismissed_at", sa.DateTime(timezone=True)),
+    sa.Column("dismissed_by", sa.Text),
+    sa.Column("resolution", sa.Text),
+    sa.Column("dismissal_reason", sa.Text),
+    sa.Column("report_count", sa.Integer, nullable=False, server_default=sa.text("1")),
+    sa.Column("last_reported_at", sa.DateTime(timezone=True)),
+    sa.Column("reopen_count", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("review_run", sa.Text),
+    # 0004_matching: evidence a merge message can name
+    sa.Column("slug", sa.Text),
+    sa.Column("strong_keywords", pg.ARRAY(sa.Text), nullable=False, server_default=_empty_paths),
+    sa.Column("tags", pg.ARRAY(sa.Text), nullable=False, server_default=_empty_paths),
     sa.UniqueConstraint("scope", "finding_key", name="finding_scope_finding_key_key"),
     sa.CheckConstraint(
         "severity IN ('critical', 'high', 'medium', 'low', 'info')", name="finding_severity_check"
+    ),
+    # Added NOT VALID by 0003_lifecycle (no scan of the existing rows); new and updated rows are checked.
+    sa.CheckConstraint(
+        "resolution IN ('accepted', 'false_positive', 'wont_fix', 'duplicate')",
+        name="finding_resolution_check",
+        postgresql_not_valid=True,
+    ),
+    sa.CheckConstraint(
+        "dismissed_at IS NULL OR (resolution IS NOT NULL AND superseded_at IS NOT NULL)",
+        name="finding_dismissal_check",
+        postgresql_not_valid=True,
     ),
     sa.Index("finding_scope_active_idx", "scope", "id", postgresql_where=sa.text("superseded_at IS NULL")),
     sa.Index(
@@ -98,6 +139,18 @@ finding = sa.Table(
         postgresql_with={"fastupdate": "off"},
         postgresql_where=sa.text("superseded_at IS NULL"),
     ),
+    # 0004_matching, both built CONCURRENTLY
+    sa.Index(
+        "finding_active_evidence_idx",
+        sa.func.ledger._evidence_keys(
+            sa.column("scope"), sa.column("finding_key"), sa.column("slug"), sa.column("strong_keywords"),
+            sa.column("title"),
+        ),
+        postgresql_using="gin",
+        postgresql_with={"fastupdate": "off"},
+        postgresql_where=sa.text("superseded_at IS NULL"),
+    ),
+    sa.Index("finding_scope_slug_key", "scope", "slug", unique=True),
 )
 
 supersession = sa.Table(
@@ -131,6 +184,122 @@ active_finding = sa.Table(
     sa.Column("description", sa.Text),
     sa.Column("paths", pg.ARRAY(sa.Text)),
     sa.Column("source", sa.Text),
+    sa.Column("created_at", sa.DateTime(timezone=True)),
+    info={"view": True},
+)
+
+# --- 0002_claims: issues, agent tasks and their claim snapshots -------------
+
+issue = sa.Table(
+    "issue",
+    metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(always=True), primary_key=True),
+    sa.Column("scope", sa.Text, sa.ForeignKey("ledger.scope.scope", name="issue_scope_fkey"), nullable=False),
+    sa.Column("title", sa.Text, nullable=False),
+    sa.Column("description", sa.Text),
+    sa.Column("status", sa.Text, nullable=False, server_default=sa.text("'todo'::text")),
+    sa.Column("assignee_type", sa.Text),
+    sa.Column("assignee_id", sa.Text),
+    sa.Column("priority", sa.Text, nullable=False, server_default=sa.text("'none'::text")),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
+    sa.CheckConstraint(
+        "status IN ('backlog', 'todo', 'in_progress', 'in_review', 'done', 'blocked', 'cancelled')",
+        name="issue_status_check",
+    ),
+    sa.CheckConstraint("priority IN ('urgent', 'high', 'medium', 'low', 'none')", name="issue_priority_check"),
+    sa.CheckConstraint(
+        "(assignee_type IS NULL) = (assignee_id IS NULL)"
+        " AND (assignee_type IS NULL OR assignee_type IN ('member', 'agent'))",
+        name="issue_assignee_check",
+    ),
+    sa.Index("issue_scope_idx", "scope", "id"),
+)
+
+agent_task = sa.Table(
+    "agent_task",
+    metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(always=True), primary_key=True),
+    sa.Column("issue_id", sa.BigInteger, sa.ForeignKey("ledger.issue.id", name="agent_task_issue_id_fkey"),
+              nullable=False),
+    sa.Column("agent_id", sa.Text, nullable=False),
+    sa.Column("runtime_id", sa.Text, nullable=False),
+    sa.Column("status", sa.Text, nullable=False, server_default=sa.text("'queued'::text")),
+    sa.Column("session_id", sa.Text),
+    sa.Column(
+        "rerun_of_task_id",
+        sa.BigInteger,
+        sa.ForeignKey("ledger.agent_task.id", name="agent_task_rerun_of_task_id_fkey"),
+    ),
+    sa.Column("force_fresh_session", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("failure_reason", sa.Text),
+    sa.Column("dispatch_count", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
+    sa.Column("dispatched_at", sa.DateTime(timezone=True)),
+    sa.Column("started_at", sa.DateTime(timezone=True)),
+    sa.Column("completed_at", sa.DateTime(timezone=True)),
+    # Written only by ledger.claim_task: {"v":1,"title_sha256":...,"description_sha256":...}
+    sa.Column("issue_snapshot", pg.JSONB),
+    sa.CheckConstraint(
+        "status IN ('queued', 'dispatched', 'running', 'completed', 'failed', 'cancelled')",
+        name="agent_task_status_check",
+    ),
+    sa.CheckConstraint("rerun_of_task_id <> id", name="agent_task_rerun_check"),
+    sa.Index("agent_task_queue_idx", "runtime_id", "id", postgresql_where=sa.text("status = 'queued'::text")),
+    sa.Index("agent_task_anchor_idx", "issue_id", "agent_id", "runtime_id"),
+    sa.Index("agent_task_rerun_idx", "rerun_of_task_id", postgresql_where=sa.text("rerun_of_task_id IS NOT NULL")),
+)
+
+poisoned_failure_reason = sa.Table(
+    "poisoned_failure_reason",
+    metadata,
+    sa.Column("failure_reason", sa.Text, primary_key=True),
+    sa.Column("note", sa.Text),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
+)
+
+retired_session = sa.Table(
+    "retired_session",
+    metadata,
+    sa.Column("session_id", sa.Text, primary_key=True),
+    sa.Column("reason", sa.Text),
+    sa.Column("retired_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
+)
+
+# --- 0003_lifecycle: prompt injections and the lifecycle view ---------------
+
+injection = sa.Table(
+    "injection",
+    metadata,
+    sa.Column("session_id", sa.Text, primary_key=True),
+    sa.Column("finding_id", sa.BigInteger, sa.ForeignKey("ledger.finding.id", name="injection_finding_id_fkey"),
+              primary_key=True),
+    sa.Column("injected_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
+    sa.Index("injection_finding_idx", "finding_id", "session_id"),
+)
+
+finding_lifecycle = sa.Table(
+    "finding_lifecycle",
+    metadata,
+    sa.Column("id", sa.BigInteger, primary_key=True),
+    sa.Column("scope", sa.Text),
+    sa.Column("finding_key", sa.Text),
+    sa.Column("kind", sa.Text),
+    sa.Column("severity", sa.Text),
+    sa.Column("title", sa.Text),
+    sa.Column("state", sa.Text),  # 'active', 'superseded' or 'dismissed' (ledger._finding_state)
+    sa.Column("resolution", sa.Text),
+    sa.Column("dismissed_at", sa.DateTime(timezone=True)),
+    sa.Column("dismissed_by", sa.Text),
+    sa.Column("dismissal_reason", sa.Text),
+    sa.Column("superseded_at", sa.DateTime(timezone=True)),
+    sa.Column("superseded_by", sa.Text),
+    sa.Column("superseded_by_merge_id", sa.BigInteger),
+    sa.Column("supersede_rule", sa.Text),
+    sa.Column("report_count", sa.Integer),
+    sa.Column("last_reported_at", sa.DateTime(timezone=True)),
+    sa.Column("reopen_count", sa.Integer),
+    sa.Column("review_run", sa.Text),
     sa.Column("created_at", sa.DateTime(timezone=True)),
     info={"view": True},
 )

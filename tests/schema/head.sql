@@ -5,6 +5,29 @@
 -- SCHEMA ledger
 CREATE SCHEMA ledger;
 
+-- FUNCTION ledger._check_task_transition(bigint, text, text)
+CREATE FUNCTION ledger._check_task_transition(p_task_id bigint, p_from text, p_to text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_allowed text[] := CASE p_from
+        WHEN 'queued' THEN ARRAY['dispatched', 'cancelled']
+        WHEN 'dispatched' THEN ARRAY['running', 'failed', 'cancelled', 'queued']
+        WHEN 'running' THEN ARRAY['completed', 'failed', 'cancelled']
+        ELSE '{}'::text[] END;
+BEGIN
+    IF NOT (p_to = ANY (v_allowed)) THEN
+        RAISE EXCEPTION 'invalid agent_task.status transition for task %: % -> %', p_task_id, p_from, p_to
+            USING ERRCODE = 'LD201',
+                  HINT = CASE WHEN v_allowed = '{}' THEN format('%s is final', p_from)
+                              ELSE format('from %s a task may move to %s', p_from, array_to_string(v_allowed, ', ')) END;
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._check_task_transition(p_task_id bigint, p_from text, p_to text) IS 'Enforce the agent_task status machine: queued -> dispatched | cancelled; dispatched -> running | failed | cancelled | queued; running -> completed | failed | cancelled; completed, failed, cancelled final. (task_id, from, to) -> void. Raises LD201 naming the task and both statuses.';
+
 -- FUNCTION ledger._check_text(text, text, boolean, integer, boolean)
 CREATE FUNCTION ledger._check_text(p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean DEFAULT true) RETURNS text
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -55,14 +78,182 @@ $$;
 
 COMMENT ON FUNCTION ledger._ensure_scope(p_scope text) IS 'Create a scope with default policy the first time it is named. text -> void. Raises nothing.';
 
+-- FUNCTION ledger._evidence_keys(text, text, text, text[], text)
+CREATE FUNCTION ledger._evidence_keys(p_scope text, p_finding_key text, p_slug text, p_strong_keywords text[], p_title text) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_ws   text[] := ledger._title_sig(p_title);
+    v_keys text[] := ARRAY['i' || ledger._evidence_token(p_finding_key),
+                           'i' || lower(pg_catalog.normalize(p_slug, 'NFC'))];
+    v_kw   text;
+BEGIN
+    FOREACH v_kw IN ARRAY coalesce(p_strong_keywords, '{}') LOOP
+        v_keys := v_keys || ('i' || ledger._evidence_token(v_kw));
+    END LOOP;
+    FOR i IN 1 .. cardinality(v_ws) - 2 LOOP
+        v_keys := v_keys || ('t' || v_ws[i] || ' ' || v_ws[i + 1] || ' ' || v_ws[i + 2]);
+    END LOOP;
+    IF cardinality(v_ws) = 2 THEN
+        v_keys := v_keys || ('=' || v_ws[1] || ' ' || v_ws[2]);
+    END IF;
+    RETURN ARRAY(SELECT DISTINCT p_scope || E'\x1f' || k FROM unnest(v_keys) AS k WHERE k IS NOT NULL ORDER BY 1);
+END
+$$;
+
+COMMENT ON FUNCTION ledger._evidence_keys(p_scope text, p_finding_key text, p_slug text, p_strong_keywords text[], p_title text) IS 'Index keys of a finding for message matching: scope || U+001F || (i<token> for key, slug, keywords; t<w1 w2 w3> for title word triples; =<w1 w2> for two-word titles). (scope, finding_key, slug, strong_keywords text[], title) -> text[]. Raises nothing.';
+
+-- FUNCTION ledger._evidence_token(text)
+CREATE FUNCTION ledger._evidence_token(p_value text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    SELECT CASE
+        WHEN v IS NULL OR pg_catalog.char_length(v) < 3 THEN NULL
+        WHEN v !~ ('^' || ledger._token_regex(false) || '$') THEN NULL
+        WHEN v ~ '[0-9_.-]' OR pg_catalog.substr(v, 2) ~ '[A-Z]' THEN pg_catalog.lower(v)
+        ELSE NULL END
+      FROM (SELECT pg_catalog.normalize(pg_catalog.btrim(p_value), 'NFC') AS v) AS s
+$_$;
+
+COMMENT ON FUNCTION ledger._evidence_token(p_value text) IS 'Lookup form (lower-case, NFC) of a key, slug or keyword that is one distinctive token (>= 3 chars with a digit, _, -, . or an inner capital); NULL otherwise. text -> text. Raises nothing.';
+
+-- FUNCTION ledger._file_slug(text)
+CREATE FUNCTION ledger._file_slug(p_name text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    SELECT pg_catalog.lower(pg_catalog.substring(p_name, '^[0-9]{4}-[0-9]{2}-[0-9]{2}-(.+)\.[mM][dD]$'))
+$_$;
+
+COMMENT ON FUNCTION ledger._file_slug(p_name text) IS 'Slug of a YYYY-MM-DD-<slug>.md file name, lower-cased; NULL for other names. text -> text. Raises nothing.';
+
+-- FUNCTION ledger._finding_state(timestamp with time zone, timestamp with time zone)
+CREATE FUNCTION ledger._finding_state(p_superseded_at timestamp with time zone, p_dismissed_at timestamp with time zone) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN p_superseded_at IS NULL THEN 'active'
+                WHEN p_dismissed_at IS NOT NULL THEN 'dismissed'
+                ELSE 'superseded' END
+$$;
+
+COMMENT ON FUNCTION ledger._finding_state(p_superseded_at timestamp with time zone, p_dismissed_at timestamp with time zone) IS 'Lifecycle state of a finding derived from its row: active (superseded_at IS NULL), dismissed (dismissed_at set), else superseded. (superseded_at, dismissed_at) -> text. Raises nothing.';
+
+-- FUNCTION ledger._match_message(text, text)
+CREATE FUNCTION ledger._match_message(p_scope text, p_message text) RETURNS TABLE(finding_id bigint, rule text, form text, evidence text, seg integer, pos_from integer, pos_to integer, line integer, context text, verdict text, verb text, reason text)
+    LANGUAGE sql STABLE ROWS 10
+    SET search_path TO 'pg_catalog'
+    SET jit TO 'off'
+    AS $$
+    WITH t AS MATERIALIZED (
+        SELECT * FROM ledger._message_tokens(p_message)
+    ), s AS MATERIALIZED (
+        SELECT t.seg, t.pos, t.norm,
+               pg_catalog.row_number() OVER (PARTITION BY t.seg ORDER BY t.pos)::integer AS k
+          FROM t WHERE t.sig
+    ), sh AS MATERIALIZED (
+        SELECT s.seg, s.k, s.pos,
+               s.norm || ' ' || pg_catalog.lead(s.norm, 1) OVER w || ' ' || pg_catalog.lead(s.norm, 2) OVER w AS sh3,
+               s.norm || ' ' || pg_catalog.lead(s.norm, 1) OVER w AS sh2
+          FROM s WINDOW w AS (PARTITION BY s.seg ORDER BY s.k)
+    ), cand AS MATERIALIZED (
+        SELECT f.id, ledger._evidence_token(f.finding_key) AS key_tok,
+               ledger._evidence_token(f.slug) AS slug_tok,
+               pg_catalog.lower(pg_catalog.normalize(f.slug, 'NFC')) AS slug_low,
+               ARRAY(SELECT ledger._evidence_token(kw) FROM pg_catalog.unnest(f.strong_keywords) AS kw) AS kw_toks,
+               ledger._title_sig(f.title) AS ws,
+               ARRAY(SELECT pg_catalog.lower(x) FROM pg_catalog.unnest(ledger._words(f.title)) WITH ORDINALITY AS u(x, o)
+                      ORDER BY u.o) AS wa
+          FROM ledger.finding f
+         WHERE ledger._evidence_keys(f.scope, f.finding_key, f.slug, f.strong_keywords, f.title)
+                   OPERATOR(pg_catalog.&&) ledger._scoped_paths(p_scope, ARRAY(
+                       SELECT DISTINCT k.x FROM (
+                           SELECT 'i' || t.norm FROM t WHERE pg_catalog.char_length(t.norm) >= 3
+                           UNION ALL
+                           SELECT 'i' || ledger._file_slug(t.norm) FROM t
+                           UNION ALL
+                           SELECT 't' || sh.sh3 FROM sh
+                           UNION ALL
+                           SELECT '=' || sh.sh2 FROM sh
+                       ) AS k(x) WHERE k.x IS NOT NULL))
+           AND f.superseded_at IS NULL
+    ), tok_ev AS (
+        SELECT c.id, 'key' AS rule, 'key' AS form, t.seg, t.pos
+          FROM cand c JOIN t ON t.norm = c.key_tok
+        UNION ALL
+        SELECT c.id, 'slug', 'slug', t.seg, t.pos
+          FROM cand c JOIN t ON t.norm = c.slug_tok
+        UNION ALL
+        SELECT c.id, 'slug', 'file_name', t.seg, t.pos
+          FROM cand c JOIN t ON ledger._file_slug(t.norm) = c.slug_low
+        UNION ALL
+        SELECT DISTINCT c.id, 'keyword', 'keyword', t.seg, t.pos
+          FROM cand c CROSS JOIN LATERAL pg_catalog.unnest(c.kw_toks) AS kw(tok)
+          JOIN t ON t.norm = kw.tok
+    ), pairs AS (
+        SELECT c.id, sh.seg, sh.k AS j, g.i
+          FROM cand c
+          CROSS JOIN LATERAL pg_catalog.generate_series(1, pg_catalog.cardinality(c.ws) - 2) AS g(i)
+          JOIN sh ON sh.sh3 = c.ws[g.i] || ' ' || c.ws[g.i + 1] || ' ' || c.ws[g.i + 2]
+    ), runs AS (
+        SELECT p.id, p.seg, pg_catalog.min(p.j) AS j1, pg_catalog.max(p.j) + 2 AS j2
+          FROM (SELECT pairs.*, pairs.j - pg_catalog.row_number() OVER (
+                       PARTITION BY pairs.id, pairs.seg, pairs.i - pairs.j ORDER BY pairs.j) AS grp
+                  FROM pairs) AS p
+         GROUP BY p.id, p.seg, p.i - p.j, p.grp
+    ), title_ev AS (
+        SELECT DISTINCT r.id, 'title' AS rule,
+               CASE WHEN r.j2 - r.j1 + 1 = pg_catalog.cardinality(c.ws) THEN 'whole_title' ELSE 'title_phrase' END AS form,
+               r.seg, a.pos AS pos_from, b.pos AS pos_to
+          FROM runs r
+          JOIN cand c ON c.id = r.id
+          JOIN s a ON a.seg = r.seg AND a.k = r.j1
+          JOIN s b ON b.seg = r.seg AND b.k = r.j2
+    ), short_ev AS (
+        -- a title with exactly two significant words counts only when quoted whole
+        SELECT c.id, 'title' AS rule, 'exact_title' AS form, sh.seg,
+               sh.pos - (pg_catalog.array_position(c.wa, c.ws[1]) - 1) AS pos_from,
+               sh.pos - (pg_catalog.array_position(c.wa, c.ws[1]) - 1) + pg_catalog.cardinality(c.wa) - 1 AS pos_to,
+               c.wa
+          FROM cand c
+          JOIN sh ON pg_catalog.cardinality(c.ws) = 2 AND sh.sh2 = c.ws[1] || ' ' || c.ws[2]
+    ), pieces AS (
+        SELECT e.id, e.rule, e.form, e.seg, e.pos AS pos_from, e.pos AS pos_to FROM tok_ev e
+        UNION ALL
+        SELECT e.id, e.rule, e.form, e.seg, e.pos_from, e.pos_to FROM title_ev e
+        UNION ALL
+        SELECT e.id, e.rule, e.form, e.seg, e.pos_from, e.pos_to FROM short_ev e
+         WHERE e.wa = ARRAY(SELECT t.norm FROM t WHERE t.seg = e.seg AND t.pos BETWEEN e.pos_from AND e.pos_to
+                             ORDER BY t.pos)
+    )
+    SELECT p.id, p.rule, p.form,
+           (SELECT pg_catalog.string_agg(CASE WHEN x.pos = p.pos_from THEN x.token ELSE x.gap || x.token END, ''
+                                         ORDER BY x.pos)
+              FROM t AS x WHERE x.seg = p.seg AND x.pos BETWEEN p.pos_from AND p.pos_to),
+           p.seg, p.pos_from, p.pos_to, t.line, t.context, t.verdict, t.verb, t.reason
+      FROM pieces p
+      JOIN t ON t.seg = p.seg AND t.pos = p.pos_from
+     ORDER BY p.id, p.seg, p.pos_from, p.rule
+$$;
+
+COMMENT ON FUNCTION ledger._match_message(p_scope text, p_message text) IS 'Every piece of evidence (rule key, slug, keyword, title) a merge message carries about the active findings of a scope, with the exact text, its place, and the verdict/verb/reason of ledger._message_tokens. (scope text, message text) -> TABLE(finding_id, rule, form, evidence, seg, pos_from, pos_to, line, context, verdict, verb, reason). One GIN probe (finding_active_evidence_idx), then verification. Raises nothing.';
+
 -- FUNCTION ledger._match_paths(text, text[])
 CREATE FUNCTION ledger._match_paths(p_scope text, p_paths text[]) RETURNS TABLE(finding_id bigint, finding_path text, touched_path text)
     LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog'
+    SET max_parallel_workers_per_gather TO '0'
     AS $$
     WITH keys AS (
-        SELECT DISTINCT k.key, t.path AS touched
-        FROM pg_catalog.unnest(p_paths) AS t(path),
-             pg_catalog.unnest(ledger._path_keys(t.path)) AS k(key)
+        -- each touched path and each of its ancestor directories ('a/b/c.py'
+        -- -> 'a/', 'a/b/', 'a/b/c.py'), set-based rather than per-path calls
+        SELECT DISTINCT
+               array_to_string(a.parts[1:n], '/')
+                   || CASE WHEN n < cardinality(a.parts) THEN '/' ELSE '' END AS key,
+               t.path AS touched
+        FROM unnest(p_paths) AS t(path),
+             LATERAL (SELECT string_to_array(t.path, '/') AS parts) AS a,
+             generate_series(1, cardinality(a.parts)) AS n
+        WHERE a.parts[n] <> ''
     ), candidates AS (
         SELECT f.id, f.paths
         FROM ledger.finding f
@@ -79,22 +270,566 @@ $$;
 
 COMMENT ON FUNCTION ledger._match_paths(p_scope text, p_paths text[]) IS 'Active findings of a scope referencing any touched path (exact file, or directory prefix at a / boundary), with the first matching (finding_path, touched_path) pair as evidence. (scope text, paths text[]) -> TABLE(finding_id bigint, finding_path text, touched_path text). Index-driven (GIN finding_active_paths_idx). Raises nothing.';
 
--- FUNCTION ledger._path_keys(text)
-CREATE FUNCTION ledger._path_keys(p_path text) RETURNS text[]
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS $$
-    SELECT pg_catalog.array_prepend(
-        p_path,
-        ARRAY(
-            SELECT pg_catalog.array_to_string(v_parts[1:n], '/') || '/'
-            FROM (SELECT pg_catalog.string_to_array(p_path, '/') AS v_parts) s,
-                 pg_catalog.generate_series(1, pg_catalog.cardinality(s.v_parts) - 1) AS n
-            WHERE v_parts[n] <> ''
-        )
+-- FUNCTION ledger._merge_decisions(text, text, text[], text)
+CREATE FUNCTION ledger._merge_decisions(p_scope text, p_message text, p_paths text[], p_branch text) RETURNS TABLE(finding_id bigint, action text, rule text, evidence text, reason text, detail jsonb)
+    LANGUAGE plpgsql STABLE ROWS 10
+    SET search_path TO 'pg_catalog'
+    SET jit TO 'off'
+    AS $_$
+DECLARE
+    v_policy ledger.scope;
+    v_skip   text;
+BEGIN
+    SELECT sc.* INTO v_policy FROM ledger.scope sc WHERE sc.scope = p_scope;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF v_policy.default_branch IS NOT NULL AND p_branch IS NOT NULL AND p_branch <> v_policy.default_branch THEN
+        v_skip := format('merge on branch %s, not on the scope''s default_branch %s', p_branch, v_policy.default_branch);
+        finding_id := NULL; action := 'skipped'; rule := NULL; evidence := p_branch; reason := v_skip;
+        detail := jsonb_build_object('branch', p_branch, 'default_branch', v_policy.default_branch);
+        RETURN NEXT;
+    END IF;
+
+    RETURN QUERY
+    WITH ev AS (
+        SELECT m.finding_id AS fid, m.rule AS r, m.form, m.evidence AS txt, m.seg, m.pos_from, m.pos_to,
+               m.line AS ln, m.context AS ctx, m.verdict, m.verb AS vb, m.reason AS why,
+               NULL::text AS finding_path
+          FROM ledger._match_message(p_scope, p_message) AS m
+        UNION ALL
+        SELECT p.finding_id, 'path', 'path', p.touched_path, NULL, NULL, NULL, NULL, NULL, 'path', NULL, NULL,
+               p.finding_path
+          FROM ledger._match_paths(p_scope, coalesce(p_paths, '{}')) AS p
+         WHERE cardinality(p_paths) > 0
+    ), evf AS MATERIALIZED (
+        -- a scalar subquery per piece: always a primary-key lookup, never a scan
+        SELECT ev.*, (SELECT f FROM ledger.finding f WHERE f.id = ev.fid) AS f
+          FROM ev
+    ), ev2 AS (
+        SELECT ev.fid, ev.r, ev.form, ev.txt, ev.seg, ev.pos_from, ev.pos_to, ev.ln, ev.ctx, ev.verdict, ev.vb,
+               ev.why, ev.finding_path, (ev.f).kind, (ev.f).finding_key, (ev.f).slug, (ev.f).title,
+               ev.r = ANY (v_policy.enabled_rules) AS enabled,
+               (ev.r = 'slug' AND EXISTS (
+                    SELECT 1 FROM unnest(coalesce(p_paths, '{}')) AS mp(path)
+                     WHERE ledger._file_slug(substring(mp.path FROM '[^/]*$'))
+                           = lower(pg_catalog.normalize((ev.f).slug, 'NFC')))) AS files_it,
+               ((ev.f).kind = ANY (v_policy.path_supersede_kinds) OR '*' = ANY (v_policy.path_supersede_kinds))
+                   AS path_supersedes
+          FROM evf AS ev
+    ), ev3 AS (
+        SELECT ev2.*,
+               CASE
+                   WHEN ev2.r = 'path' THEN CASE WHEN ev2.path_supersedes THEN 'resolution' ELSE 'candidate' END
+                   WHEN ev2.verdict = 'bare' AND ev2.r = 'slug' AND v_policy.slug_mention_resolves
+                        AND NOT ev2.files_it THEN 'resolution'
+                   ELSE ev2.verdict END AS verdict2,
+               CASE
+                   WHEN ev2.r = 'path' AND ev2.path_supersedes
+                       THEN format('the merge touched %s, which the finding references as %s (path rule, kind %s)',
+                                   ev2.txt, ev2.finding_path, ev2.kind)
+                   WHEN ev2.r = 'path'
+                       THEN format('the merge touched %s, which the finding references as %s; the path rule only records a candidate for kind %s (path_supersede_kinds %s)',
+                                   ev2.txt, ev2.finding_path, ev2.kind, v_policy.path_supersede_kinds::text)
+                   WHEN ev2.verdict = 'bare' AND ev2.r = 'slug' AND v_policy.slug_mention_resolves AND ev2.files_it
+                       THEN 'a bare mention of the slug, in a merge that touches the finding''s own file'
+                   WHEN ev2.verdict = 'bare' AND ev2.r = 'slug' AND v_policy.slug_mention_resolves
+                       THEN 'a bare mention of the slug resolves (slug_mention_resolves)'
+                   ELSE ev2.why END AS why2
+          FROM ev2
+    ), ev4 AS (
+        SELECT e.*,
+               ARRAY(SELECT DISTINCT o.fid FROM ev3 o
+                      WHERE o.enabled AND o.r <> 'path' AND e.r <> 'path' AND o.fid <> e.fid
+                        AND o.seg = e.seg AND o.pos_from <= e.pos_to AND e.pos_from <= o.pos_to
+                      ORDER BY o.fid) AS others
+          FROM ev3 e
+    ), ev5 AS (
+        SELECT e.*,
+               CASE
+                   WHEN NOT e.enabled THEN 'skipped'
+                   WHEN e.verdict2 = 'resolution' AND cardinality(e.others) = 0 THEN 'supersede'
+                   WHEN e.verdict2 = 'resolution' THEN 'ambiguous'
+                   WHEN e.verdict2 = 'candidate' THEN 'candidate'
+                   ELSE 'mention' END AS outcome,
+               CASE
+                   WHEN NOT e.enabled THEN format('rule %s is not in the scope''s enabled_rules', e.r)
+                   WHEN e.verdict2 = 'resolution' AND cardinality(e.others) > 0
+                       THEN format('%s, but the same text is also evidence for findings %s', e.why2,
+                                   array_to_string(e.others, ', '))
+                   ELSE e.why2 END AS why3,
+               array_position('{key,slug,keyword,title,path}'::text[], e.r) AS rule_rank
+          FROM ev4 e
+    ), ranked AS (
+        SELECT e.*,
+               array_position('{supersede,ambiguous,candidate,mention,skipped}'::text[], e.outcome) AS outcome_rank,
+               row_number() OVER (PARTITION BY e.fid
+                                  ORDER BY array_position('{supersede,ambiguous,candidate,mention,skipped}'::text[], e.outcome),
+                                           e.rule_rank, e.seg NULLS LAST, e.pos_from NULLS LAST, e.txt) AS rn
+          FROM ev5 e
     )
+    SELECT d.fid,
+           CASE WHEN v_skip IS NULL THEN d.outcome ELSE 'skipped' END,
+           d.r, d.txt,
+           CASE WHEN v_skip IS NULL THEN d.why3 ELSE v_skip END,
+           jsonb_strip_nulls(jsonb_build_object(
+               'finding_key', d.finding_key, 'slug', d.slug, 'title', d.title, 'kind', d.kind,
+               'would_be', CASE WHEN v_skip IS NOT NULL THEN d.outcome END,
+               'finding_path', CASE WHEN d.r = 'path' THEN d.finding_path END,
+               'touched_path', CASE WHEN d.r = 'path' THEN d.txt END))
+           || jsonb_build_object('pieces', (
+               SELECT jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+                          'rule', x.r, 'form', x.form, 'text', x.txt, 'line', x.ln, 'context', x.ctx,
+                          'verb', x.vb, 'outcome', x.outcome, 'reason', x.why3,
+                          'also_matches', CASE WHEN cardinality(x.others) > 0 THEN to_jsonb(x.others) END,
+                          'finding_path', x.finding_path, 'touched_path', CASE WHEN x.r = 'path' THEN x.txt END))
+                          ORDER BY x.outcome_rank, x.rule_rank, x.seg NULLS LAST, x.pos_from NULLS LAST, x.txt)
+                 FROM ranked x WHERE x.fid = d.fid))
+      FROM ranked d
+     WHERE d.rn = 1
+     ORDER BY d.fid;
+END
+$_$;
+
+COMMENT ON FUNCTION ledger._merge_decisions(p_scope text, p_message text, p_paths text[], p_branch text) IS 'Decisions a merge (message, touched paths, branch) takes for the active findings of a scope under its policy: supersede, ambiguous, candidate, mention or skipped, with the deciding rule, the exact evidence, the reason and every piece in detail. (scope, message, paths text[], branch) -> TABLE(finding_id, action, rule, evidence, reason, detail jsonb). Changes nothing. Raises nothing.';
+
+-- FUNCTION ledger._message_segments(text)
+CREATE FUNCTION ledger._message_segments(p_message text) RETURNS TABLE(seg integer, line integer, context text, line_start boolean, body text)
+    LANGUAGE plpgsql IMMUTABLE ROWS 20 PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $_$
+DECLARE
+    v_lines      text[] := regexp_split_to_array(coalesce(p_message, ''), E'\n');
+    v_line       text;
+    v_rest       text;
+    v_piece      text;
+    v_ctx        text;
+    v_in_fence   boolean := false;
+    v_fence      text;
+    v_in_comment boolean := false;
+    v_subject    boolean := false;
+    v_first      boolean;
+    v_k1         integer;
+    v_k2         integer;
+    v_run        integer;
+    v_len        integer;
+    v_j          integer;
+    v_m          integer;
+    v_close      integer;
+    v_after      text;
+BEGIN
+    seg := 0;
+    FOR v_i IN 1 .. cardinality(v_lines) LOOP
+        v_line := rtrim(v_lines[v_i], E'\r');
+        line := v_i;
+        IF v_in_fence THEN
+            seg := seg + 1; context := 'fenced_block'; line_start := true; body := v_line;
+            RETURN NEXT;
+            IF v_line ~ ('^ {0,3}' || CASE WHEN left(v_fence, 1) = '`' THEN '`' ELSE '~' END
+                         || '{' || length(v_fence) || ',}[ \t]*$') THEN
+                v_in_fence := false;
+            END IF;
+            CONTINUE;
+        END IF;
+        IF NOT v_in_comment AND v_line ~ '^ {0,3}(`{3,}|~{3,})' THEN
+            v_fence := substring(v_line FROM '^ {0,3}(`{3,}|~{3,})');
+            v_in_fence := true;
+            seg := seg + 1; context := 'fenced_block'; line_start := true; body := v_line;
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+
+        v_ctx := 'text';
+        IF NOT v_subject AND v_line ~ '\S' THEN
+            v_subject := true;
+            IF v_line ~* '^\s*(revert|reapply)\s+["“]' THEN
+                v_ctx := 'revert_subject';
+            END IF;
+        END IF;
+        IF v_ctx = 'text' THEN
+            IF v_line ~ '^\s*>' THEN
+                v_ctx := 'quoted';
+            ELSIF v_line ~ '^\s*[A-Za-z][A-Za-z0-9-]*:\s*[0-9A-Fa-f]{7,40}(\s*\(|\s*$)' THEN
+                v_ctx := 'commit_trailer';
+            END IF;
+        END IF;
+
+        v_rest := v_line;
+        v_first := NOT v_in_comment;
+        WHILE v_rest <> '' LOOP
+            IF v_in_comment THEN
+                v_k1 := strpos(v_rest, '-->');
+                IF v_k1 = 0 THEN
+                    v_piece := v_rest; v_rest := '';
+                ELSE
+                    v_piece := left(v_rest, v_k1 - 1); v_rest := substr(v_rest, v_k1 + 3);
+                    v_in_comment := false;
+                END IF;
+                IF v_piece <> '' THEN
+                    seg := seg + 1; context := 'html_comment'; line_start := false; body := v_piece;
+                    RETURN NEXT;
+                END IF;
+                v_first := false;
+                CONTINUE;
+            END IF;
+            v_k1 := strpos(v_rest, '<!--');
+            v_k2 := strpos(v_rest, '`');
+            IF v_k1 = 0 AND v_k2 = 0 THEN
+                seg := seg + 1; context := v_ctx; line_start := v_first; body := v_rest;
+                RETURN NEXT;
+                v_rest := '';
+                CONTINUE;
+            END IF;
+            IF v_k1 > 0 AND (v_k2 = 0 OR v_k1 < v_k2) THEN
+                IF v_k1 > 1 THEN
+                    seg := seg + 1; context := v_ctx; line_start := v_first; body := left(v_rest, v_k1 - 1);
+                    RETURN NEXT;
+                END IF;
+                v_rest := substr(v_rest, v_k1 + 4);
+                v_in_comment := true;
+                v_first := false;
+                CONTINUE;
+            END IF;
+            -- a run of backticks opens a code span if the same run closes it on this line
+            v_run := length(substring(substr(v_rest, v_k2) FROM '^`+'));
+            v_after := substr(v_rest, v_k2 + v_run);
+            v_close := 0;
+            v_j := 1;
+            LOOP
+                v_m := strpos(substr(v_after, v_j), '`');
+                EXIT WHEN v_m = 0;
+                v_m := v_j + v_m - 1;
+                v_len := length(substring(substr(v_after, v_m) FROM '^`+'));
+                IF v_len = v_run THEN
+                    v_close := v_m;
+                    EXIT;
+                END IF;
+                v_j := v_m + v_len;
+            END LOOP;
+            IF v_close = 0 THEN
+                seg := seg + 1; context := v_ctx; line_start := v_first; body := left(v_rest, v_k2 + v_run - 1);
+                RETURN NEXT;
+                v_rest := v_after;
+            ELSE
+                IF v_k2 > 1 THEN
+                    seg := seg + 1; context := v_ctx; line_start := v_first; body := left(v_rest, v_k2 - 1);
+                    RETURN NEXT;
+                END IF;
+                IF v_close > 1 THEN
+                    seg := seg + 1; context := 'code_span'; line_start := false; body := left(v_after, v_close - 1);
+                    RETURN NEXT;
+                END IF;
+                v_rest := substr(v_after, v_close + v_run);
+            END IF;
+            v_first := false;
+        END LOOP;
+    END LOOP;
+END
+$_$;
+
+COMMENT ON FUNCTION ledger._message_segments(p_message text) IS 'Split a merge message into segments with a context: text, fenced_block, code_span, html_comment, revert_subject, commit_trailer, quoted. text -> TABLE(seg integer, line integer, context text, line_start boolean, body text). Only text can resolve a finding. Raises nothing.';
+
+-- FUNCTION ledger._message_tokens(text)
+CREATE FUNCTION ledger._message_tokens(p_message text) RETURNS TABLE(seg integer, pos integer, line integer, context text, token text, norm text, gap text, sig boolean, verdict text, verb text, reason text)
+    LANGUAGE plpgsql IMMUTABLE ROWS 100 PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $_$
+DECLARE
+    c_verbs   CONSTANT text[] := '{close,closes,closed,fix,fixes,fixed,resolve,resolves,resolved}';
+    c_trailer CONSTANT text[] := '{supersedes,closes-bug}';
+    c_fillers CONSTANT text[] := '{a,an,the,this,that,these,those,finding,findings,issue,issues,bug,bugs,
+        ticket,tickets,problem,problems,drift,item,items}';
+    c_hedges  CONSTANT text[] := '{not,no,never,cannot,don,doesn,didn,won,isn,wasn,aren,hasn,haven,hadn,
+        shouldn,wouldn,couldn,partially,partly,partial,half,almost,nearly,incompletely,might,may,maybe,
+        could,should,would,will,to,try,tries,tried,trying,attempt,attempts,attempted,attempting,help,
+        helps,helped,wip,unable,fail,fails,failed}';
+    c_partial CONSTANT text[] := '{partially,partly,partial,incompletely}';
+    c_obj_gap CONSTANT text := '^[[:space:]:"''“”‘’(\[#*!]*$';
+    v_s       record;
+    v_tok     text[];
+    v_gap     text[];
+    v_norm    text[];
+    v_verdict text[];
+    v_verb    text[];
+    v_reason  text[];
+    v_default text;
+    n         integer;
+    i         integer;
+    k         integer;
+    v_state   text;
+    v_cur     text;
+    v_neg     text;
+    v_and     boolean;
+    v_clause  integer[];
+    v_free    boolean;
+BEGIN
+    FOR v_s IN
+        SELECT s.seg, s.line, s.context, s.line_start, s.body
+          FROM ledger._message_segments(pg_catalog.normalize(coalesce(p_message, ''), 'NFC')) AS s
+         ORDER BY s.seg
+    LOOP
+        SELECT array_agg(r.m[1] ORDER BY r.o), array_agg(r.m[2] ORDER BY r.o)
+          INTO v_gap, v_tok
+          FROM regexp_matches(v_s.body, ledger._token_regex(true), 'g') WITH ORDINALITY AS r(m, o);
+        n := coalesce(cardinality(v_tok), 0);
+        CONTINUE WHEN n = 0;
+        v_norm := ARRAY(SELECT lower(u.x) FROM unnest(v_tok) WITH ORDINALITY AS u(x, o) ORDER BY u.o);
+
+        v_default := CASE v_s.context
+            WHEN 'text' THEN 'no resolution verb governs it'
+            WHEN 'code_span' THEN 'inside a code span'
+            WHEN 'fenced_block' THEN 'inside a fenced code block'
+            WHEN 'html_comment' THEN 'inside an HTML comment'
+            WHEN 'revert_subject' THEN 'in a Revert "..." subject'
+            WHEN 'commit_trailer' THEN 'in a trailer that names a commit (Fixes: <sha> ("subject"))'
+            WHEN 'quoted' THEN 'in a quoted line'
+            ELSE 'not prose' END;
+        IF v_s.context = 'text' AND v_s.line_start AND n >= 2 AND v_gap[1] ~ '^\s*$' AND v_gap[2] ~ '^\s*:'
+           AND v_tok[1] ~ '^[A-Za-z][A-Za-z0-9-]*$'
+           AND NOT (v_norm[1] = ANY (c_verbs) OR v_norm[1] = ANY (c_trailer)) THEN
+            v_default := format('trailer "%s:" does not resolve', v_tok[1]);
+        END IF;
+        v_verdict := array_fill(CASE WHEN v_default = 'no resolution verb governs it' THEN 'bare' ELSE 'mention' END,
+                                ARRAY[n]);
+        v_verb := array_fill(NULL::text, ARRAY[n]);
+        v_reason := array_fill(v_default, ARRAY[n]);
+
+        IF v_s.context = 'text' THEN
+            v_state := 'idle';
+            v_clause := '{}';
+            v_and := false;
+            v_free := false;
+            i := 1;
+            WHILE i <= n LOOP
+                IF v_gap[i] ~ '[.;!?]' AND NOT (v_free AND v_gap[i] ~ '^\)!?:\s*$') THEN
+                    v_clause := '{}';
+                END IF;
+
+                IF v_state = 'object' THEN
+                    IF (v_gap[i] ~ c_obj_gap OR (v_free AND v_gap[i] ~ '^\)!?:[[:space:]"''“”‘’(\[#*]*$'))
+                       AND NOT v_norm[i] = ANY (c_verbs) THEN
+                        v_free := false;
+                        v_verb[i] := v_cur;
+                        IF v_neg IS NULL THEN
+                            v_verdict[i] := 'resolution';
+                            v_reason[i] := format('"%s" governs it', v_cur);
+                            v_clause := v_clause || i;
+                        ELSE
+                            v_verdict[i] := 'mention';
+                            v_reason[i] := format('negated: "%s"', v_neg);
+                        END IF;
+                        IF v_norm[i] = ANY (c_fillers) AND (i = n OR v_gap[i + 1] <> '/') THEN
+                            i := i + 1;
+                            CONTINUE;
+                        END IF;
+                        -- a path 'dir/sub/2026-01-02-slug.md': the verb governs its findings file name
+                        k := i;
+                        WHILE k < n AND v_gap[k + 1] = '/' LOOP
+                            k := k + 1;
+                        END LOOP;
+                        IF k > i AND ledger._file_slug(v_norm[k]) IS NOT NULL THEN
+                            FOR x IN i + 1 .. k LOOP
+                                v_verb[x] := v_verb[i];
+                                v_verdict[x] := v_verdict[i];
+                                v_reason[x] := v_reason[i];
+                                IF v_neg IS NULL THEN
+                                    v_clause := v_clause || x;
+                                END IF;
+                            END LOOP;
+                            i := k;
+                        END IF;
+                        IF char_length(v_tok[i]) >= 2 AND (v_tok[i] ~ '[0-9_.-]' OR substr(v_tok[i], 2) ~ '[A-Z]') THEN
+                            v_state := 'list';
+                            v_and := false;
+                        ELSE
+                            v_state := 'idle';
+                        END IF;
+                        i := i + 1;
+                        CONTINUE;
+                    END IF;
+                    v_state := 'idle';
+                    v_free := false;
+                ELSIF v_state = 'list' THEN
+                    IF NOT v_and AND v_norm[i] = 'and' AND v_gap[i] ~ '^["''“”‘’)\]]*\s*,?\s*$' THEN
+                        v_and := true;
+                        i := i + 1;
+                        CONTINUE;
+                    END IF;
+                    IF ((v_and AND v_gap[i] ~ '^\s*["''“‘(\[#]*$')
+                        OR (NOT v_and AND v_gap[i] ~ '^["''“”‘’)\]]*\s*[,&+]\s*["''“‘(\[#]*$'))
+                       AND char_length(v_tok[i]) >= 2
+                       AND (v_tok[i] ~ '[0-9_.-]' OR substr(v_tok[i], 2) ~ '[A-Z]') THEN
+                        v_verb[i] := v_cur;
+                        IF v_neg IS NULL THEN
+                            v_verdict[i] := 'resolution';
+                            v_reason[i] := format('"%s" governs it (list)', v_cur);
+                            v_clause := v_clause || i;
+                        ELSE
+                            v_verdict[i] := 'mention';
+                            v_reason[i] := format('negated: "%s"', v_neg);
+                        END IF;
+                        v_and := false;
+                        i := i + 1;
+                        CONTINUE;
+                    END IF;
+                    v_state := 'idle';
+                    v_and := false;
+                END IF;
+
+                -- idle: a partial marker demotes this sentence's resolutions
+                IF (v_norm[i] = ANY (c_partial) OR (v_norm[i] = 'in' AND i < n AND v_norm[i + 1] = 'part'))
+                   AND cardinality(v_clause) > 0 THEN
+                    FOREACH k IN ARRAY v_clause LOOP
+                        v_verdict[k] := 'mention';
+                        v_reason[k] := format('partial: "%s %s"', v_verb[k],
+                                              CASE WHEN v_norm[i] = 'in' THEN 'in part' ELSE v_tok[i] END);
+                    END LOOP;
+                    v_clause := '{}';
+                END IF;
+
+                -- idle: is this token a resolution verb or trailer?
+                IF v_norm[i] = ANY (c_verbs)
+                   OR (i = 1 AND v_s.line_start AND v_norm[i] = ANY (c_trailer) AND n >= 2 AND v_gap[2] ~ '^\s*:') THEN
+                    IF i > 1 AND v_gap[i] !~ '[.;!?,]' AND v_norm[i - 1] IN ('a', 'an', 'the') THEN
+                        i := i + 1;          -- an adjective: 'the fixed timeout'
+                        CONTINUE;
+                    END IF;
+                    v_neg := NULL;
+                    k := i - 1;
+                    WHILE k >= 1 AND k >= i - 4 AND v_gap[k + 1] !~ '[.;!?,]' LOOP
+                        IF v_norm[k] = ANY (c_hedges) THEN
+                            -- the words from the hedge to the verb, as written ("doesn't fix")
+                            v_neg := v_tok[k] || (SELECT string_agg(v_gap[x] || v_tok[x], '' ORDER BY x)
+                                                    FROM generate_series(k + 1, i) AS x);
+                        END IF;
+                        k := k - 1;
+                    END LOOP;
+                    v_cur := v_tok[i] || CASE WHEN i < n AND v_gap[i + 1] ~ '^\s*:' THEN ':' ELSE '' END;
+                    v_state := 'object';
+                    -- conventional commit header: fix(scope)!: ...
+                    IF i = 1 AND v_s.line_start AND n >= 2 AND v_gap[2] = '(' THEN
+                        FOR k IN 2 .. least(n, 7) LOOP
+                            IF k = n OR v_gap[k + 1] ~ '\)' THEN
+                                IF k < n AND v_gap[k + 1] ~ '^\)!?:' THEN
+                                    FOR x IN 2 .. k LOOP
+                                        v_reason[x] := 'in a conventional-commit scope';
+                                        v_verdict[x] := 'mention';
+                                    END LOOP;
+                                    v_cur := v_tok[1] || '(' || array_to_string(v_tok[2:k], ' ') || '):';
+                                    v_free := true;
+                                    i := k;
+                                END IF;
+                                EXIT;
+                            END IF;
+                        END LOOP;
+                    END IF;
+                END IF;
+                i := i + 1;
+            END LOOP;
+        END IF;
+
+        -- unnest, not v_tok[o]: subscripting a flat text array from SQL is O(n)
+        RETURN QUERY
+            SELECT v_s.seg, u.o::integer, v_s.line, v_s.context, u.tok, u.nrm, u.gp,
+                   ledger._significant(u.nrm), u.vd, u.vb, u.why
+              FROM unnest(v_tok, v_norm, v_gap, v_verdict, v_verb, v_reason)
+                   WITH ORDINALITY AS u(tok, nrm, gp, vd, vb, why, o);
+    END LOOP;
+END
+$_$;
+
+COMMENT ON FUNCTION ledger._message_tokens(p_message text) IS 'Tokenise a merge message once and decide per token whether a resolution verb governs it (verdict resolution), it is a bare mention (bare) or anything else (mention), with the verb and the reason. text -> TABLE(seg, pos, line, context, token, norm, gap, sig, verdict, verb, reason). Verbs close/fix/resolve (+s/d), trailers Supersedes:/Closes-Bug:, comma/and lists of identifiers, negations and hedges, code spans, fences, HTML comments, reverts, commit-naming trailers, quotes. Raises nothing.';
+
+-- FUNCTION ledger._normalize_branch(text, text)
+CREATE FUNCTION ledger._normalize_branch(p_branch text, p_field text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT pg_catalog.regexp_replace(ledger._check_text(p_branch, p_field, false, 255), '^refs/heads/', '')
 $$;
 
-COMMENT ON FUNCTION ledger._path_keys(p_path text) IS 'Lookup keys of a normalised touched path: the path and each ancestor directory with a trailing slash. text -> text[]. Raises nothing. Implements the path rule of seed 000 Option A.';
+COMMENT ON FUNCTION ledger._normalize_branch(p_branch text, p_field text) IS 'Normalise a branch name: trimmed, single line, <= 255 chars, refs/heads/ dropped; NULL stays NULL. (branch, field) -> text. Raises LD003, LD004 naming the field and value.';
+
+-- FUNCTION ledger._reopen_finding(ledger.finding, text, text, text, text, text, bigint, jsonb)
+CREATE FUNCTION ledger._reopen_finding(p_finding ledger.finding, p_action text, p_rule text, p_actor text, p_reason text, p_evidence text, p_merge_id bigint, p_detail jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+BEGIN
+    INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, detail, actor, reason)
+    VALUES (p_finding.scope, p_finding.id, p_merge_id, p_action, p_rule, p_evidence,
+            coalesce(p_detail, '{}'::jsonb) || jsonb_strip_nulls(jsonb_build_object(
+                'from_state', ledger._finding_state(p_finding.superseded_at, p_finding.dismissed_at),
+                'superseded_at', p_finding.superseded_at,
+                'superseded_by', p_finding.superseded_by,
+                'superseded_by_merge_id', p_finding.superseded_by_merge_id,
+                'supersede_rule', p_finding.supersede_rule,
+                'resolution', p_finding.resolution,
+                'dismissed_by', p_finding.dismissed_by,
+                'dismissal_reason', p_finding.dismissal_reason)),
+            p_actor, p_reason);
+
+    UPDATE ledger.finding f
+       SET superseded_at = NULL,
+           superseded_by = NULL,
+           superseded_by_merge_id = NULL,
+           supersede_rule = NULL,
+           dismissed_at = NULL,
+           dismissed_by = NULL,
+           resolution = NULL,
+           dismissal_reason = NULL,
+           reopen_count = f.reopen_count + 1
+     WHERE f.id = p_finding.id;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._reopen_finding(p_finding ledger.finding, p_action text, p_rule text, p_actor text, p_reason text, p_evidence text, p_merge_id bigint, p_detail jsonb) IS 'Make a locked, inactive finding active again: audit row first (action reopened or restored, with what is undone in detail), then clear supersession and dismissal, reopen_count + 1. (finding, action, rule, actor, reason, evidence, merge_id, detail) -> void. Raises nothing.';
+
+-- FUNCTION ledger._resumed_task(bigint)
+CREATE FUNCTION ledger._resumed_task(p_task_id bigint) RETURNS bigint
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_task ledger.agent_task;
+    v_id bigint;
+BEGIN
+    SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
+    END IF;
+    IF v_task.force_fresh_session THEN
+        RETURN NULL;
+    END IF;
+    IF v_task.rerun_of_task_id IS NOT NULL THEN
+        SELECT s.id INTO v_id
+          FROM ledger.agent_task s
+         WHERE s.id = v_task.rerun_of_task_id
+           AND s.agent_id = v_task.agent_id
+           AND s.issue_id = v_task.issue_id
+           AND s.runtime_id = v_task.runtime_id
+           AND s.session_id IS NOT NULL;
+        RETURN v_id;
+    END IF;
+    SELECT latest.id INTO v_id
+      FROM (SELECT DISTINCT ON (r.session_id)
+                   r.id, r.session_id, r.failure_reason, coalesce(r.dispatched_at, r.created_at) AS at
+              FROM ledger.agent_task r
+             WHERE r.issue_id = v_task.issue_id
+               AND r.agent_id = v_task.agent_id
+               AND r.runtime_id = v_task.runtime_id
+               AND r.session_id IS NOT NULL
+               AND r.id <> v_task.id
+             ORDER BY r.session_id, coalesce(r.dispatched_at, r.created_at) DESC, r.id DESC) latest
+     WHERE NOT EXISTS (SELECT 1 FROM ledger.poisoned_failure_reason p
+                        WHERE p.failure_reason = latest.failure_reason)
+       AND NOT EXISTS (SELECT 1 FROM ledger.retired_session s WHERE s.session_id = latest.session_id)
+     ORDER BY latest.at DESC, latest.id DESC
+     LIMIT 1;
+    RETURN v_id;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._resumed_task(p_task_id bigint) IS 'The earlier agent_task row whose session a claim of this task resumes: none when force_fresh_session; the rerun source when it is for the same agent, issue and runtime and has a session; else the newest latest-row-per-session of the same agent, issue and runtime, skipping poisoned (ledger.poisoned_failure_reason) and retired (ledger.retired_session) sessions. (task_id) -> bigint or NULL. Raises LD005.';
 
 -- FUNCTION ledger._scoped_paths(text, text[])
 CREATE FUNCTION ledger._scoped_paths(p_scope text, p_paths text[]) RETURNS text[]
@@ -115,6 +850,143 @@ CREATE FUNCTION ledger._severity_rank(p_severity text) RETURNS integer
 $$;
 
 COMMENT ON FUNCTION ledger._severity_rank(p_severity text) IS 'Sort rank of a severity, most severe first: critical 0 .. info 4, other 5. text -> integer.';
+
+-- FUNCTION ledger._significant(text)
+CREATE FUNCTION ledger._significant(p_norm text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT pg_catalog.char_length(p_norm) >= 2
+       AND NOT p_norm = ANY ('{a,an,the,and,or,but,nor,if,then,else,of,in,on,at,to,for,from,by,with,without,
+            into,onto,about,as,is,are,was,were,be,been,being,am,it,its,this,that,these,those,there,here,
+            has,have,had,having,do,does,did,doing,done,not,no,yet,still,so,too,very,can,could,should,
+            would,will,shall,may,might,must,when,where,which,who,whom,what,why,how,all,any,some,each,
+            every,more,most,other,such,only,own,same,than,just,also,now,up,down,out,over,under,again,
+            once,we,you,he,she,they,them,his,her,their,our,your,my,me,us,via,per,etc,don,doesn,didn,
+            isn,wasn,aren,won,hasn,haven,can,cannot,
+            close,closes,closed,fix,fixes,fixed,resolve,resolves,resolved,supersedes}'::text[])
+$$;
+
+COMMENT ON FUNCTION ledger._significant(p_norm text) IS 'Whether a lower-cased token counts as a significant word for title matching: >= 2 characters, not a function word, not a resolution verb. text -> boolean. Raises nothing.';
+
+-- FUNCTION ledger._snapshot_changes(jsonb, jsonb)
+CREATE FUNCTION ledger._snapshot_changes(p_anchor jsonb, p_current jsonb) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $_$
+DECLARE
+    v_field text;
+    v_old jsonb;
+    v_changed text[] := '{}';
+BEGIN
+    IF p_anchor IS NULL OR p_current IS NULL OR jsonb_typeof(p_anchor) <> 'object'
+       OR jsonb_typeof(p_anchor -> 'v') IS DISTINCT FROM 'number'
+       OR (p_anchor ->> 'v')::numeric IS DISTINCT FROM (p_current ->> 'v')::numeric THEN
+        RETURN NULL;
+    END IF;
+    FOREACH v_field IN ARRAY ARRAY['title', 'description'] LOOP
+        v_old := p_anchor -> (v_field || '_sha256');
+        IF jsonb_typeof(v_old) IS DISTINCT FROM 'string' OR (v_old #>> '{}') !~ '^[0-9a-f]{64}$' THEN
+            RETURN NULL;
+        END IF;
+        IF (v_old #>> '{}') IS DISTINCT FROM (p_current ->> (v_field || '_sha256')) THEN
+            v_changed := v_changed || v_field;
+        END IF;
+    END LOOP;
+    RETURN v_changed;
+END
+$_$;
+
+COMMENT ON FUNCTION ledger._snapshot_changes(p_anchor jsonb, p_current jsonb) IS 'Changed fields between an anchor snapshot and the current one, in the order title, description; NULL when the anchor is NULL, of another version or does not parse (not compared). Extra keys such as a legacy "status" are ignored. (anchor jsonb, current jsonb) -> text[]. Raises nothing.';
+
+-- FUNCTION ledger._snapshot_version()
+CREATE FUNCTION ledger._snapshot_version() RETURNS integer
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_raw text := nullif(btrim(current_setting('ledger.snapshot_version', true)), '');
+BEGIN
+    IF v_raw IS NULL THEN
+        RETURN 1;
+    END IF;
+    IF v_raw NOT IN ('1', '2') THEN
+        RAISE EXCEPTION 'invalid setting ledger.snapshot_version: % (expected 1 or 2)', quote_literal(v_raw)
+            USING ERRCODE = 'LD003',
+                  HINT = 'ALTER DATABASE <db> SET ledger.snapshot_version = 2, or RESET it for version 1';
+    END IF;
+    RETURN v_raw::integer;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._snapshot_version() IS 'The issue-snapshot version of this deployment: setting ledger.snapshot_version (ALTER DATABASE <db> SET ledger.snapshot_version = 2), default 1. () -> integer. Raises LD003 when the setting is not 1 or 2.';
+
+-- FUNCTION ledger._title_sig(text)
+CREATE FUNCTION ledger._title_sig(p_title text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT coalesce(array_agg(w.n ORDER BY w.o), '{}')
+      FROM (SELECT pg_catalog.lower(x) AS n, o
+              FROM pg_catalog.unnest(ledger._words(p_title)) WITH ORDINALITY AS u(x, o)) AS w
+     WHERE ledger._significant(w.n)
+$$;
+
+COMMENT ON FUNCTION ledger._title_sig(p_title text) IS 'Significant words of a title, lower-cased, in order. text -> text[]. Raises nothing.';
+
+-- FUNCTION ledger._token_regex(boolean)
+CREATE FUNCTION ledger._token_regex(p_with_gap boolean) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN p_with_gap THEN '([^' || w.c || ']*)([' || w.c || ']+(?:[-.][' || w.c || ']+)*)'
+                ELSE '([' || w.c || ']+(?:[-.][' || w.c || ']+)*)' END
+      FROM (SELECT 'A-Za-z0-9_\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u1FFF\u2C00-\u2DFF\u3040-\uD7FF\uF900-\uFDFF\uFE70-\uFEFE\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A'::text AS c) AS w
+$$;
+
+COMMENT ON FUNCTION ledger._token_regex(p_with_gap boolean) IS 'The regular expression of a message token: word characters (ASCII alphanumerics, _, non-ASCII letters) joined by single inner - or . (F-42, pyproject.toml). (with_gap boolean) -> text: one capture group, or two (separator before, token) when with_gap. Independent of LC_CTYPE. Raises nothing.';
+
+-- FUNCTION ledger._words(text)
+CREATE FUNCTION ledger._words(p_text text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT coalesce(array_agg(m[1] ORDER BY o), '{}')
+      FROM pg_catalog.regexp_matches(pg_catalog.normalize(coalesce(p_text, ''), 'NFC'),
+                                     ledger._token_regex(false), 'g') WITH ORDINALITY AS r(m, o)
+$$;
+
+COMMENT ON FUNCTION ledger._words(p_text text) IS 'Tokens of a short text in order, as written (NFC), by the message token definition. text -> text[]. Raises nothing.';
+
+-- FUNCTION ledger._write_issue_snapshot(bigint, integer)
+CREATE FUNCTION ledger._write_issue_snapshot(p_task_id bigint, p_dispatch_count integer) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_snapshot jsonb;
+    v_written bigint;
+BEGIN
+    SELECT ledger.issue_snapshot(i.title, i.description) INTO v_snapshot
+      FROM ledger.agent_task t
+      JOIN ledger.issue i ON i.id = t.issue_id
+     WHERE t.id = p_task_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
+    END IF;
+    PERFORM set_config('ledger.claim_writer', p_task_id::text, true);
+    UPDATE ledger.agent_task t
+       SET issue_snapshot = v_snapshot
+     WHERE t.id = p_task_id
+       AND t.status = 'dispatched'
+       AND t.started_at IS NULL
+       AND t.dispatch_count = p_dispatch_count
+    RETURNING t.id INTO v_written;
+    PERFORM set_config('ledger.claim_writer', '', true);
+    IF v_written IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN v_snapshot;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._write_issue_snapshot(p_task_id bigint, p_dispatch_count integer) IS 'CAS write of a claim''s issue_snapshot: the current issue''s snapshot lands only while the task is dispatched, not started and in dispatch p_dispatch_count. (task_id, dispatch_count) -> jsonb written, or NULL when the CAS was lost (nothing written). The only writer of issue_snapshot. Raises LD005.';
 
 -- FUNCTION ledger.active_findings(text)
 CREATE FUNCTION ledger.active_findings(p_scope text) RETURNS SETOF ledger.active_finding
@@ -143,7 +1015,362 @@ CREATE FUNCTION ledger.add_finding(p_scope text, p_title text, p_description tex
     RETURNING *
 $$;
 
-COMMENT ON FUNCTION ledger.add_finding(p_scope text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_finding_key text, p_source text) IS 'Insert one finding, returning the stored row. (scope, title, description, paths text[], kind, severity, finding_key, source) -> ledger.finding. Raises LD001-LD004, 23505 for a duplicate finding_key in the scope.';
+COMMENT ON FUNCTION ledger.add_finding(p_scope text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_finding_key text, p_source text) IS 'Insert one finding, returning the stored row. (scope, title, description, paths text[], kind, severity, finding_key, source) -> ledger.finding. Raises LD001-LD004, LD301 for a finding_key already used in the scope (use report_finding), 23505 only for a concurrent insert of the same new key.';
+
+-- FUNCTION ledger.add_issue(text, text, text, text, text, text, text)
+CREATE FUNCTION ledger.add_issue(p_scope text, p_title text, p_description text DEFAULT NULL::text, p_status text DEFAULT 'todo'::text, p_priority text DEFAULT 'none'::text, p_assignee_type text DEFAULT NULL::text, p_assignee_id text DEFAULT NULL::text) RETURNS ledger.issue
+    LANGUAGE sql
+    AS $$
+    INSERT INTO ledger.issue (scope, title, description, status, priority, assignee_type, assignee_id)
+    VALUES (p_scope, p_title, p_description, p_status, p_priority, p_assignee_type, p_assignee_id)
+    RETURNING *
+$$;
+
+COMMENT ON FUNCTION ledger.add_issue(p_scope text, p_title text, p_description text, p_status text, p_priority text, p_assignee_type text, p_assignee_id text) IS 'Insert one issue, returning the stored row. (scope, title, description, status, priority, assignee_type, assignee_id) -> ledger.issue. Raises LD002, LD003, LD004 naming field and value.';
+
+-- FUNCTION ledger.cancel_task(bigint, text)
+CREATE FUNCTION ledger.cancel_task(p_task_id bigint, p_reason text DEFAULT NULL::text) RETURNS ledger.agent_task
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_task ledger.agent_task;
+BEGIN
+    SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
+    END IF;
+    PERFORM ledger._check_task_transition(v_task.id, v_task.status, 'cancelled');
+    UPDATE ledger.agent_task t
+       SET status = 'cancelled', failure_reason = coalesce(p_reason, t.failure_reason)
+     WHERE t.id = v_task.id
+    RETURNING t.* INTO v_task;
+    RETURN v_task;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.cancel_task(p_task_id bigint, p_reason text) IS 'Cancel a queued, dispatched or running task (optional reason kept in failure_reason). (task_id, reason) -> ledger.agent_task. Raises LD005, LD201 (already final), LD003/LD004.';
+
+-- FUNCTION ledger.claim_task(text, text)
+CREATE FUNCTION ledger.claim_task(p_runtime_id text, p_agent_id text DEFAULT NULL::text) RETURNS TABLE(task_id bigint, issue_id bigint, agent_id text, runtime_id text, dispatch_count integer, dispatched_at timestamp with time zone, rerun_of_task_id bigint, force_fresh_session boolean, resume_session_id text, resumed_task_id bigint, anchor_task_id bigint, snapshot_written boolean, issue_status text, issue_assignee_type text, issue_assignee_id text, issue_priority text, issue_state_delta_known boolean, issue_changed_fields text[], delta_basis text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+#variable_conflict use_column
+DECLARE
+    v_runtime text := ledger._check_text(p_runtime_id, 'claim_task.p_runtime_id', true, 200);
+    v_agent text := ledger._check_text(p_agent_id, 'claim_task.p_agent_id', false, 200);
+    v_task ledger.agent_task;
+    v_resumed ledger.agent_task;
+    v_issue ledger.issue;
+    v_snapshot jsonb;
+BEGIN
+    PERFORM ledger._snapshot_version();  -- an invalid setting fails before anything is written
+    SELECT t.* INTO v_task
+      FROM ledger.agent_task t
+     WHERE t.status = 'queued'
+       AND t.runtime_id = v_runtime
+       AND (v_agent IS NULL OR t.agent_id = v_agent)
+     ORDER BY t.id
+     LIMIT 1
+       FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+
+    SELECT r.* INTO v_resumed FROM ledger.agent_task r WHERE r.id = ledger._resumed_task(v_task.id);
+
+    PERFORM set_config('ledger.claim_writer', v_task.id::text, true);
+    UPDATE ledger.agent_task t
+       SET status = 'dispatched',
+           dispatched_at = clock_timestamp(),
+           dispatch_count = t.dispatch_count + 1,
+           session_id = v_resumed.session_id,
+           issue_snapshot = NULL,
+           started_at = NULL,
+           completed_at = NULL,
+           failure_reason = NULL
+     WHERE t.id = v_task.id
+    RETURNING t.* INTO v_task;
+    PERFORM set_config('ledger.claim_writer', '', true);
+
+    v_snapshot := ledger._write_issue_snapshot(v_task.id, v_task.dispatch_count);
+    snapshot_written := v_snapshot IS NOT NULL;
+
+    SELECT i.* INTO v_issue FROM ledger.issue i WHERE i.id = v_task.issue_id;
+    IF v_snapshot IS NULL THEN
+        v_snapshot := ledger.issue_snapshot(v_issue.title, v_issue.description);
+    END IF;
+
+    task_id := v_task.id;
+    issue_id := v_task.issue_id;
+    agent_id := v_task.agent_id;
+    runtime_id := v_task.runtime_id;
+    dispatch_count := v_task.dispatch_count;
+    dispatched_at := v_task.dispatched_at;
+    rerun_of_task_id := v_task.rerun_of_task_id;
+    force_fresh_session := v_task.force_fresh_session;
+    resume_session_id := v_resumed.session_id;
+    resumed_task_id := v_resumed.id;
+    issue_status := v_issue.status;
+    issue_assignee_type := v_issue.assignee_type;
+    issue_assignee_id := v_issue.assignee_id;
+    issue_priority := v_issue.priority;
+
+    IF v_task.force_fresh_session THEN
+        delta_basis := 'fresh_session';
+    ELSIF v_resumed.id IS NULL THEN
+        delta_basis := 'nothing_resumed';
+    ELSIF v_resumed.status <> 'completed' OR v_resumed.started_at IS NULL THEN
+        delta_basis := 'not_delivered';
+    ELSE
+        anchor_task_id := v_resumed.id;
+        IF v_resumed.issue_snapshot IS NULL THEN
+            delta_basis := 'no_snapshot';
+        ELSE
+            issue_changed_fields := ledger._snapshot_changes(v_resumed.issue_snapshot, v_snapshot);
+            delta_basis := CASE WHEN issue_changed_fields IS NULL THEN 'not_comparable' ELSE 'compared' END;
+        END IF;
+    END IF;
+    issue_state_delta_known := delta_basis = 'compared';
+    RETURN NEXT;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.claim_task(p_runtime_id text, p_agent_id text) IS 'Claim the next queued task of a runtime (optionally of one agent) with FOR UPDATE SKIP LOCKED: dispatch it, CAS-write its issue_snapshot, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, snapshot_written, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis). No row when the queue is empty. Raises LD002-LD004 for the arguments, LD003 for an invalid ledger.snapshot_version.';
+
+-- FUNCTION ledger.complete_task(bigint, text)
+CREATE FUNCTION ledger.complete_task(p_task_id bigint, p_session_id text DEFAULT NULL::text) RETURNS ledger.agent_task
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_task ledger.agent_task;
+BEGIN
+    SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
+    END IF;
+    PERFORM ledger._check_task_transition(v_task.id, v_task.status, 'completed');
+    UPDATE ledger.agent_task t
+       SET status = 'completed', session_id = coalesce(p_session_id, t.session_id)
+     WHERE t.id = v_task.id
+    RETURNING t.* INTO v_task;
+    RETURN v_task;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.complete_task(p_task_id bigint, p_session_id text) IS 'Complete a running task: status completed, completed_at set, optionally the final session_id. (task_id, session_id) -> ledger.agent_task. Raises LD005, LD201 (not running), LD003/LD004.';
+
+-- FUNCTION ledger.dismiss_finding(bigint, text, text, text)
+CREATE FUNCTION ledger.dismiss_finding(p_finding_id bigint, p_resolution text, p_actor text, p_reason text) RETURNS ledger.finding_lifecycle
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_resolution text := replace(lower(ledger._check_text(p_resolution, 'resolution', true, 40)), '-', '_');
+    v_actor  text := ledger._check_text(p_actor, 'actor', true, 200);
+    v_reason text := ledger._check_text(p_reason, 'reason', true, 10000, false);
+    v_row    ledger.finding;
+    v_out    ledger.finding_lifecycle;
+BEGIN
+    IF v_resolution NOT IN ('accepted', 'false_positive', 'wont_fix', 'duplicate') THEN
+        RAISE EXCEPTION 'invalid resolution: % (expected accepted, false_positive, wont_fix or duplicate)',
+            quote_literal(p_resolution) USING ERRCODE = 'LD003';
+    END IF;
+    SELECT f.* INTO v_row FROM ledger.finding f WHERE f.id = p_finding_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown finding: %', coalesce(p_finding_id::text, 'NULL') USING ERRCODE = 'LD005';
+    END IF;
+    IF v_row.dismissed_at IS NOT NULL THEN
+        RAISE EXCEPTION 'finding % is already dismissed (% by %)', v_row.id, v_row.resolution, quote_literal(v_row.dismissed_by)
+            USING ERRCODE = 'LD302', HINT = 'To change the decision, ledger.restore_finding it first, then dismiss it again.';
+    END IF;
+
+    INSERT INTO ledger.supersession (scope, finding_id, action, rule, detail, actor, reason)
+    VALUES (v_row.scope, v_row.id, 'dismissed', 'manual',
+            jsonb_strip_nulls(jsonb_build_object(
+                'resolution', v_resolution,
+                'from_state', ledger._finding_state(v_row.superseded_at, v_row.dismissed_at),
+                'superseded_at', v_row.superseded_at,
+                'superseded_by', v_row.superseded_by,
+                'superseded_by_merge_id', v_row.superseded_by_merge_id,
+                'supersede_rule', v_row.supersede_rule)),
+            v_actor, v_reason);
+
+    UPDATE ledger.finding f
+       SET dismissed_at = now(),
+           dismissed_by = v_actor,
+           resolution = v_resolution,
+           dismissal_reason = v_reason,
+           superseded_at = now(),
+           superseded_by = v_actor,
+           superseded_by_merge_id = NULL,
+           supersede_rule = 'dismissal'
+     WHERE f.id = v_row.id;
+
+    SELECT l.* INTO v_out FROM ledger.finding_lifecycle l WHERE l.id = v_row.id;
+    RETURN v_out;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.dismiss_finding(p_finding_id bigint, p_resolution text, p_actor text, p_reason text) IS 'A person dismisses a finding (accepted, false_positive, wont_fix, duplicate) with actor and reason; audited first; it also leaves the active set (superseded_at, rule dismissal) and no automation changes it again. (finding_id, resolution, actor, reason) -> ledger.finding_lifecycle. Raises LD002, LD003, LD004, LD005, LD302 (already dismissed).';
+
+-- FUNCTION ledger.enqueue_task(bigint, text, text, bigint, boolean)
+CREATE FUNCTION ledger.enqueue_task(p_issue_id bigint, p_agent_id text, p_runtime_id text, p_rerun_of_task_id bigint DEFAULT NULL::bigint, p_force_fresh_session boolean DEFAULT false) RETURNS ledger.agent_task
+    LANGUAGE sql
+    AS $$
+    INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id, rerun_of_task_id, force_fresh_session)
+    VALUES (p_issue_id, p_agent_id, p_runtime_id, p_rerun_of_task_id, p_force_fresh_session)
+    RETURNING *
+$$;
+
+COMMENT ON FUNCTION ledger.enqueue_task(p_issue_id bigint, p_agent_id text, p_runtime_id text, p_rerun_of_task_id bigint, p_force_fresh_session boolean) IS 'Queue an agent run on an issue, returning the stored row. (issue_id, agent_id, runtime_id, rerun_of_task_id, force_fresh_session) -> ledger.agent_task. Raises LD002, LD003, LD004, LD005 (unknown issue or rerun source).';
+
+-- FUNCTION ledger.fail_task(bigint, text, text)
+CREATE FUNCTION ledger.fail_task(p_task_id bigint, p_failure_reason text, p_session_id text DEFAULT NULL::text) RETURNS ledger.agent_task
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_task ledger.agent_task;
+BEGIN
+    SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
+    END IF;
+    PERFORM ledger._check_task_transition(v_task.id, v_task.status, 'failed');
+    UPDATE ledger.agent_task t
+       SET status = 'failed', failure_reason = p_failure_reason, session_id = coalesce(p_session_id, t.session_id)
+     WHERE t.id = v_task.id
+    RETURNING t.* INTO v_task;
+    RETURN v_task;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.fail_task(p_task_id bigint, p_failure_reason text, p_session_id text) IS 'Fail a dispatched or running task with a failure_reason (poisoned reasons stop its session from being resumed). (task_id, failure_reason, session_id) -> ledger.agent_task. Raises LD005, LD201, LD002 (reason missing), LD003/LD004.';
+
+-- FUNCTION ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[])
+CREATE FUNCTION ledger.import_finding(p_scope text, p_title text, p_description text DEFAULT NULL::text, p_paths text[] DEFAULT '{}'::text[], p_kind text DEFAULT 'review'::text, p_severity text DEFAULT 'medium'::text, p_finding_key text DEFAULT NULL::text, p_source text DEFAULT NULL::text, p_slug text DEFAULT NULL::text, p_strong_keywords text[] DEFAULT '{}'::text[], p_tags text[] DEFAULT '{}'::text[]) RETURNS TABLE(id bigint, finding_key text, slug text, status text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $_$
+#variable_conflict use_column
+DECLARE
+    v_id       bigint;
+    v_inserted boolean;
+BEGIN
+    PERFORM set_config('ledger.reporting', 'on', true);
+    IF p_finding_key IS NOT NULL THEN
+        INSERT INTO ledger.finding AS f (scope, title, description, paths, kind, severity, finding_key, source,
+                                         slug, strong_keywords, tags)
+        VALUES (p_scope, p_title, p_description, p_paths, p_kind, p_severity, p_finding_key, p_source,
+                p_slug, p_strong_keywords, p_tags)
+        ON CONFLICT (scope, finding_key) DO UPDATE
+           SET title = excluded.title, description = excluded.description, paths = excluded.paths,
+               kind = excluded.kind, severity = excluded.severity, source = excluded.source,
+               slug = excluded.slug, strong_keywords = excluded.strong_keywords, tags = excluded.tags
+         WHERE f.superseded_at IS NULL
+           AND (f.title, f.description, f.paths, f.kind, f.severity, f.source, f.slug, f.strong_keywords, f.tags)
+               IS DISTINCT FROM (excluded.title, excluded.description, excluded.paths, excluded.kind,
+                                 excluded.severity, excluded.source, excluded.slug, excluded.strong_keywords,
+                                 excluded.tags)
+        RETURNING f.id, (f.xmax = 0) INTO v_id, v_inserted;
+    ELSIF p_slug IS NOT NULL THEN
+        INSERT INTO ledger.finding AS f (scope, title, description, paths, kind, severity, finding_key, source,
+                                         slug, strong_keywords, tags)
+        VALUES (p_scope, p_title, p_description, p_paths, p_kind, p_severity, p_finding_key, p_source,
+                p_slug, p_strong_keywords, p_tags)
+        ON CONFLICT (scope, slug) DO UPDATE
+           SET title = excluded.title, description = excluded.description, paths = excluded.paths,
+               kind = excluded.kind, severity = excluded.severity, source = excluded.source,
+               strong_keywords = excluded.strong_keywords, tags = excluded.tags
+         WHERE f.superseded_at IS NULL
+           AND (f.title, f.description, f.paths, f.kind, f.severity, f.source, f.strong_keywords, f.tags)
+               IS DISTINCT FROM (excluded.title, excluded.description, excluded.paths, excluded.kind,
+                                 excluded.severity, excluded.source, excluded.strong_keywords, excluded.tags)
+        RETURNING f.id, (f.xmax = 0) INTO v_id, v_inserted;
+    ELSE
+        INSERT INTO ledger.finding AS f (scope, title, description, paths, kind, severity, finding_key, source,
+                                         slug, strong_keywords, tags)
+        VALUES (p_scope, p_title, p_description, p_paths, p_kind, p_severity, p_finding_key, p_source,
+                p_slug, p_strong_keywords, p_tags)
+        RETURNING f.id, true INTO v_id, v_inserted;
+    END IF;
+    PERFORM set_config('ledger.reporting', '', true);
+
+    IF v_id IS NOT NULL THEN
+        RETURN QUERY SELECT f.id, f.finding_key, f.slug, CASE WHEN v_inserted THEN 'inserted' ELSE 'updated' END
+                       FROM ledger.finding f WHERE f.id = v_id;
+        RETURN;
+    END IF;
+    -- the conflict's WHERE was false: the existing finding is unchanged or retired
+    RETURN QUERY
+        SELECT f.id, f.finding_key, f.slug,
+               CASE WHEN f.superseded_at IS NULL THEN 'unchanged' ELSE 'retired' END
+          FROM ledger.finding f
+         WHERE f.scope = btrim(p_scope, E' \t\r\n\f\v')
+           AND CASE WHEN p_finding_key IS NOT NULL THEN f.finding_key = btrim(p_finding_key, E' \t\r\n\f\v')
+                    ELSE f.slug = (SELECT n.slug FROM (SELECT regexp_replace(pg_catalog.normalize(btrim(p_slug), 'NFC'),
+                                   '^[0-9]{4}-[0-9]{2}-[0-9]{2}-(.+)\.[mM][dD]$', '\1') AS slug) AS n) END;
+END
+$_$;
+
+COMMENT ON FUNCTION ledger.import_finding(p_scope text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_finding_key text, p_source text, p_slug text, p_strong_keywords text[], p_tags text[]) IS 'Insert or refresh an imported finding, identified by (scope, finding_key), else (scope, slug): no duplicates on re-import; a superseded or dismissed finding is left alone. (scope, title, description, paths, kind, severity, finding_key, source, slug, strong_keywords, tags) -> TABLE(id, finding_key, slug, status inserted|updated|unchanged|retired). Raises LD001-LD004, LD101, LD102, 23505 (slug of another finding).';
+
+-- FUNCTION ledger.issue_snapshot(text, text, integer)
+CREATE FUNCTION ledger.issue_snapshot(p_title text, p_description text, p_version integer DEFAULT NULL::integer) RETURNS jsonb
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_version integer := coalesce(p_version, ledger._snapshot_version());
+    v_title text := coalesce(p_title, '');
+    v_description text := coalesce(p_description, '');
+BEGIN
+    IF v_version = 2 THEN
+        v_title := normalize(replace(v_title, E'\r\n', E'\n'), NFC);
+        v_description := normalize(replace(v_description, E'\r\n', E'\n'), NFC);
+    ELSIF v_version IS DISTINCT FROM 1 THEN
+        RAISE EXCEPTION 'invalid issue_snapshot.p_version: % (expected 1 or 2)', v_version
+            USING ERRCODE = 'LD003';
+    END IF;
+    RETURN jsonb_build_object(
+        'v', v_version,
+        'title_sha256', encode(sha256(convert_to(v_title, 'UTF8')), 'hex'),
+        'description_sha256', encode(sha256(convert_to(v_description, 'UTF8')), 'hex'));
+END
+$$;
+
+COMMENT ON FUNCTION ledger.issue_snapshot(p_title text, p_description text, p_version integer) IS 'Snapshot of an issue body: {"v", "title_sha256", "description_sha256"}, lowercase hex SHA-256 of the UTF-8 bytes (NULL hashes as the empty string). v1: exact bytes (default); v2: CRLF -> LF and NFC first. (title, description, version NULL = setting ledger.snapshot_version) -> jsonb. Raises LD003 for another version.';
+
+-- FUNCTION ledger.measure_convergence(text)
+CREATE FUNCTION ledger.measure_convergence(p_session_id text) RETURNS TABLE(session_id text, shown integer, still_active integer, superseded integer, dismissed integer, active_share numeric)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_session text := ledger._check_text(p_session_id, 'session_id', true, 200);
+BEGIN
+    SELECT v_session,
+           count(*)::integer,
+           count(*) FILTER (WHERE f.superseded_at IS NULL)::integer,
+           count(*) FILTER (WHERE f.superseded_at IS NOT NULL AND f.dismissed_at IS NULL)::integer,
+           count(*) FILTER (WHERE f.dismissed_at IS NOT NULL)::integer
+      INTO session_id, shown, still_active, superseded, dismissed
+      FROM ledger.injection i
+      JOIN ledger.finding f ON f.id = i.finding_id
+     WHERE i.session_id = v_session;
+    IF shown = 0 THEN
+        RAISE EXCEPTION 'unknown session: no injection recorded for session_id %', quote_literal(v_session)
+            USING ERRCODE = 'LD005';
+    END IF;
+    active_share := round(still_active::numeric / shown, 4);
+    RETURN NEXT;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.measure_convergence(p_session_id text) IS 'Convergence of a session: of the findings it was shown, how many are still active, superseded, dismissed, and active_share = still_active / shown (4 decimals). (session_id) -> TABLE(session_id, shown, still_active, superseded, dismissed, active_share numeric). Raises LD002, LD005 (no injections).';
 
 -- FUNCTION ledger.normalize_path(text, text)
 CREATE FUNCTION ledger.normalize_path(p_path text, p_field text DEFAULT 'path'::text) RETURNS text
@@ -199,7 +1426,7 @@ COMMENT ON FUNCTION ledger.normalize_path(p_path text, p_field text) IS 'Normali
 CREATE FUNCTION ledger.normalize_paths(p_paths text[], p_field text DEFAULT 'paths'::text, p_max integer DEFAULT 100000) RETURNS text[]
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog'
-    AS $$
+    AS $_$
 DECLARE
     v_out text[];
 BEGIN
@@ -210,6 +1437,16 @@ BEGIN
         RAISE EXCEPTION 'invalid %: % paths, at most % are accepted', p_field, cardinality(p_paths), p_max
             USING ERRCODE = 'LD004';
     END IF;
+    -- Fast path: every element already normal and distinct (the common case
+    -- for generated paths) -> return the array unchanged. The pattern is the
+    -- negation of every rewrite and rejection rule of normalize_path.
+    IF (SELECT bool_and(length(p) <= 4096
+                        AND p ~ '^[^/\s\\]'
+                        AND p !~ '[\\\x01-\x1f\x7f]|//|(^|/)\.\.?(/|$)|:[0-9]+(:[0-9]+)?$|^[A-Za-z]:(/|$)|\s$')
+               AND count(DISTINCT p) = count(*)
+          FROM unnest(p_paths) AS p) THEN
+        RETURN p_paths;
+    END IF;
     SELECT coalesce(array_agg(p ORDER BY first_ord), '{}') INTO v_out
     FROM (
         SELECT ledger.normalize_path(raw, p_field || '[' || ord || ']') AS p, min(ord) AS first_ord
@@ -218,7 +1455,7 @@ BEGIN
     ) s;
     RETURN v_out;
 END
-$$;
+$_$;
 
 COMMENT ON FUNCTION ledger.normalize_paths(p_paths text[], p_field text, p_max integer) IS 'Normalise a path array: each element through normalize_path, duplicates collapsed (first position kept), NULL -> {}. (text[], field text, max integer) -> text[]. Raises LD001 naming field[index] and value; LD004 above max elements.';
 
@@ -242,16 +1479,182 @@ $$;
 
 COMMENT ON FUNCTION ledger.read_audit(p_scope text, p_finding_id bigint, p_merge_id bigint) IS 'Audit rows of a scope in write order, optionally filtered by finding or merge. (scope, finding_id, merge_id) -> SETOF ledger.supersession. Raises LD005 for an unknown scope.';
 
--- FUNCTION ledger.record_merge(text, text, text[], text, text, timestamp with time zone)
-CREATE FUNCTION ledger.record_merge(p_scope text, p_commit_sha text, p_paths text[] DEFAULT '{}'::text[], p_message text DEFAULT ''::text, p_node_id text DEFAULT NULL::text, p_merged_at timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(merge_id bigint, recorded boolean, decisions jsonb)
+-- FUNCTION ledger.read_finding(bigint)
+CREATE FUNCTION ledger.read_finding(p_finding_id bigint) RETURNS ledger.finding_lifecycle
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_out ledger.finding_lifecycle;
+BEGIN
+    SELECT l.* INTO v_out FROM ledger.finding_lifecycle l WHERE l.id = p_finding_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown finding: %', coalesce(p_finding_id::text, 'NULL') USING ERRCODE = 'LD005';
+    END IF;
+    RETURN v_out;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.read_finding(p_finding_id bigint) IS 'One finding with its lifecycle state and counters. bigint -> ledger.finding_lifecycle. Raises LD005 for an unknown id.';
+
+-- FUNCTION ledger.read_history(bigint)
+CREATE FUNCTION ledger.read_history(p_finding_id bigint) RETURNS TABLE(at timestamp with time zone, event text, rule text, actor text, reason text, evidence text, merge_id bigint, commit_sha text, detail jsonb, audit_id bigint)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog'
+    AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM ledger.finding f WHERE f.id = p_finding_id) THEN
+        RAISE EXCEPTION 'unknown finding: %', coalesce(p_finding_id::text, 'NULL') USING ERRCODE = 'LD005';
+    END IF;
+    RETURN QUERY
+    SELECT h.at, h.event, h.rule, h.actor, h.reason, h.evidence, h.merge_id, h.commit_sha, h.detail, h.audit_id
+      FROM (
+        SELECT f.created_at AS at, 'reported'::text AS event, NULL::text AS rule, f.source AS actor,
+               NULL::text AS reason, nullif(array_to_string(f.paths, ', '), '') AS evidence,
+               NULL::bigint AS merge_id, NULL::text AS commit_sha,
+               jsonb_strip_nulls(jsonb_build_object(
+                   'kind', f.kind, 'severity', f.severity, 'finding_key', f.finding_key,
+                   'report_count', f.report_count, 'last_reported_at', f.last_reported_at,
+                   'last_review_run', f.review_run)) AS detail,
+               NULL::bigint AS audit_id, 0 AS tie, 0::bigint AS seq
+          FROM ledger.finding f WHERE f.id = p_finding_id
+        UNION ALL
+        SELECT a.created_at, a.action, a.rule,
+               coalesce(a.actor, m.node_id, 'merge ' || left(m.commit_sha, 12)),
+               a.reason, a.evidence, a.merge_id, m.commit_sha, a.detail, a.id, 1, a.id
+          FROM ledger.supersession a
+          LEFT JOIN ledger.merge m ON m.id = a.merge_id
+         WHERE a.finding_id = p_finding_id
+        UNION ALL
+        SELECT i.injected_at, 'injected', NULL, i.session_id, NULL, NULL, NULL, NULL, NULL, NULL, 2, 0
+          FROM ledger.injection i WHERE i.finding_id = p_finding_id
+      ) AS h
+     ORDER BY h.at, h.tie, h.seq, h.actor;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.read_history(p_finding_id bigint) IS 'A finding''s timeline, oldest first: reported (the row), every audit row (superseded, reopened, dismissed, restored, ... with rule, actor, reason, evidence, merge and commit), injected (sessions). (finding_id) -> TABLE(at, event, rule, actor, reason, evidence, merge_id, commit_sha, detail, audit_id). Raises LD005.';
+
+-- FUNCTION ledger.read_injections(text, bigint)
+CREATE FUNCTION ledger.read_injections(p_session_id text DEFAULT NULL::text, p_finding_id bigint DEFAULT NULL::bigint) RETURNS TABLE(session_id text, finding_id bigint, injected_at timestamp with time zone, scope text, kind text, severity text, title text, state text)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_session text := btrim(p_session_id);
+BEGIN
+    IF p_session_id IS NULL AND p_finding_id IS NULL THEN
+        RAISE EXCEPTION 'session_id or finding_id is required' USING ERRCODE = 'LD002';
+    END IF;
+    IF p_finding_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ledger.finding f WHERE f.id = p_finding_id) THEN
+        RAISE EXCEPTION 'unknown finding: %', p_finding_id USING ERRCODE = 'LD005';
+    END IF;
+    RETURN QUERY
+        SELECT i.session_id, i.finding_id, i.injected_at, f.scope, f.kind, f.severity, f.title,
+               ledger._finding_state(f.superseded_at, f.dismissed_at)
+          FROM ledger.injection i
+          JOIN ledger.finding f ON f.id = i.finding_id
+         WHERE (v_session IS NULL OR i.session_id = v_session)
+           AND (p_finding_id IS NULL OR i.finding_id = p_finding_id)
+         ORDER BY i.injected_at, i.session_id, i.finding_id;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.read_injections(p_session_id text, p_finding_id bigint) IS 'Injections of one session (what it was shown) or of one finding (which sessions saw it), with each finding''s current state. (session_id, finding_id) -> TABLE(session_id, finding_id, injected_at, scope, kind, severity, title, state). Raises LD002 (both NULL), LD005 (unknown finding).';
+
+-- FUNCTION ledger.read_prompt_findings(text, text[], interval, integer)
+CREATE FUNCTION ledger.read_prompt_findings(p_scope text, p_kinds text[] DEFAULT NULL::text[], p_max_age interval DEFAULT NULL::interval, p_max_chars integer DEFAULT NULL::integer) RETURNS TABLE(findings jsonb, included_count integer, included_chars integer, omitted_count integer, omitted_chars integer)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_kinds text[];
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM ledger.scope s WHERE s.scope = p_scope) THEN
+        RAISE EXCEPTION 'unknown scope: %', quote_nullable(p_scope) USING ERRCODE = 'LD005';
+    END IF;
+    IF p_max_chars < 0 THEN
+        RAISE EXCEPTION 'invalid max_chars: % (expected 0 or more, or NULL for no budget)', p_max_chars
+            USING ERRCODE = 'LD003';
+    END IF;
+    IF p_max_age < interval '0' THEN
+        RAISE EXCEPTION 'invalid max_age: % (expected a positive interval, or NULL)', p_max_age
+            USING ERRCODE = 'LD003';
+    END IF;
+    IF p_kinds IS NOT NULL THEN
+        v_kinds := ARRAY(SELECT lower(btrim(k)) FROM unnest(p_kinds) AS k WHERE k IS NOT NULL);
+    END IF;
+
+    RETURN QUERY
+    WITH candidates AS (
+        SELECT f.id, f.scope, f.finding_key, f.kind, f.severity, f.title, f.description, f.paths, f.source,
+               f.created_at,
+               length(f.title) + coalesce(1 + length(f.description), 0) AS chars,
+               coalesce(f.last_reported_at, f.created_at) AS seen_at
+          FROM ledger.finding f
+         WHERE f.scope = p_scope AND f.superseded_at IS NULL
+           AND (v_kinds IS NULL OR f.kind = ANY (v_kinds))
+           AND (p_max_age IS NULL OR coalesce(f.last_reported_at, f.created_at) >= now() - p_max_age)
+    ), ordered AS (
+        SELECT c.*,
+               row_number() OVER w AS ord,
+               sum(c.chars) OVER (w ROWS UNBOUNDED PRECEDING) AS running
+          FROM candidates c
+        WINDOW w AS (ORDER BY ledger._severity_rank(c.severity), c.seen_at DESC, c.id DESC)
+    ), cut AS (
+        SELECT o.*, (p_max_chars IS NULL OR o.running <= p_max_chars) AS included FROM ordered o
+    )
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'id', x.id, 'scope', x.scope, 'finding_key', x.finding_key, 'kind', x.kind,
+               'severity', x.severity, 'title', x.title, 'description', x.description,
+               'paths', to_jsonb(x.paths), 'source', x.source,
+               'created_at', to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
+               'chars', x.chars) ORDER BY x.ord) FILTER (WHERE x.included), '[]'::jsonb),
+           (count(*) FILTER (WHERE x.included))::integer,
+           coalesce(sum(x.chars) FILTER (WHERE x.included), 0)::integer,
+           (count(*) FILTER (WHERE NOT x.included))::integer,
+           coalesce(sum(x.chars) FILTER (WHERE NOT x.included), 0)::integer
+      FROM cut x;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.read_prompt_findings(p_scope text, p_kinds text[], p_max_age interval, p_max_chars integer) IS 'The active findings of a scope for a prompt: optional kinds and maximum age (since last reported), most severe then most recent first, cut to a character budget (title + 1 + description per finding, prefix cut). (scope, kinds text[], max_age interval, max_chars integer) -> TABLE(findings jsonb, included_count, included_chars, omitted_count, omitted_chars). Raises LD003, LD005.';
+
+-- FUNCTION ledger.record_injection(text, bigint[])
+CREATE FUNCTION ledger.record_injection(p_session_id text, p_finding_ids bigint[]) RETURNS TABLE(recorded integer, already_recorded integer)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_session text := ledger._check_text(p_session_id, 'session_id', true, 200);
+    v_ids     bigint[];
+BEGIN
+    IF p_finding_ids IS NULL OR array_position(p_finding_ids, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'finding_ids is required and may not hold NULL: got %', coalesce(p_finding_ids::text, 'NULL')
+            USING ERRCODE = 'LD002';
+    END IF;
+    SELECT coalesce(array_agg(DISTINCT i ORDER BY i), '{}') INTO v_ids FROM unnest(p_finding_ids) AS i;
+    INSERT INTO ledger.injection (session_id, finding_id)
+    SELECT v_session, i FROM unnest(v_ids) AS i ORDER BY i
+    ON CONFLICT (session_id, finding_id) DO NOTHING;
+    GET DIAGNOSTICS recorded = ROW_COUNT;
+    already_recorded := cardinality(v_ids) - recorded;
+    RETURN NEXT;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.record_injection(p_session_id text, p_finding_ids bigint[]) IS 'Record which findings were injected into a session''s prompt, idempotent per (session, finding) pair. (session_id, finding_ids bigint[]) -> TABLE(recorded integer, already_recorded integer). Raises LD002-LD005.';
+
+-- FUNCTION ledger.record_merge(text, text, text[], text, text, timestamp with time zone, text)
+CREATE FUNCTION ledger.record_merge(p_scope text, p_commit_sha text, p_paths text[] DEFAULT '{}'::text[], p_message text DEFAULT ''::text, p_node_id text DEFAULT NULL::text, p_merged_at timestamp with time zone DEFAULT NULL::timestamp with time zone, p_branch text DEFAULT NULL::text) RETURNS TABLE(merge_id bigint, recorded boolean, decisions jsonb)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog'
     AS $$
 DECLARE
     v_id bigint;
 BEGIN
-    INSERT INTO ledger.merge (scope, commit_sha, paths, message, node_id, merged_at)
-    VALUES (p_scope, p_commit_sha, p_paths, p_message, p_node_id, p_merged_at)
+    INSERT INTO ledger.merge (scope, commit_sha, paths, message, node_id, merged_at, branch)
+    VALUES (p_scope, p_commit_sha, p_paths, p_message, p_node_id, p_merged_at, p_branch)
     ON CONFLICT (scope, commit_sha) DO NOTHING
     RETURNING id INTO v_id;
     recorded := v_id IS NOT NULL;
@@ -262,14 +1665,251 @@ BEGIN
     merge_id := v_id;
     SELECT coalesce(jsonb_agg(jsonb_build_object(
                'finding_id', a.finding_id, 'action', a.action, 'rule', a.rule,
-               'evidence', a.evidence, 'detail', a.detail) ORDER BY a.id), '[]'::jsonb)
+               'evidence', a.evidence, 'reason', a.reason, 'detail', a.detail) ORDER BY a.id), '[]'::jsonb)
       INTO decisions
       FROM ledger.supersession a WHERE a.merge_id = v_id;
     RETURN NEXT;
 END
 $$;
 
-COMMENT ON FUNCTION ledger.record_merge(p_scope text, p_commit_sha text, p_paths text[], p_message text, p_node_id text, p_merged_at timestamp with time zone) IS 'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, detail}). Redelivery returns recorded=false and the original decisions. Raises LD001-LD004.';
+COMMENT ON FUNCTION ledger.record_merge(p_scope text, p_commit_sha text, p_paths text[], p_message text, p_node_id text, p_merged_at timestamp with time zone, p_branch text) IS 'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). p_branch: the branch it landed on. Redelivery returns recorded=false and the original decisions. Raises LD001-LD004.';
+
+-- FUNCTION ledger.replace_findings(text, text, text, jsonb, text)
+CREATE FUNCTION ledger.replace_findings(p_scope text, p_kind text, p_review_run text, p_findings jsonb, p_actor text DEFAULT NULL::text) RETURNS TABLE(added integer, kept integer, reopened integer, still_dismissed integer, superseded integer, would_supersede integer)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_scope   text := ledger._check_text(p_scope, 'scope', true, 200);
+    v_run     text := ledger._check_text(p_review_run, 'review_run', true, 200);
+    v_kind    text := lower(ledger._check_text(p_kind, 'kind', false, 100));
+    v_actor   text := coalesce(ledger._check_text(p_actor, 'actor', false, 200), v_run);
+    v_mode    text;
+    v_elem    jsonb;
+    v_i       integer := 0;
+    v_key     text;
+    v_ekind   text;
+    v_paths   text[];
+    v_dup     record;
+    v_present bigint[] := '{}';
+    v_absent  bigint[];
+    v_rep     record;
+BEGIN
+    IF p_findings IS NULL OR jsonb_typeof(p_findings) <> 'array' THEN
+        RAISE EXCEPTION 'invalid findings: expected a JSON array of findings, got %',
+            coalesce(jsonb_typeof(p_findings), 'NULL') USING ERRCODE = 'LD003';
+    END IF;
+    -- one finding_key twice: named at its second occurrence (one sort, not a scan per element)
+    SELECT d.ord, d.key INTO v_dup
+      FROM (SELECT e.ord, btrim(e.elem ->> 'finding_key', E' \t\r\n\f\v') AS key,
+                   row_number() OVER (PARTITION BY btrim(e.elem ->> 'finding_key', E' \t\r\n\f\v') ORDER BY e.ord) AS nth
+              FROM jsonb_array_elements(p_findings) WITH ORDINALITY AS e(elem, ord)
+             WHERE jsonb_typeof(e.elem) = 'object' AND e.elem ->> 'finding_key' IS NOT NULL) AS d
+     WHERE d.nth = 2
+     ORDER BY d.ord
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'duplicate findings[%].finding_key: % appears more than once in the set', v_dup.ord,
+            quote_literal(v_dup.key) USING ERRCODE = 'LD303', HINT = 'A review set names each finding once.';
+    END IF;
+    PERFORM ledger._ensure_scope(v_scope);
+    PERFORM pg_advisory_xact_lock(hashtextextended('ledger.replace_findings' || chr(31) || v_scope, 0));
+    added := 0; kept := 0; reopened := 0; still_dismissed := 0; superseded := 0; would_supersede := 0;
+
+    FOR v_elem IN SELECT e FROM jsonb_array_elements(p_findings) AS e LOOP
+        v_i := v_i + 1;
+        IF jsonb_typeof(v_elem) <> 'object' THEN
+            RAISE EXCEPTION 'invalid findings[%]: expected an object, got %', v_i, left(v_elem::text, 200)
+                USING ERRCODE = 'LD003';
+        END IF;
+        v_key := ledger._check_text(v_elem ->> 'finding_key', format('findings[%s].finding_key', v_i), true, 200);
+        v_ekind := lower(ledger._check_text(v_elem ->> 'kind', format('findings[%s].kind', v_i), false, 100));
+        IF v_kind IS NOT NULL AND v_ekind IS NOT NULL AND v_ekind <> v_kind THEN
+            RAISE EXCEPTION 'invalid findings[%].kind: % differs from the re-reviewed kind %', v_i,
+                quote_literal(v_ekind), quote_literal(v_kind) USING ERRCODE = 'LD003';
+        END IF;
+        IF v_elem -> 'paths' IS NULL OR jsonb_typeof(v_elem -> 'paths') = 'null' THEN
+            v_paths := '{}';
+        ELSIF jsonb_typeof(v_elem -> 'paths') <> 'array'
+              OR EXISTS (SELECT 1 FROM jsonb_array_elements(v_elem -> 'paths') AS p WHERE jsonb_typeof(p) <> 'string') THEN
+            RAISE EXCEPTION 'invalid findings[%].paths: expected an array of strings, got %', v_i,
+                left((v_elem -> 'paths')::text, 200) USING ERRCODE = 'LD003';
+        ELSE
+            v_paths := ARRAY(SELECT jsonb_array_elements_text(v_elem -> 'paths'));
+        END IF;
+        SELECT r.* INTO v_rep FROM ledger.report_finding(
+            p_scope => v_scope, p_finding_key => v_key,
+            p_title => ledger._check_text(v_elem ->> 'title', format('findings[%s].title', v_i), true, 1000),
+            p_description => v_elem ->> 'description', p_paths => v_paths,
+            p_kind => coalesce(v_ekind, v_kind, 'review'),
+            p_severity => coalesce(v_elem ->> 'severity', 'medium'),
+            p_source => coalesce(v_elem ->> 'source', v_run),
+            p_review_run => v_run) AS r;
+        v_present := v_present || v_rep.finding_id;
+        CASE v_rep.outcome
+            WHEN 'new' THEN added := added + 1;
+            WHEN 'duplicate' THEN kept := kept + 1;
+            WHEN 'reopened' THEN reopened := reopened + 1;
+            ELSE still_dismissed := still_dismissed + 1;
+        END CASE;
+    END LOOP;
+
+    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_scope;
+    IF v_mode = 'off' THEN
+        RETURN NEXT;
+        RETURN;
+    END IF;
+
+    -- absent: active findings of the scope (and kind) not in the new set (a hashed
+    -- EXCEPT, not a scan of the set per finding), locked in id order
+    SELECT array_agg(l.id) INTO v_absent
+      FROM (SELECT f.id FROM ledger.finding f
+             WHERE f.id IN (SELECT c.id FROM ledger.finding c
+                             WHERE c.scope = v_scope AND c.superseded_at IS NULL
+                               AND (v_kind IS NULL OR c.kind = v_kind)
+                            EXCEPT
+                            SELECT p.id FROM unnest(v_present) AS p(id))
+               AND f.superseded_at IS NULL
+             ORDER BY f.id
+               FOR UPDATE) AS l;
+    IF v_absent IS NULL THEN
+        RETURN NEXT;
+        RETURN;
+    END IF;
+
+    INSERT INTO ledger.supersession (scope, finding_id, action, rule, evidence, detail, actor)
+    SELECT v_scope, a.id, CASE v_mode WHEN 'dry' THEN 'would_supersede' ELSE 'superseded' END,
+           'rereview', v_run,
+           jsonb_strip_nulls(jsonb_build_object('review_run', v_run, 'kind', v_kind, 'set_size', v_i)),
+           v_actor
+      FROM unnest(v_absent) AS a(id)
+     ORDER BY a.id;
+
+    IF v_mode = 'dry' THEN
+        would_supersede := cardinality(v_absent);
+    ELSE
+        UPDATE ledger.finding f
+           SET superseded_at = now(),
+               superseded_by = v_run,
+               superseded_by_merge_id = NULL,
+               supersede_rule = 'rereview'
+         WHERE f.id = ANY (v_absent);
+        superseded := cardinality(v_absent);
+    END IF;
+    RETURN NEXT;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.replace_findings(p_scope text, p_kind text, p_review_run text, p_findings jsonb, p_actor text) IS 'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source}, actor) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede). Raises LD001-LD004, LD303.';
+
+-- FUNCTION ledger.report_finding(text, text, text, text, text[], text, text, text, text)
+CREATE FUNCTION ledger.report_finding(p_scope text, p_finding_key text, p_title text, p_description text DEFAULT NULL::text, p_paths text[] DEFAULT '{}'::text[], p_kind text DEFAULT 'review'::text, p_severity text DEFAULT 'medium'::text, p_source text DEFAULT NULL::text, p_review_run text DEFAULT NULL::text) RETURNS TABLE(finding_id bigint, outcome text, state text, report_count integer, reopen_count integer)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_scope text := ledger._check_text(p_scope, 'finding.scope', true, 200);
+    v_key   text := ledger._check_text(p_finding_key, 'finding.finding_key', true, 200);
+    v_run   text := ledger._check_text(p_review_run, 'finding.review_run', false, 200);
+    v_row   ledger.finding;
+    v_state text;
+BEGIN
+    PERFORM ledger._check_text(p_title, 'finding.title', true, 1000);
+    LOOP
+        SELECT f.* INTO v_row FROM ledger.finding f
+         WHERE f.scope = v_scope AND f.finding_key = v_key
+           FOR UPDATE;
+        EXIT WHEN FOUND;
+        PERFORM set_config('ledger.reporting', 'on', true);
+        INSERT INTO ledger.finding AS f
+               (scope, finding_key, title, description, paths, kind, severity, source, review_run)
+        VALUES (v_scope, v_key, p_title, p_description, p_paths, p_kind, p_severity, p_source, v_run)
+        ON CONFLICT (scope, finding_key) DO NOTHING
+        RETURNING f.* INTO v_row;
+        PERFORM set_config('ledger.reporting', '', true);
+        IF v_row.id IS NOT NULL THEN
+            finding_id := v_row.id;
+            outcome := 'new';
+            state := 'active';
+            report_count := v_row.report_count;
+            reopen_count := v_row.reopen_count;
+            RETURN NEXT;
+            RETURN;
+        END IF;
+        -- a concurrent transaction inserted the key first: read it, locked
+    END LOOP;
+
+    v_state := ledger._finding_state(v_row.superseded_at, v_row.dismissed_at);
+    IF v_state = 'superseded' THEN
+        PERFORM ledger._reopen_finding(v_row, 'reopened', 'rereport', coalesce(p_source, v_run), NULL,
+                                       coalesce(v_run, p_source), NULL,
+                                       jsonb_strip_nulls(jsonb_build_object('review_run', v_run, 'source', p_source)));
+        outcome := 'reopened';
+        state := 'active';
+    ELSE
+        outcome := CASE v_state WHEN 'active' THEN 'duplicate' ELSE 'still_dismissed' END;
+        state := v_state;
+    END IF;
+
+    UPDATE ledger.finding f
+       SET report_count = f.report_count + 1,
+           last_reported_at = now(),
+           review_run = coalesce(v_run, f.review_run)
+     WHERE f.id = v_row.id
+    RETURNING f.id, f.report_count, f.reopen_count INTO finding_id, report_count, reopen_count;
+    RETURN NEXT;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.report_finding(p_scope text, p_finding_key text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_source text, p_review_run text) IS 'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run) -> TABLE(finding_id, outcome, state, report_count, reopen_count). Raises LD001-LD004.';
+
+-- FUNCTION ledger.requeue_task(bigint)
+CREATE FUNCTION ledger.requeue_task(p_task_id bigint) RETURNS ledger.agent_task
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_task ledger.agent_task;
+BEGIN
+    SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
+    END IF;
+    PERFORM ledger._check_task_transition(v_task.id, v_task.status, 'queued');
+    UPDATE ledger.agent_task t SET status = 'queued' WHERE t.id = v_task.id
+    RETURNING t.* INTO v_task;
+    RETURN v_task;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.requeue_task(p_task_id bigint) IS 'Put a dispatched, never-started task back in the queue; the next claim is a new dispatch with a fresh snapshot. (task_id) -> ledger.agent_task. Raises LD005, LD201 (not dispatched).';
+
+-- FUNCTION ledger.restore_finding(bigint, text, text)
+CREATE FUNCTION ledger.restore_finding(p_finding_id bigint, p_actor text, p_reason text) RETURNS ledger.finding_lifecycle
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_actor  text := ledger._check_text(p_actor, 'actor', true, 200);
+    v_reason text := ledger._check_text(p_reason, 'reason', true, 10000, false);
+    v_row    ledger.finding;
+    v_out    ledger.finding_lifecycle;
+BEGIN
+    SELECT f.* INTO v_row FROM ledger.finding f WHERE f.id = p_finding_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown finding: %', coalesce(p_finding_id::text, 'NULL') USING ERRCODE = 'LD005';
+    END IF;
+    IF v_row.superseded_at IS NULL THEN
+        RAISE EXCEPTION 'finding % is already active: nothing to restore', v_row.id
+            USING ERRCODE = 'LD302', HINT = 'Only a superseded or dismissed finding can be restored.';
+    END IF;
+    PERFORM ledger._reopen_finding(v_row, 'restored', 'manual', v_actor, v_reason, NULL, NULL, NULL);
+    SELECT l.* INTO v_out FROM ledger.finding_lifecycle l WHERE l.id = v_row.id;
+    RETURN v_out;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.restore_finding(p_finding_id bigint, p_actor text, p_reason text) IS 'Undo a supersession or a dismissal: the finding is active again, audited (restored, manual, actor, reason, what was undone), reopen_count + 1. (finding_id, actor, reason) -> ledger.finding_lifecycle. Raises LD002, LD004, LD005, LD302 (already active).';
 
 -- FUNCTION ledger.set_hygiene_mode(text, text)
 CREATE FUNCTION ledger.set_hygiene_mode(p_scope text, p_mode text) RETURNS ledger.scope
@@ -281,6 +1921,220 @@ CREATE FUNCTION ledger.set_hygiene_mode(p_scope text, p_mode text) RETURNS ledge
 $$;
 
 COMMENT ON FUNCTION ledger.set_hygiene_mode(p_scope text, p_mode text) IS 'Set (upsert) a scope''s hygiene_mode: on, dry or off. (scope text, mode text) -> ledger.scope. Raises LD002, LD003, LD004 naming field and value.';
+
+-- FUNCTION ledger.set_match_policy(text, text[], text[], boolean, text)
+CREATE FUNCTION ledger.set_match_policy(p_scope text, p_enabled_rules text[] DEFAULT NULL::text[], p_path_supersede_kinds text[] DEFAULT NULL::text[], p_slug_mention_resolves boolean DEFAULT NULL::boolean, p_default_branch text DEFAULT NULL::text) RETURNS ledger.scope
+    LANGUAGE sql
+    AS $$
+    INSERT INTO ledger.scope AS s (scope, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch)
+    VALUES (p_scope,
+            coalesce(p_enabled_rules, '{path,key,slug,keyword,title}'),
+            coalesce(p_path_supersede_kinds, '{drift}'),
+            coalesce(p_slug_mention_resolves, false),
+            NULLIF(p_default_branch, ''))
+    ON CONFLICT (scope) DO UPDATE
+       SET enabled_rules = coalesce(p_enabled_rules, s.enabled_rules),
+           path_supersede_kinds = coalesce(p_path_supersede_kinds, s.path_supersede_kinds),
+           slug_mention_resolves = coalesce(p_slug_mention_resolves, s.slug_mention_resolves),
+           default_branch = CASE WHEN p_default_branch IS NULL THEN s.default_branch
+                                 ELSE NULLIF(p_default_branch, '') END
+    RETURNING s.*
+$$;
+
+COMMENT ON FUNCTION ledger.set_match_policy(p_scope text, p_enabled_rules text[], p_path_supersede_kinds text[], p_slug_mention_resolves boolean, p_default_branch text) IS 'Set (upsert) a scope''s matching policy; NULL leaves a setting unchanged, an empty default_branch clears it. (scope, enabled_rules text[], path_supersede_kinds text[], slug_mention_resolves boolean, default_branch text) -> ledger.scope. Raises LD002, LD003, LD004 naming field and value.';
+
+-- FUNCTION ledger.start_task(bigint, text)
+CREATE FUNCTION ledger.start_task(p_task_id bigint, p_session_id text DEFAULT NULL::text) RETURNS ledger.agent_task
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_task ledger.agent_task;
+BEGIN
+    SELECT t.* INTO v_task FROM ledger.agent_task t WHERE t.id = p_task_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'unknown agent_task.id: %', p_task_id USING ERRCODE = 'LD005';
+    END IF;
+    PERFORM ledger._check_task_transition(v_task.id, v_task.status, 'running');
+    UPDATE ledger.agent_task t
+       SET status = 'running', session_id = coalesce(p_session_id, t.session_id)
+     WHERE t.id = v_task.id
+    RETURNING t.* INTO v_task;
+    RETURN v_task;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.start_task(p_task_id bigint, p_session_id text) IS 'Start a dispatched task: status running, started_at set, optionally the provider session_id. (task_id, session_id) -> ledger.agent_task. Raises LD005 (unknown task), LD201 (not dispatched), LD003/LD004 (session_id).';
+
+-- FUNCTION ledger.tg_agent_task__guard_snapshot()
+CREATE FUNCTION ledger.tg_agent_task__guard_snapshot() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.issue_snapshot IS NOT NULL THEN
+            RAISE EXCEPTION 'agent_task.issue_snapshot of new task % must be NULL: only ledger.claim_task writes it', NEW.id
+                USING ERRCODE = 'LD203';
+        END IF;
+    ELSIF NEW.issue_snapshot IS DISTINCT FROM OLD.issue_snapshot
+          AND current_setting('ledger.claim_writer', true) IS DISTINCT FROM NEW.id::text THEN
+        RAISE EXCEPTION 'agent_task.issue_snapshot of task % is written only by ledger.claim_task', NEW.id
+            USING ERRCODE = 'LD203';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_agent_task__guard_snapshot() IS 'BEFORE INSERT/UPDATE trigger on ledger.agent_task: issue_snapshot is NULL on insert and changes only inside ledger.claim_task (transaction-local flag ledger.claim_writer = task id). Raises LD203 naming the task.';
+
+-- FUNCTION ledger.tg_agent_task__prepare()
+CREATE FUNCTION ledger.tg_agent_task__prepare() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_claiming boolean := current_setting('ledger.claim_writer', true) IS NOT DISTINCT FROM NEW.id::text;
+BEGIN
+    NEW.agent_id := ledger._check_text(NEW.agent_id, 'agent_task.agent_id', true, 200);
+    NEW.runtime_id := ledger._check_text(NEW.runtime_id, 'agent_task.runtime_id', true, 200);
+    NEW.session_id := ledger._check_text(NEW.session_id, 'agent_task.session_id', false, 200);
+    NEW.failure_reason := ledger._check_text(NEW.failure_reason, 'agent_task.failure_reason', false, 200);
+    NEW.force_fresh_session := coalesce(NEW.force_fresh_session, false);
+    NEW.status := lower(ledger._check_text(coalesce(NEW.status, 'queued'), 'agent_task.status', true, 20));
+    IF NEW.status NOT IN ('queued', 'dispatched', 'running', 'completed', 'failed', 'cancelled') THEN
+        RAISE EXCEPTION 'invalid agent_task.status: % (expected queued, dispatched, running, completed, failed or cancelled)',
+            quote_literal(NEW.status) USING ERRCODE = 'LD003';
+    END IF;
+    IF NEW.issue_id IS NULL THEN
+        RAISE EXCEPTION 'agent_task.issue_id is required' USING ERRCODE = 'LD002';
+    END IF;
+    IF TG_OP = 'INSERT' OR NEW.issue_id IS DISTINCT FROM OLD.issue_id THEN
+        IF NOT EXISTS (SELECT 1 FROM ledger.issue i WHERE i.id = NEW.issue_id) THEN
+            RAISE EXCEPTION 'unknown agent_task.issue_id: %', NEW.issue_id USING ERRCODE = 'LD005';
+        END IF;
+    END IF;
+    IF NEW.rerun_of_task_id IS NOT NULL
+       AND (TG_OP = 'INSERT' OR NEW.rerun_of_task_id IS DISTINCT FROM OLD.rerun_of_task_id) THEN
+        IF NEW.rerun_of_task_id = NEW.id THEN
+            RAISE EXCEPTION 'invalid agent_task.rerun_of_task_id: % is the task itself', NEW.rerun_of_task_id
+                USING ERRCODE = 'LD003';
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM ledger.agent_task s WHERE s.id = NEW.rerun_of_task_id) THEN
+            RAISE EXCEPTION 'unknown agent_task.rerun_of_task_id: %', NEW.rerun_of_task_id USING ERRCODE = 'LD005';
+        END IF;
+    END IF;
+
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.status <> 'queued' THEN
+            RAISE EXCEPTION 'invalid agent_task.status for a new task: % (a task starts queued; ledger.claim_task dispatches it)',
+                quote_literal(NEW.status) USING ERRCODE = 'LD201';
+        END IF;
+        NEW.dispatch_count := 0;
+        NEW.dispatched_at := NULL;
+        NEW.started_at := NULL;
+        NEW.completed_at := NULL;
+    ELSE
+        IF NEW.status IS DISTINCT FROM OLD.status THEN
+            PERFORM ledger._check_task_transition(NEW.id, OLD.status, NEW.status);
+        END IF;
+        IF NOT v_claiming AND ((NEW.status = 'dispatched' AND OLD.status <> 'dispatched')
+                               OR NEW.dispatch_count IS DISTINCT FROM OLD.dispatch_count
+                               OR NEW.dispatched_at IS DISTINCT FROM OLD.dispatched_at) THEN
+            RAISE EXCEPTION 'task % can only be dispatched by ledger.claim_task (status %, dispatch_count %)',
+                NEW.id, quote_literal(NEW.status), NEW.dispatch_count
+                USING ERRCODE = 'LD202', HINT = 'SELECT * FROM ledger.claim_task(p_runtime_id => ...)';
+        END IF;
+        IF OLD.status <> 'queued' AND (NEW.issue_id, NEW.agent_id, NEW.runtime_id, NEW.rerun_of_task_id, NEW.force_fresh_session)
+              IS DISTINCT FROM (OLD.issue_id, OLD.agent_id, OLD.runtime_id, OLD.rerun_of_task_id, OLD.force_fresh_session) THEN
+            RAISE EXCEPTION 'task % is %: issue_id, agent_id, runtime_id, rerun_of_task_id and force_fresh_session are frozen once dispatched',
+                NEW.id, OLD.status USING ERRCODE = 'LD204';
+        END IF;
+        IF NEW.status IS DISTINCT FROM OLD.status THEN
+            IF NEW.status = 'running' THEN
+                NEW.started_at := coalesce(NEW.started_at, clock_timestamp());
+            ELSIF NEW.status IN ('completed', 'failed', 'cancelled') THEN
+                NEW.completed_at := coalesce(NEW.completed_at, clock_timestamp());
+            END IF;
+        END IF;
+    END IF;
+    IF NEW.status = 'failed' AND NEW.failure_reason IS NULL THEN
+        RAISE EXCEPTION 'agent_task.failure_reason is required when task % fails', NEW.id USING ERRCODE = 'LD002';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_agent_task__prepare() IS 'BEFORE INSERT/UPDATE trigger on ledger.agent_task: validates agent_id, runtime_id, session_id, failure_reason (required when failed), issue_id and rerun_of_task_id; new tasks start queued; status changes follow the task machine (LD201), dispatching only inside ledger.claim_task (LD202), anchor fields frozen once dispatched (LD204); sets started_at / completed_at. Raises LD002-LD005, LD201, LD202, LD204.';
+
+-- FUNCTION ledger.tg_finding__forbid_delete()
+CREATE FUNCTION ledger.tg_finding__forbid_delete() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+BEGIN
+    RAISE EXCEPTION 'findings are never deleted: DELETE of finding % (scope %) refused', OLD.id, quote_literal(OLD.scope)
+        USING ERRCODE = 'LD304',
+              HINT = 'Retire it with ledger.dismiss_finding(id, resolution, actor, reason); it stays in the audit.';
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_finding__forbid_delete() IS 'BEFORE DELETE trigger on ledger.finding: refuses every delete with LD304 (findings are dismissed or superseded, never deleted); the HINT names ledger.dismiss_finding.';
+
+-- FUNCTION ledger.tg_finding__lifecycle()
+CREATE FUNCTION ledger.tg_finding__lifecycle() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_existing bigint;
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.finding_key IS NOT NULL
+           AND coalesce(current_setting('ledger.reporting', true), '') <> 'on' THEN
+            SELECT f.id INTO v_existing FROM ledger.finding f
+             WHERE f.scope = NEW.scope AND f.finding_key = NEW.finding_key;
+            IF FOUND THEN
+                RAISE EXCEPTION 'duplicate finding.finding_key: % is already reported in scope % (finding %)',
+                    quote_literal(NEW.finding_key), quote_literal(NEW.scope), v_existing
+                    USING ERRCODE = 'LD301',
+                          HINT = 'Report a finding again with ledger.report_finding(p_scope, p_finding_key, p_title, ...): '
+                                 'it counts the re-report, reopens a superseded finding and keeps a dismissed one dismissed.';
+            END IF;
+        END IF;
+        NEW.report_count := coalesce(NEW.report_count, 1);
+        NEW.reopen_count := coalesce(NEW.reopen_count, 0);
+    END IF;
+
+    IF NEW.resolution IS NOT NULL THEN
+        NEW.resolution := replace(lower(btrim(NEW.resolution)), '-', '_');
+        IF NEW.resolution NOT IN ('accepted', 'false_positive', 'wont_fix', 'duplicate') THEN
+            RAISE EXCEPTION 'invalid finding.resolution: % (expected accepted, false_positive, wont_fix or duplicate)',
+                quote_literal(NEW.resolution) USING ERRCODE = 'LD003';
+        END IF;
+    END IF;
+
+    IF NEW.dismissed_at IS NOT NULL THEN
+        IF NEW.resolution IS NULL THEN
+            RAISE EXCEPTION 'inconsistent finding %: finding.dismissed_at is % but finding.resolution is NULL',
+                coalesce(NEW.id::text, 'new'), NEW.dismissed_at
+                USING ERRCODE = 'LD305', HINT = 'Dismiss with ledger.dismiss_finding(id, resolution, actor, reason).';
+        END IF;
+        IF NEW.superseded_at IS NULL THEN
+            RAISE EXCEPTION 'inconsistent finding %: finding.dismissed_at is % but finding.superseded_at is NULL (a dismissed finding is never active)',
+                coalesce(NEW.id::text, 'new'), NEW.dismissed_at
+                USING ERRCODE = 'LD305', HINT = 'Reopen a dismissed finding with ledger.restore_finding(id, actor, reason).';
+        END IF;
+    ELSIF NEW.resolution IS NOT NULL OR NEW.dismissed_by IS NOT NULL OR NEW.dismissal_reason IS NOT NULL THEN
+        RAISE EXCEPTION 'inconsistent finding %: finding.resolution %, finding.dismissed_by % or finding.dismissal_reason set while finding.dismissed_at is NULL',
+            coalesce(NEW.id::text, 'new'), quote_nullable(NEW.resolution), quote_nullable(NEW.dismissed_by)
+            USING ERRCODE = 'LD305', HINT = 'Dismiss with ledger.dismiss_finding(id, resolution, actor, reason).';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_finding__lifecycle() IS 'BEFORE INSERT/UPDATE trigger on ledger.finding: a plain INSERT of an already reported (scope, finding_key) raises LD301 with a HINT naming ledger.report_finding; resolution must be accepted, false_positive, wont_fix or duplicate (LD003); dismissed_at requires resolution and superseded_at, dismissal columns require dismissed_at (LD305).';
 
 -- FUNCTION ledger.tg_finding__prepare()
 CREATE FUNCTION ledger.tg_finding__prepare() RETURNS trigger
@@ -316,6 +2170,140 @@ $$;
 
 COMMENT ON FUNCTION ledger.tg_finding__prepare() IS 'BEFORE INSERT/UPDATE trigger on ledger.finding: validates and normalises scope, title, finding_key, kind, severity, description, source, paths; creates the scope on first use. Raises LD001-LD004 naming field and value.';
 
+-- FUNCTION ledger.tg_finding__prepare_evidence()
+CREATE FUNCTION ledger.tg_finding__prepare_evidence() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $_$
+DECLARE
+    v_raw text;
+    v_kw  text;
+    v_i   integer;
+    v_out text[] := '{}';
+BEGIN
+    v_raw := ledger._check_text(NEW.slug, 'finding.slug', false, 200);
+    IF v_raw IS NOT NULL THEN
+        v_raw := pg_catalog.normalize(v_raw, 'NFC');
+        IF v_raw ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}-.+\.[mM][dD]$' THEN
+            v_raw := substring(v_raw FROM '^[0-9]{4}-[0-9]{2}-[0-9]{2}-(.+)\.[mM][dD]$');
+        END IF;
+        IF v_raw !~ ('^' || ledger._token_regex(false) || '$') THEN
+            RAISE EXCEPTION 'invalid finding.slug: % is not one token (letters, digits, _, and inner - or .)',
+                quote_literal(NEW.slug) USING ERRCODE = 'LD102',
+                HINT = 'A findings file YYYY-MM-DD-<slug>.md has the slug <slug>.';
+        END IF;
+    END IF;
+    NEW.slug := v_raw;
+
+    IF cardinality(NEW.strong_keywords) > 100 THEN
+        RAISE EXCEPTION 'invalid finding.strong_keywords: % keywords, at most 100 are accepted',
+            cardinality(NEW.strong_keywords) USING ERRCODE = 'LD004';
+    END IF;
+    v_i := 0;
+    FOREACH v_raw IN ARRAY coalesce(NEW.strong_keywords, '{}') LOOP
+        v_i := v_i + 1;
+        IF v_raw IS NULL THEN
+            RAISE EXCEPTION 'invalid finding.strong_keywords[%]: NULL is not a keyword', v_i USING ERRCODE = 'LD003';
+        END IF;
+        v_kw := pg_catalog.normalize(ledger._check_text(v_raw, 'finding.strong_keywords[' || v_i || ']', true, 200), 'NFC');
+        IF ledger._evidence_token(v_kw) IS NULL THEN
+            RAISE EXCEPTION 'invalid finding.strong_keywords[%]: % is not one distinctive token', v_i, quote_literal(v_raw)
+                USING ERRCODE = 'LD101',
+                HINT = 'A strong keyword is one token of at least 3 characters with a digit, _, -, . or an inner capital (ECONNRESET, parse_config, F-42); a bare topic word is never evidence.';
+        END IF;
+        IF NOT lower(v_kw) = ANY (ARRAY(SELECT lower(o) FROM unnest(v_out) AS o)) THEN
+            v_out := v_out || v_kw;
+        END IF;
+    END LOOP;
+    NEW.strong_keywords := v_out;
+
+    IF cardinality(NEW.tags) > 100 THEN
+        RAISE EXCEPTION 'invalid finding.tags: % tags, at most 100 are accepted', cardinality(NEW.tags)
+            USING ERRCODE = 'LD004';
+    END IF;
+    v_out := '{}';
+    v_i := 0;
+    FOREACH v_raw IN ARRAY coalesce(NEW.tags, '{}') LOOP
+        v_i := v_i + 1;
+        IF v_raw IS NULL THEN
+            RAISE EXCEPTION 'invalid finding.tags[%]: NULL is not a tag', v_i USING ERRCODE = 'LD003';
+        END IF;
+        v_kw := ledger._check_text(v_raw, 'finding.tags[' || v_i || ']', true, 100);
+        IF NOT v_kw = ANY (v_out) THEN
+            v_out := v_out || v_kw;
+        END IF;
+    END LOOP;
+    NEW.tags := v_out;
+    RETURN NEW;
+END
+$_$;
+
+COMMENT ON FUNCTION ledger.tg_finding__prepare_evidence() IS 'BEFORE INSERT/UPDATE OF slug, strong_keywords, tags trigger on ledger.finding: slug is one token (a YYYY-MM-DD-<slug>.md file name is reduced to <slug>), each strong keyword one distinctive token, tags single-line; duplicates collapse. Raises LD101 (keyword), LD102 (slug), LD003, LD004 naming field and value.';
+
+-- FUNCTION ledger.tg_injection__prepare()
+CREATE FUNCTION ledger.tg_injection__prepare() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+BEGIN
+    NEW.session_id := ledger._check_text(NEW.session_id, 'injection.session_id', true, 200);
+    IF NEW.finding_id IS NULL THEN
+        RAISE EXCEPTION 'injection.finding_id is required' USING ERRCODE = 'LD002';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM ledger.finding f WHERE f.id = NEW.finding_id) THEN
+        RAISE EXCEPTION 'unknown finding in injection.finding_id: %', NEW.finding_id USING ERRCODE = 'LD005';
+    END IF;
+    NEW.injected_at := coalesce(NEW.injected_at, now());
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_injection__prepare() IS 'BEFORE INSERT/UPDATE trigger on ledger.injection: trims and validates session_id, checks that finding_id is a finding (LD005), defaults injected_at. Raises LD002-LD005 naming field and value.';
+
+-- FUNCTION ledger.tg_issue__prepare()
+CREATE FUNCTION ledger.tg_issue__prepare() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+BEGIN
+    NEW.scope := ledger._check_text(NEW.scope, 'issue.scope', true, 200);
+    PERFORM ledger._check_text(NEW.title, 'issue.title', true, 1000);
+    IF length(NEW.description) > 1000000 THEN
+        RAISE EXCEPTION 'invalid issue.description: % characters, at most 1000000 are accepted',
+            length(NEW.description) USING ERRCODE = 'LD004';
+    END IF;
+    NEW.status := lower(ledger._check_text(coalesce(NEW.status, 'todo'), 'issue.status', true, 20));
+    IF NEW.status NOT IN ('backlog', 'todo', 'in_progress', 'in_review', 'done', 'blocked', 'cancelled') THEN
+        RAISE EXCEPTION 'invalid issue.status: % (expected backlog, todo, in_progress, in_review, done, blocked or cancelled)',
+            quote_literal(NEW.status) USING ERRCODE = 'LD003';
+    END IF;
+    NEW.priority := lower(ledger._check_text(coalesce(NEW.priority, 'none'), 'issue.priority', true, 20));
+    IF NEW.priority NOT IN ('urgent', 'high', 'medium', 'low', 'none') THEN
+        RAISE EXCEPTION 'invalid issue.priority: % (expected urgent, high, medium, low or none)',
+            quote_literal(NEW.priority) USING ERRCODE = 'LD003';
+    END IF;
+    NEW.assignee_type := lower(ledger._check_text(NEW.assignee_type, 'issue.assignee_type', false, 20));
+    NEW.assignee_id := ledger._check_text(NEW.assignee_id, 'issue.assignee_id', false, 200);
+    IF NEW.assignee_type NOT IN ('member', 'agent') THEN
+        RAISE EXCEPTION 'invalid issue.assignee_type: % (expected member or agent)',
+            quote_literal(NEW.assignee_type) USING ERRCODE = 'LD003';
+    END IF;
+    IF (NEW.assignee_type IS NULL) <> (NEW.assignee_id IS NULL) THEN
+        RAISE EXCEPTION 'invalid issue.assignee_id: % with issue.assignee_type % (set both or neither)',
+            quote_nullable(NEW.assignee_id), quote_nullable(NEW.assignee_type) USING ERRCODE = 'LD003';
+    END IF;
+    IF TG_OP = 'UPDATE' THEN
+        NEW.updated_at := now();
+    END IF;
+    IF TG_OP = 'INSERT' OR NEW.scope IS DISTINCT FROM OLD.scope THEN
+        PERFORM ledger._ensure_scope(NEW.scope);
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_issue__prepare() IS 'BEFORE INSERT/UPDATE trigger on ledger.issue: validates scope (created on first use), title, description (both stored exactly as given), status, priority, assignee_type/assignee_id; sets updated_at. Raises LD002, LD003, LD004 naming field and value.';
+
 -- FUNCTION ledger.tg_merge__prepare()
 CREATE FUNCTION ledger.tg_merge__prepare() RETURNS trigger
     LANGUAGE plpgsql
@@ -344,65 +2332,159 @@ $_$;
 
 COMMENT ON FUNCTION ledger.tg_merge__prepare() IS 'BEFORE INSERT trigger on ledger.merge: validates and normalises scope, commit_sha, node_id, message, paths; creates the scope on first use; marks the row processed. Raises LD001-LD004 naming field and value.';
 
+-- FUNCTION ledger.tg_merge__prepare_branch()
+CREATE FUNCTION ledger.tg_merge__prepare_branch() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+BEGIN
+    NEW.branch := ledger._normalize_branch(NEW.branch, 'merge.branch');
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_merge__prepare_branch() IS 'BEFORE INSERT trigger on ledger.merge: normalises branch (trim, refs/heads/ dropped, <= 255 chars). Raises LD003, LD004 naming merge.branch and the value.';
+
+-- FUNCTION ledger.tg_merge__revert()
+CREATE FUNCTION ledger.tg_merge__revert() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_mode   text;
+    v_sha    text;
+    v_target bigint;
+    v_row    ledger.finding;
+    v_state  text;
+    v_detail jsonb;
+BEGIN
+    IF strpos(NEW.message, 'This reverts commit ') = 0 THEN
+        RETURN NULL;
+    END IF;
+    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = NEW.scope;
+    IF v_mode = 'off' THEN
+        RETURN NULL;
+    END IF;
+
+    FOR v_sha IN
+        SELECT lower(m[1]) FROM regexp_matches(NEW.message, 'This reverts commit ([0-9A-Fa-f]{4,64})[.,]', 'g') AS m
+         GROUP BY 1 ORDER BY min(strpos(NEW.message, m[1]))
+    LOOP
+        SELECT mg.id INTO v_target FROM ledger.merge mg WHERE mg.scope = NEW.scope AND mg.commit_sha = v_sha;
+        IF NOT FOUND OR v_target = NEW.id THEN
+            INSERT INTO ledger.supersession (scope, merge_id, action, rule, evidence, detail, reason)
+            VALUES (NEW.scope, NEW.id, 'revert_unknown', 'revert', v_sha,
+                    jsonb_build_object('reverted_commit', v_sha),
+                    'the message reverts commit ' || v_sha || ', which is not a recorded merge of this scope');
+            CONTINUE;
+        END IF;
+        v_detail := jsonb_build_object('reverted_merge_id', v_target, 'reverted_commit', v_sha);
+
+        FOR v_row IN
+            SELECT f.* FROM ledger.finding f
+             WHERE f.id IN (SELECT a.finding_id FROM ledger.supersession a
+                             WHERE a.merge_id = v_target AND a.action = 'superseded')
+             ORDER BY f.id
+               FOR UPDATE
+        LOOP
+            v_state := ledger._finding_state(v_row.superseded_at, v_row.dismissed_at);
+            IF v_state = 'superseded' AND v_row.superseded_by_merge_id = v_target THEN
+                IF v_mode = 'dry' THEN
+                    INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, detail, reason)
+                    VALUES (NEW.scope, v_row.id, NEW.id, 'would_reopen', 'revert', v_sha, v_detail,
+                            'dry mode: the reverted commit ' || v_sha || ' superseded this finding');
+                ELSE
+                    PERFORM ledger._reopen_finding(v_row, 'reopened', 'revert', NULL,
+                        'the merge reverts commit ' || v_sha || ', which superseded this finding',
+                        v_sha, NEW.id, v_detail);
+                END IF;
+            ELSE
+                INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
+                VALUES (NEW.scope, v_row.id, NEW.id, 'not_reopened', 'revert', v_sha,
+                        'the reverted commit ' || v_sha || ' superseded this finding, but it was '
+                            || CASE WHEN v_state = 'dismissed' THEN 'dismissed' ELSE 'superseded again' END || ' since',
+                        v_detail || jsonb_strip_nulls(jsonb_build_object(
+                            'state', v_state, 'superseded_by', v_row.superseded_by,
+                            'superseded_by_merge_id', v_row.superseded_by_merge_id,
+                            'resolution', v_row.resolution)));
+            END IF;
+        END LOOP;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_merge__revert() IS 'AFTER INSERT row trigger on ledger.merge: a message "This reverts commit <sha>." naming a merge of the same scope reopens the findings that merge superseded and still stand superseded by it (audit reopened, rule revert); dismissed or since re-superseded ones are audited not_reopened, an unknown sha revert_unknown; dry: would_reopen; off: nothing. Raises nothing.';
+
 -- FUNCTION ledger.tg_merge__supersede()
 CREATE FUNCTION ledger.tg_merge__supersede() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog'
     AS $$
 DECLARE
-    v_mode    text;
-    v_ids     bigint[];
-    v_fpaths  text[];
-    v_touched text[];
-    v_live    bigint[];
-    v_marker  text := coalesce(NEW.node_id, NEW.commit_sha);
+    v_mode     text;
+    v_ids      bigint[];
+    v_actions  text[];
+    v_rules    text[];
+    v_evidence text[];
+    v_reasons  text[];
+    v_details  jsonb[];
+    v_resolve  bigint[];
+    v_live     bigint[] := '{}';
+    v_marker   text := coalesce(NEW.node_id, NEW.commit_sha);
 BEGIN
     SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = NEW.scope;
-    IF v_mode = 'off' OR cardinality(NEW.paths) = 0 THEN
+    IF v_mode = 'off' OR (cardinality(NEW.paths) = 0 AND NEW.message !~ '\S') THEN
         RETURN NULL;
     END IF;
 
-    SELECT array_agg(m.finding_id ORDER BY m.finding_id),
-           array_agg(m.finding_path ORDER BY m.finding_id),
-           array_agg(m.touched_path ORDER BY m.finding_id)
-      INTO v_ids, v_fpaths, v_touched
-      FROM ledger._match_paths(NEW.scope, NEW.paths) AS m;
-    IF v_ids IS NULL THEN
+    SELECT array_agg(d.finding_id ORDER BY d.finding_id NULLS FIRST),
+           array_agg(d.action ORDER BY d.finding_id NULLS FIRST),
+           array_agg(d.rule ORDER BY d.finding_id NULLS FIRST),
+           array_agg(d.evidence ORDER BY d.finding_id NULLS FIRST),
+           array_agg(d.reason ORDER BY d.finding_id NULLS FIRST),
+           array_agg(d.detail ORDER BY d.finding_id NULLS FIRST)
+      INTO v_ids, v_actions, v_rules, v_evidence, v_reasons, v_details
+      FROM ledger._merge_decisions(NEW.scope, NEW.message, NEW.paths, NEW.branch) AS d;
+    IF v_actions IS NULL THEN
         RETURN NULL;
     END IF;
 
-    IF v_mode = 'dry' THEN
-        INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, detail)
-        SELECT NEW.scope, h.id, NEW.id, 'would_supersede', 'path', h.touched,
-               jsonb_build_object('finding_path', h.fpath, 'touched_path', h.touched)
-          FROM unnest(v_ids, v_fpaths, v_touched) AS h(id, fpath, touched);
-        RETURN NULL;
+    IF v_mode = 'on' THEN
+        v_resolve := ARRAY(SELECT x.id FROM unnest(v_ids, v_actions) AS x(id, a) WHERE x.a = 'supersede');
+        IF cardinality(v_resolve) > 0 THEN
+            -- Lock in id order; re-checks superseded_at against the latest committed row.
+            SELECT coalesce(array_agg(l.id), '{}') INTO v_live
+              FROM (SELECT f.id FROM ledger.finding f
+                     WHERE f.id = ANY (v_resolve) AND f.superseded_at IS NULL
+                     ORDER BY f.id FOR UPDATE) AS l;
+        END IF;
     END IF;
 
-    -- Lock in id order; re-checks superseded_at against the latest committed row.
-    SELECT array_agg(l.id) INTO v_live
-      FROM (SELECT f.id FROM ledger.finding f
-             WHERE f.id = ANY (v_ids) AND f.superseded_at IS NULL
-             ORDER BY f.id FOR UPDATE) AS l;
+    INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
+    SELECT NEW.scope, x.id, NEW.id,
+           CASE WHEN x.a <> 'supersede' THEN x.a
+                WHEN v_mode = 'dry' THEN 'would_supersede'
+                WHEN x.id = ANY (v_live) THEN 'superseded'
+                ELSE 'already_superseded' END,
+           x.r, x.e, x.why, x.d
+      FROM unnest(v_ids, v_actions, v_rules, v_evidence, v_reasons, v_details)
+           WITH ORDINALITY AS x(id, a, r, e, why, d, o)
+     ORDER BY x.o;
 
-    INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, detail)
-    SELECT NEW.scope, h.id, NEW.id,
-           CASE WHEN h.id = ANY (coalesce(v_live, '{}')) THEN 'superseded' ELSE 'already_superseded' END,
-           'path', h.touched,
-           jsonb_build_object('finding_path', h.fpath, 'touched_path', h.touched)
-      FROM unnest(v_ids, v_fpaths, v_touched) AS h(id, fpath, touched);
-
-    UPDATE ledger.finding f
-       SET superseded_at = now(),
-           superseded_by = v_marker,
-           superseded_by_merge_id = NEW.id,
-           supersede_rule = 'path'
-     WHERE f.id = ANY (coalesce(v_live, '{}'));
+    IF cardinality(v_live) > 0 THEN
+        UPDATE ledger.finding f
+           SET superseded_at = now(),
+               superseded_by = v_marker,
+               superseded_by_merge_id = NEW.id,
+               supersede_rule = v_rules[array_position(v_ids, f.id)]
+         WHERE f.id = ANY (v_live);
+    END IF;
     RETURN NULL;
 END
 $$;
 
-COMMENT ON FUNCTION ledger.tg_merge__supersede() IS 'AFTER INSERT row trigger on ledger.merge implementing seed 000 Option A: supersedes the active findings of the scope whose paths the merge touched (hygiene_mode on), or audits would_supersede (dry), or nothing (off). Audit row first, findings locked in id order. Raises nothing.';
+COMMENT ON FUNCTION ledger.tg_merge__supersede() IS 'AFTER INSERT row trigger on ledger.merge: applies ledger._merge_decisions (path rule of seed 000 Option A, commit-message rules of issue 3, scope policy). hygiene_mode on: audit rows first (superseded, ambiguous, candidate, mention, skipped), then supersedes; dry: audit with would_supersede only; off: nothing. Findings locked in id order; a lost race is audited already_superseded. Raises nothing.';
 
 -- FUNCTION ledger.tg_scope__prepare()
 CREATE FUNCTION ledger.tg_scope__prepare() RETURNS trigger
@@ -421,6 +2503,138 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_scope__prepare() IS 'BEFORE INSERT OR UPDATE trigger on ledger.scope: trims and validates scope and hygiene_mode. Raises LD002, LD003, LD004 naming field and value.';
+
+-- FUNCTION ledger.tg_scope__prepare_policy()
+CREATE FUNCTION ledger.tg_scope__prepare_policy() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+DECLARE
+    v_bad text;
+BEGIN
+    IF NEW.enabled_rules IS NULL THEN
+        RAISE EXCEPTION 'scope.enabled_rules is required (a subset of path, key, slug, keyword, title; ''{}'' for none)'
+            USING ERRCODE = 'LD002';
+    END IF;
+    SELECT r INTO v_bad FROM unnest(NEW.enabled_rules) AS r
+     WHERE r IS NULL OR lower(btrim(r)) NOT IN ('path', 'key', 'slug', 'keyword', 'title') LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'invalid scope.enabled_rules: % is not a rule (expected path, key, slug, keyword or title)',
+            quote_nullable(v_bad) USING ERRCODE = 'LD003';
+    END IF;
+    NEW.enabled_rules := ARRAY(
+        SELECT r FROM unnest('{path,key,slug,keyword,title}'::text[]) WITH ORDINALITY AS c(r, o)
+         WHERE r = ANY (ARRAY(SELECT lower(btrim(x)) FROM unnest(NEW.enabled_rules) AS x))
+         ORDER BY o);
+
+    IF NEW.path_supersede_kinds IS NULL THEN
+        RAISE EXCEPTION 'scope.path_supersede_kinds is required (finding kinds, ''*'' for all, ''{}'' for none)'
+            USING ERRCODE = 'LD002';
+    END IF;
+    IF cardinality(NEW.path_supersede_kinds) > 100 THEN
+        RAISE EXCEPTION 'invalid scope.path_supersede_kinds: % kinds, at most 100 are accepted',
+            cardinality(NEW.path_supersede_kinds) USING ERRCODE = 'LD004';
+    END IF;
+    NEW.path_supersede_kinds := ARRAY(
+        SELECT k FROM (
+            SELECT lower(ledger._check_text(x, 'scope.path_supersede_kinds[' || o || ']', true, 100)) AS k, min(o) AS o
+              FROM unnest(NEW.path_supersede_kinds) WITH ORDINALITY AS u(x, o)
+             GROUP BY 1) AS d
+         ORDER BY d.o);
+
+    IF NEW.slug_mention_resolves IS NULL THEN
+        RAISE EXCEPTION 'scope.slug_mention_resolves is required (true or false)' USING ERRCODE = 'LD002';
+    END IF;
+    NEW.default_branch := ledger._normalize_branch(NEW.default_branch, 'scope.default_branch');
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_scope__prepare_policy() IS 'BEFORE INSERT OR UPDATE trigger on ledger.scope: validates and normalises the matching policy (enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch). Raises LD002, LD003, LD004 naming field and value.';
+
+-- FUNCTION ledger.tg_supersession__notify()
+CREATE FUNCTION ledger.tg_supersession__notify() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog'
+    AS $$
+BEGIN
+    PERFORM pg_notify('ledger_finding', json_build_object(
+                'audit_id', n.id, 'finding_id', n.finding_id, 'scope', n.scope,
+                'action', n.action, 'rule', n.rule, 'merge_id', n.merge_id,
+                'actor', left(n.actor, 200))::text)
+       FROM (SELECT * FROM new_rows r
+              WHERE r.finding_id IS NOT NULL
+                AND r.action IN ('superseded', 'reopened', 'dismissed', 'restored')
+              ORDER BY r.id) AS n;
+    RETURN NULL;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_supersession__notify() IS 'AFTER INSERT statement trigger on ledger.supersession: NOTIFY ledger_finding with {"audit_id", "finding_id", "scope", "action", "rule", "merge_id", "actor"} for every audit row whose action is superseded, reopened, dismissed or restored, in audit order, delivered at commit. Raises nothing.';
+
+-- FUNCTION ledger.workspace_scope(text)
+CREATE FUNCTION ledger.workspace_scope(p_directory text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog'
+    AS $_$
+DECLARE
+    v_path text;
+    v_out  text := '';
+    v_c    text;
+BEGIN
+    IF p_directory IS NULL OR btrim(p_directory) = '' THEN
+        RAISE EXCEPTION 'workspace directory is required: got %', quote_nullable(p_directory) USING ERRCODE = 'LD002';
+    END IF;
+    IF length(p_directory) > 4096 THEN
+        RAISE EXCEPTION 'invalid workspace directory: % characters, at most 4096 are accepted', length(p_directory)
+            USING ERRCODE = 'LD004';
+    END IF;
+    v_path := regexp_replace(p_directory, '/{2,}', '/', 'g');
+    IF v_path <> '/' THEN
+        v_path := regexp_replace(v_path, '/$', '');
+    END IF;
+    FOREACH v_c IN ARRAY regexp_split_to_array(v_path, '') LOOP
+        IF v_c = '/' THEN
+            v_out := v_out || '-';
+        ELSIF v_c IN ('%', '-', '~', ':', '\') OR v_c ~ '[\x01-\x1f\x7f]' THEN
+            v_out := v_out || upper(regexp_replace(encode(convert_to(v_c, 'UTF8'), 'hex'), '(..)', '%\1', 'g'));
+        ELSE
+            v_out := v_out || v_c;
+        END IF;
+    END LOOP;
+    IF length(v_out) > 200 THEN
+        v_out := left(v_out, 183) || '~' || left(encode(sha256(convert_to(v_path, 'UTF8')), 'hex'), 16);
+    END IF;
+    RETURN v_out;
+END
+$_$;
+
+COMMENT ON FUNCTION ledger.workspace_scope(p_directory text) IS 'Collision-free scope key of a workspace directory: //->/, trailing / dropped, % - ~ : \ and control characters percent-encoded, then / -> -; over 200 chars: 183 chars + ~ + 16 hex of SHA-256. text -> text. Raises LD002 (blank), LD004 (> 4096 chars).';
+
+-- TABLE ledger.agent_task
+CREATE TABLE ledger.agent_task (
+    id bigint NOT NULL,
+    issue_id bigint NOT NULL,
+    agent_id text NOT NULL,
+    runtime_id text NOT NULL,
+    status text DEFAULT 'queued'::text NOT NULL,
+    session_id text,
+    rerun_of_task_id bigint,
+    force_fresh_session boolean DEFAULT false NOT NULL,
+    failure_reason text,
+    dispatch_count integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    dispatched_at timestamp with time zone,
+    started_at timestamp with time zone,
+    completed_at timestamp with time zone,
+    issue_snapshot jsonb,
+    CONSTRAINT agent_task_rerun_check CHECK ((rerun_of_task_id <> id)),
+    CONSTRAINT agent_task_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'dispatched'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text])))
+);
+
+COMMENT ON TABLE ledger.agent_task IS 'One row per agent run on an issue. status: queued -> dispatched (ledger.claim_task) -> running -> completed | failed | cancelled; dispatched -> queued requeues a run that never started. session_id: the provider session (set by the claim to the session it resumes, updated by start/complete/fail). dispatch_count: the claim''s CAS token.';
+
+COMMENT ON COLUMN ledger.agent_task.issue_snapshot IS 'The issue body AS THIS CLAIM SAW IT: {"v":1,"title_sha256":"<hex>","description_sha256":"<hex>"} (ledger.issue_snapshot). Hashes, never text: a comparison key. Written only by ledger.claim_task, under a CAS. Read back by a later claim only off the row whose session it resumes, and only when that row proves delivery (completed, started_at set). NULL (never claimed, or written before this column existed), another version or a row that does not parse mean "not compared", never "unchanged". No index: never a lookup key.';
 
 -- TABLE ledger.alembic_version
 CREATE TABLE ledger.alembic_version (
@@ -443,12 +2657,71 @@ CREATE TABLE ledger.finding (
     superseded_by text,
     superseded_by_merge_id bigint,
     supersede_rule text,
+    dismissed_at timestamp with time zone,
+    dismissed_by text,
+    resolution text,
+    dismissal_reason text,
+    report_count integer DEFAULT 1 NOT NULL,
+    last_reported_at timestamp with time zone,
+    reopen_count integer DEFAULT 0 NOT NULL,
+    review_run text,
+    slug text,
+    strong_keywords text[] DEFAULT '{}'::text[] NOT NULL,
+    tags text[] DEFAULT '{}'::text[] NOT NULL,
     CONSTRAINT finding_severity_check CHECK ((severity = ANY (ARRAY['critical'::text, 'high'::text, 'medium'::text, 'low'::text, 'info'::text])))
 );
 
 COMMENT ON TABLE ledger.finding IS 'A review or drift note injected into later agents'' prompts. superseded_at IS NULL means active; a superseded finding keeps all its text and is never deleted. paths: repository-relative files, directories end with /.';
 
 COMMENT ON COLUMN ledger.finding.superseded_by IS 'Who retired the finding: the superseding merge''s node_id (seed 000''s marker), or its commit sha when it has none.';
+
+COMMENT ON COLUMN ledger.finding.dismissed_at IS 'When a person dismissed the finding (ledger.dismiss_finding); NULL when it is not dismissed. A dismissed finding also has superseded_at set, so it is never active.';
+
+COMMENT ON COLUMN ledger.finding.resolution IS 'The dismissal decision: accepted, false_positive, wont_fix or duplicate; NULL unless dismissed.';
+
+COMMENT ON COLUMN ledger.finding.dismissal_reason IS 'Why the person dismissed it (required by ledger.dismiss_finding).';
+
+COMMENT ON COLUMN ledger.finding.report_count IS 'How many times the finding was reported, the first report included (ledger.report_finding counts re-reports).';
+
+COMMENT ON COLUMN ledger.finding.last_reported_at IS 'When it was last re-reported; NULL when it was reported only once.';
+
+COMMENT ON COLUMN ledger.finding.reopen_count IS 'How many times it went back to active: re-reported while superseded, reverted merge, restore.';
+
+COMMENT ON COLUMN ledger.finding.review_run IS 'The review run (ledger.replace_findings / report_finding p_review_run) that last reported it.';
+
+COMMENT ON COLUMN ledger.finding.slug IS 'The findings file slug (YYYY-MM-DD-<slug>.md -> <slug>): one token, unique per scope. A merge message naming it (or the file name) is slug evidence.';
+
+COMMENT ON COLUMN ledger.finding.strong_keywords IS 'Distinctive tokens the finding''s author labelled (error codes, function names): a merge message naming one as a whole token is keyword evidence.';
+
+COMMENT ON COLUMN ledger.finding.tags IS 'Free labels from the findings file; not used for matching.';
+
+-- TABLE ledger.injection
+CREATE TABLE ledger.injection (
+    session_id text NOT NULL,
+    finding_id bigint NOT NULL,
+    injected_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+COMMENT ON TABLE ledger.injection IS 'Which findings were injected into which session''s prompt: one row per (session, finding) pair, the first injection time. Write with ledger.record_injection or INSERT ... ON CONFLICT DO NOTHING.';
+
+-- TABLE ledger.issue
+CREATE TABLE ledger.issue (
+    id bigint NOT NULL,
+    scope text NOT NULL,
+    title text NOT NULL,
+    description text,
+    status text DEFAULT 'todo'::text NOT NULL,
+    assignee_type text,
+    assignee_id text,
+    priority text DEFAULT 'none'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT issue_assignee_check CHECK ((((assignee_type IS NULL) = (assignee_id IS NULL)) AND ((assignee_type IS NULL) OR (assignee_type = ANY (ARRAY['member'::text, 'agent'::text]))))),
+    CONSTRAINT issue_priority_check CHECK ((priority = ANY (ARRAY['urgent'::text, 'high'::text, 'medium'::text, 'low'::text, 'none'::text]))),
+    CONSTRAINT issue_status_check CHECK ((status = ANY (ARRAY['backlog'::text, 'todo'::text, 'in_progress'::text, 'in_review'::text, 'done'::text, 'blocked'::text, 'cancelled'::text])))
+);
+
+COMMENT ON TABLE ledger.issue IS 'An issue agents work on. Services create and update it with plain SQL; many writers touch it and none has to do anything for claim snapshots to stay correct. title and description are stored exactly as written (claims hash their bytes).';
 
 -- TABLE ledger.merge
 CREATE TABLE ledger.merge (
@@ -460,22 +2733,55 @@ CREATE TABLE ledger.merge (
     paths text[] DEFAULT '{}'::text[] NOT NULL,
     merged_at timestamp with time zone DEFAULT now() NOT NULL,
     recorded_at timestamp with time zone DEFAULT now() NOT NULL,
-    processed boolean DEFAULT false NOT NULL
+    processed boolean DEFAULT false NOT NULL,
+    branch text
 );
 
 COMMENT ON TABLE ledger.merge IS 'One row per merge that landed. paths: the files it touched (both sides of a rename). node_id: the session or node that produced it. (scope, commit_sha) is unique: redeliver with INSERT ... ON CONFLICT DO NOTHING. Inserting a row supersedes findings (trigger _200_supersede).';
 
 COMMENT ON COLUMN ledger.merge.processed IS 'true once the row went through the ledger triggers; false for rows applied with session_replication_role = replica.';
 
+COMMENT ON COLUMN ledger.merge.branch IS 'The branch the merge landed on (refs/heads/ dropped); NULL: unknown, never skipped.';
+
+-- TABLE ledger.poisoned_failure_reason
+CREATE TABLE ledger.poisoned_failure_reason (
+    failure_reason text NOT NULL,
+    note text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+COMMENT ON TABLE ledger.poisoned_failure_reason IS 'Failure reasons that poison a provider session: a session whose latest run ended with one of these is never resumed by a later claim (and so never anchors a delta). Edit with plain INSERT / DELETE.';
+
+-- TABLE ledger.retired_session
+CREATE TABLE ledger.retired_session (
+    session_id text NOT NULL,
+    reason text,
+    retired_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+COMMENT ON TABLE ledger.retired_session IS 'Provider sessions that must not be resumed any more (rotated, expired, deliberately abandoned). A later claim skips them when it looks for the session to resume. Add with INSERT INTO ledger.retired_session (session_id, reason).';
+
 -- TABLE ledger.scope
 CREATE TABLE ledger.scope (
     scope text NOT NULL,
     hygiene_mode text DEFAULT 'on'::text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
+    enabled_rules text[] DEFAULT '{path,key,slug,keyword,title}'::text[] NOT NULL,
+    path_supersede_kinds text[] DEFAULT '{drift}'::text[] NOT NULL,
+    slug_mention_resolves boolean DEFAULT false NOT NULL,
+    default_branch text,
     CONSTRAINT scope_hygiene_mode_check CHECK ((hygiene_mode = ANY (ARRAY['on'::text, 'dry'::text, 'off'::text])))
 );
 
 COMMENT ON TABLE ledger.scope IS 'A namespace of findings and merges (a spec, project or repository). Created with defaults the first time a finding or merge names it. hygiene_mode: on (supersede), dry (audit would_supersede only), off (nothing).';
+
+COMMENT ON COLUMN ledger.scope.enabled_rules IS 'Evidence rules in force: a subset of path, key, slug, keyword, title (default all). Evidence of a disabled rule is audited skipped.';
+
+COMMENT ON COLUMN ledger.scope.path_supersede_kinds IS 'Finding kinds the path rule supersedes (default {drift}; * = every kind); for other kinds a path match is only audited as a candidate.';
+
+COMMENT ON COLUMN ledger.scope.slug_mention_resolves IS 'When true, a bare mention of a finding''s slug or file name resolves it (seed 001 rule i); default false: only a resolution verb does.';
+
+COMMENT ON COLUMN ledger.scope.default_branch IS 'When set, merges whose branch is another branch change nothing and are audited skipped; NULL (default) checks no branch.';
 
 -- TABLE ledger.supersession
 CREATE TABLE ledger.supersession (
@@ -494,9 +2800,29 @@ CREATE TABLE ledger.supersession (
 
 COMMENT ON TABLE ledger.supersession IS 'The audit trail: one row per decision, written in the same transaction as the change it records, before the finding changes. action: superseded, would_supersede (dry mode), already_superseded (a concurrent merge won), ... rule: path, ... evidence: the touched path (or text) that matched.';
 
+-- SEQUENCE ledger.agent_task_id_seq
+ALTER TABLE ledger.agent_task ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME ledger.agent_task_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 -- SEQUENCE ledger.finding_id_seq
 ALTER TABLE ledger.finding ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME ledger.finding_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+-- SEQUENCE ledger.issue_id_seq
+ALTER TABLE ledger.issue ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME ledger.issue_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -541,6 +2867,36 @@ CREATE VIEW ledger.active_finding AS
 
 COMMENT ON VIEW ledger.active_finding IS 'Active findings (superseded_at IS NULL): the set a prompt builder injects. Implements the superseded_by IS NULL filter of seed 000.';
 
+-- VIEW ledger.finding_lifecycle
+CREATE VIEW ledger.finding_lifecycle AS
+ SELECT f.id,
+    f.scope,
+    f.finding_key,
+    f.kind,
+    f.severity,
+    f.title,
+    ledger._finding_state(f.superseded_at, f.dismissed_at) AS state,
+    f.resolution,
+    f.dismissed_at,
+    f.dismissed_by,
+    f.dismissal_reason,
+    f.superseded_at,
+    f.superseded_by,
+    f.superseded_by_merge_id,
+    f.supersede_rule,
+    f.report_count,
+    f.last_reported_at,
+    f.reopen_count,
+    f.review_run,
+    f.created_at
+   FROM ledger.finding f;
+
+COMMENT ON VIEW ledger.finding_lifecycle IS 'Every finding with its derived lifecycle state (active, superseded, dismissed), its dismissal (resolution, by, reason), its supersession and its counters (report_count, last_reported_at, reopen_count, review_run). Implements the states of issue 5.';
+
+-- CONSTRAINT ledger.agent_task agent_task_pkey
+ALTER TABLE ONLY ledger.agent_task
+    ADD CONSTRAINT agent_task_pkey PRIMARY KEY (id);
+
 -- CONSTRAINT ledger.alembic_version alembic_version_pkc
 ALTER TABLE ONLY ledger.alembic_version
     ADD CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num);
@@ -553,6 +2909,14 @@ ALTER TABLE ONLY ledger.finding
 ALTER TABLE ONLY ledger.finding
     ADD CONSTRAINT finding_scope_finding_key_key UNIQUE (scope, finding_key);
 
+-- CONSTRAINT ledger.injection injection_pkey
+ALTER TABLE ONLY ledger.injection
+    ADD CONSTRAINT injection_pkey PRIMARY KEY (session_id, finding_id);
+
+-- CONSTRAINT ledger.issue issue_pkey
+ALTER TABLE ONLY ledger.issue
+    ADD CONSTRAINT issue_pkey PRIMARY KEY (id);
+
 -- CONSTRAINT ledger.merge merge_pkey
 ALTER TABLE ONLY ledger.merge
     ADD CONSTRAINT merge_pkey PRIMARY KEY (id);
@@ -560,6 +2924,14 @@ ALTER TABLE ONLY ledger.merge
 -- CONSTRAINT ledger.merge merge_scope_commit_sha_key
 ALTER TABLE ONLY ledger.merge
     ADD CONSTRAINT merge_scope_commit_sha_key UNIQUE (scope, commit_sha);
+
+-- CONSTRAINT ledger.poisoned_failure_reason poisoned_failure_reason_pkey
+ALTER TABLE ONLY ledger.poisoned_failure_reason
+    ADD CONSTRAINT poisoned_failure_reason_pkey PRIMARY KEY (failure_reason);
+
+-- CONSTRAINT ledger.retired_session retired_session_pkey
+ALTER TABLE ONLY ledger.retired_session
+    ADD CONSTRAINT retired_session_pkey PRIMARY KEY (session_id);
 
 -- CONSTRAINT ledger.scope scope_pkey
 ALTER TABLE ONLY ledger.scope
@@ -569,11 +2941,32 @@ ALTER TABLE ONLY ledger.scope
 ALTER TABLE ONLY ledger.supersession
     ADD CONSTRAINT supersession_pkey PRIMARY KEY (id);
 
+-- INDEX ledger.agent_task_anchor_idx
+CREATE INDEX agent_task_anchor_idx ON ledger.agent_task USING btree (issue_id, agent_id, runtime_id);
+
+-- INDEX ledger.agent_task_queue_idx
+CREATE INDEX agent_task_queue_idx ON ledger.agent_task USING btree (runtime_id, id) WHERE (status = 'queued'::text);
+
+-- INDEX ledger.agent_task_rerun_idx
+CREATE INDEX agent_task_rerun_idx ON ledger.agent_task USING btree (rerun_of_task_id) WHERE (rerun_of_task_id IS NOT NULL);
+
+-- INDEX ledger.finding_active_evidence_idx
+CREATE INDEX finding_active_evidence_idx ON ledger.finding USING gin (ledger._evidence_keys(scope, finding_key, slug, strong_keywords, title)) WITH (fastupdate=off) WHERE (superseded_at IS NULL);
+
 -- INDEX ledger.finding_active_paths_idx
 CREATE INDEX finding_active_paths_idx ON ledger.finding USING gin (ledger._scoped_paths(scope, paths)) WITH (fastupdate=off) WHERE (superseded_at IS NULL);
 
 -- INDEX ledger.finding_scope_active_idx
 CREATE INDEX finding_scope_active_idx ON ledger.finding USING btree (scope, id) WHERE (superseded_at IS NULL);
+
+-- INDEX ledger.finding_scope_slug_key
+CREATE UNIQUE INDEX finding_scope_slug_key ON ledger.finding USING btree (scope, slug);
+
+-- INDEX ledger.injection_finding_idx
+CREATE INDEX injection_finding_idx ON ledger.injection USING btree (finding_id, session_id);
+
+-- INDEX ledger.issue_scope_idx
+CREATE INDEX issue_scope_idx ON ledger.issue USING btree (scope, id);
 
 -- INDEX ledger.merge_unprocessed_idx
 CREATE INDEX merge_unprocessed_idx ON ledger.merge USING btree (id) WHERE (NOT processed);
@@ -587,17 +2980,58 @@ CREATE INDEX supersession_merge_idx ON ledger.supersession USING btree (merge_id
 -- INDEX ledger.supersession_scope_idx
 CREATE INDEX supersession_scope_idx ON ledger.supersession USING btree (scope, id);
 
+-- TRIGGER ledger.agent_task _100_prepare
+CREATE TRIGGER _100_prepare BEFORE INSERT OR UPDATE ON ledger.agent_task FOR EACH ROW EXECUTE FUNCTION ledger.tg_agent_task__prepare();
+
+-- TRIGGER ledger.agent_task _200_guard_snapshot
+CREATE TRIGGER _200_guard_snapshot BEFORE INSERT OR UPDATE ON ledger.agent_task FOR EACH ROW EXECUTE FUNCTION ledger.tg_agent_task__guard_snapshot();
+
+-- TRIGGER ledger.finding _100_forbid_delete
+CREATE TRIGGER _100_forbid_delete BEFORE DELETE ON ledger.finding FOR EACH ROW EXECUTE FUNCTION ledger.tg_finding__forbid_delete();
+
 -- TRIGGER ledger.finding _100_prepare
 CREATE TRIGGER _100_prepare BEFORE INSERT OR UPDATE OF scope, finding_key, kind, severity, title, description, paths, source ON ledger.finding FOR EACH ROW EXECUTE FUNCTION ledger.tg_finding__prepare();
+
+-- TRIGGER ledger.finding _110_evidence
+CREATE TRIGGER _110_evidence BEFORE INSERT OR UPDATE OF slug, strong_keywords, tags ON ledger.finding FOR EACH ROW EXECUTE FUNCTION ledger.tg_finding__prepare_evidence();
+
+-- TRIGGER ledger.finding _200_lifecycle
+CREATE TRIGGER _200_lifecycle BEFORE INSERT OR UPDATE OF superseded_at, dismissed_at, dismissed_by, resolution, dismissal_reason ON ledger.finding FOR EACH ROW EXECUTE FUNCTION ledger.tg_finding__lifecycle();
+
+-- TRIGGER ledger.injection _100_prepare
+CREATE TRIGGER _100_prepare BEFORE INSERT OR UPDATE ON ledger.injection FOR EACH ROW EXECUTE FUNCTION ledger.tg_injection__prepare();
+
+-- TRIGGER ledger.issue _100_prepare
+CREATE TRIGGER _100_prepare BEFORE INSERT OR UPDATE ON ledger.issue FOR EACH ROW EXECUTE FUNCTION ledger.tg_issue__prepare();
 
 -- TRIGGER ledger.merge _100_prepare
 CREATE TRIGGER _100_prepare BEFORE INSERT ON ledger.merge FOR EACH ROW EXECUTE FUNCTION ledger.tg_merge__prepare();
 
+-- TRIGGER ledger.merge _110_branch
+CREATE TRIGGER _110_branch BEFORE INSERT ON ledger.merge FOR EACH ROW EXECUTE FUNCTION ledger.tg_merge__prepare_branch();
+
 -- TRIGGER ledger.merge _200_supersede
 CREATE TRIGGER _200_supersede AFTER INSERT ON ledger.merge FOR EACH ROW EXECUTE FUNCTION ledger.tg_merge__supersede();
 
+-- TRIGGER ledger.merge _300_revert
+CREATE TRIGGER _300_revert AFTER INSERT ON ledger.merge FOR EACH ROW EXECUTE FUNCTION ledger.tg_merge__revert();
+
 -- TRIGGER ledger.scope _100_prepare
 CREATE TRIGGER _100_prepare BEFORE INSERT OR UPDATE ON ledger.scope FOR EACH ROW EXECUTE FUNCTION ledger.tg_scope__prepare();
+
+-- TRIGGER ledger.scope _110_policy
+CREATE TRIGGER _110_policy BEFORE INSERT OR UPDATE ON ledger.scope FOR EACH ROW EXECUTE FUNCTION ledger.tg_scope__prepare_policy();
+
+-- TRIGGER ledger.supersession _100_notify
+CREATE TRIGGER _100_notify AFTER INSERT ON ledger.supersession REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ledger.tg_supersession__notify();
+
+-- FK CONSTRAINT ledger.agent_task agent_task_issue_id_fkey
+ALTER TABLE ONLY ledger.agent_task
+    ADD CONSTRAINT agent_task_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES ledger.issue(id);
+
+-- FK CONSTRAINT ledger.agent_task agent_task_rerun_of_task_id_fkey
+ALTER TABLE ONLY ledger.agent_task
+    ADD CONSTRAINT agent_task_rerun_of_task_id_fkey FOREIGN KEY (rerun_of_task_id) REFERENCES ledger.agent_task(id);
 
 -- FK CONSTRAINT ledger.finding finding_scope_fkey
 ALTER TABLE ONLY ledger.finding
@@ -606,6 +3040,14 @@ ALTER TABLE ONLY ledger.finding
 -- FK CONSTRAINT ledger.finding finding_superseded_by_merge_id_fkey
 ALTER TABLE ONLY ledger.finding
     ADD CONSTRAINT finding_superseded_by_merge_id_fkey FOREIGN KEY (superseded_by_merge_id) REFERENCES ledger.merge(id);
+
+-- FK CONSTRAINT ledger.injection injection_finding_id_fkey
+ALTER TABLE ONLY ledger.injection
+    ADD CONSTRAINT injection_finding_id_fkey FOREIGN KEY (finding_id) REFERENCES ledger.finding(id);
+
+-- FK CONSTRAINT ledger.issue issue_scope_fkey
+ALTER TABLE ONLY ledger.issue
+    ADD CONSTRAINT issue_scope_fkey FOREIGN KEY (scope) REFERENCES ledger.scope(scope);
 
 -- FK CONSTRAINT ledger.merge merge_scope_fkey
 ALTER TABLE ONLY ledger.merge
@@ -622,3 +3064,11 @@ ALTER TABLE ONLY ledger.supersession
 -- FK CONSTRAINT ledger.supersession supersession_scope_fkey
 ALTER TABLE ONLY ledger.supersession
     ADD CONSTRAINT supersession_scope_fkey FOREIGN KEY (scope) REFERENCES ledger.scope(scope);
+
+-- CHECK CONSTRAINT ledger.finding finding_dismissal_check
+ALTER TABLE ledger.finding
+    ADD CONSTRAINT finding_dismissal_check CHECK (((dismissed_at IS NULL) OR ((resolution IS NOT NULL) AND (superseded_at IS NOT NULL)))) NOT VALID;
+
+-- CHECK CONSTRAINT ledger.finding finding_resolution_check
+ALTER TABLE ledger.finding
+    ADD CONSTRAINT finding_resolution_check CHECK ((resolution = ANY (ARRAY['accepted'::text, 'false_positive'::text, 'wont_fix'::text, 'duplicate'::text]))) NOT VALID;

@@ -1,8 +1,8 @@
 -- Schema objects: the tables, columns, keys, indexes, functions, triggers
--- and the view that services and DBAs rely on are present with their shapes,
--- and every function pins its search_path.
+-- and views that services and DBAs rely on (every revision, 0001-0004) are
+-- present with their shapes, and every function pins its search_path.
 BEGIN;
-SELECT plan(52);
+SELECT plan(120);
 
 SELECT has_schema('ledger', 'The ledger schema exists.');
 
@@ -13,6 +13,18 @@ SELECT has_table('ledger', 'merge', 'The merge table exists.');
 SELECT has_table('ledger', 'supersession', 'The supersession (audit) table exists.');
 SELECT has_table('ledger', 'alembic_version', 'The migrations keep their version table in the ledger schema.');
 SELECT has_view('ledger', 'active_finding', 'The active_finding view exists.');
+SELECT has_table('ledger', 'issue', 'The issue table exists (0002).');
+SELECT has_table('ledger', 'agent_task', 'The agent_task table exists (0002).');
+SELECT has_table('ledger', 'poisoned_failure_reason', 'The poisoned_failure_reason table exists (0002).');
+SELECT has_table('ledger', 'retired_session', 'The retired_session table exists (0002).');
+SELECT has_table('ledger', 'injection', 'The injection table exists (0003).');
+SELECT has_view('ledger', 'finding_lifecycle', 'The finding_lifecycle view exists (0003).');
+SELECT tables_are('ledger',
+    ARRAY['scope', 'finding', 'merge', 'supersession', 'alembic_version', 'issue', 'agent_task',
+          'poisoned_failure_reason', 'retired_session', 'injection'],
+    'The ledger schema holds exactly the tables the revisions create.');
+SELECT views_are('ledger', ARRAY['active_finding', 'finding_lifecycle'],
+    'The ledger schema holds exactly the views the revisions create.');
 
 -- keys
 SELECT col_is_pk('ledger', 'scope', 'scope', 'A scope is identified by its name.');
@@ -31,6 +43,18 @@ SELECT fk_ok('ledger', 'supersession', 'finding_id', 'ledger', 'finding', 'id',
     'An audit row points at the finding it decided about.');
 SELECT fk_ok('ledger', 'supersession', 'merge_id', 'ledger', 'merge', 'id',
     'An audit row points at the merge that caused it.');
+SELECT col_is_pk('ledger', 'issue', 'id', 'An issue is identified by its id.');
+SELECT col_is_pk('ledger', 'agent_task', 'id', 'A task is identified by its id.');
+SELECT col_is_pk('ledger', 'injection', ARRAY['session_id', 'finding_id'],
+    'A finding is recorded once per session it was injected into.');
+SELECT col_is_pk('ledger', 'poisoned_failure_reason', 'failure_reason', 'A poisoned failure reason is listed once.');
+SELECT col_is_pk('ledger', 'retired_session', 'session_id', 'A retired session is listed once.');
+SELECT fk_ok('ledger', 'issue', 'scope', 'ledger', 'scope', 'scope', 'Every issue belongs to a known scope.');
+SELECT fk_ok('ledger', 'agent_task', 'issue_id', 'ledger', 'issue', 'id', 'Every task runs on a known issue.');
+SELECT fk_ok('ledger', 'agent_task', 'rerun_of_task_id', 'ledger', 'agent_task', 'id',
+    'A manual rerun points at the task it reruns.');
+SELECT fk_ok('ledger', 'injection', 'finding_id', 'ledger', 'finding', 'id',
+    'An injection points at the finding that was injected.');
 
 -- columns
 SELECT col_type_is('ledger', 'finding', 'paths', 'text[]', 'A finding''s paths are a text array.');
@@ -50,6 +74,39 @@ SELECT col_default_is('ledger', 'scope', 'hygiene_mode', 'on', 'A new scope supe
 SELECT columns_are('ledger', 'active_finding',
     ARRAY['id', 'scope', 'finding_key', 'kind', 'severity', 'title', 'description', 'paths', 'source', 'created_at'],
     'The active_finding view has exactly the columns a prompt builder reads.');
+-- 0002: claims
+SELECT col_type_is('ledger', 'agent_task', 'issue_snapshot', 'jsonb', 'A claim''s issue snapshot is jsonb.');
+SELECT col_is_null('ledger', 'agent_task', 'issue_snapshot',
+    'issue_snapshot may be NULL, which means not compared (never claimed, or claimed before the column).');
+SELECT col_default_is('ledger', 'agent_task', 'status', 'queued', 'A new task is queued.');
+SELECT col_default_is('ledger', 'agent_task', 'dispatch_count', '0', 'A new task has never been dispatched.');
+SELECT col_default_is('ledger', 'issue', 'status', 'todo', 'A new issue is todo.');
+-- 0003: lifecycle
+SELECT col_default_is('ledger', 'finding', 'report_count', '1', 'A finding counts its first report.');
+SELECT col_default_is('ledger', 'finding', 'reopen_count', '0', 'A new finding has never been reopened.');
+SELECT col_is_null('ledger', 'finding', 'dismissed_at', 'dismissed_at may be NULL, which means not dismissed.');
+SELECT results_eq(
+    $$SELECT conname::text COLLATE "default", convalidated FROM pg_constraint
+       WHERE conrelid = 'ledger.finding'::regclass AND conname IN ('finding_resolution_check', 'finding_dismissal_check')
+       ORDER BY 1$$,
+    $$VALUES ('finding_dismissal_check', false), ('finding_resolution_check', false)$$,
+    'The lifecycle CHECK constraints are added NOT VALID, so the upgrade scanned no existing row.');
+SELECT columns_are('ledger', 'finding_lifecycle',
+    ARRAY['id', 'scope', 'finding_key', 'kind', 'severity', 'title', 'state', 'resolution', 'dismissed_at',
+          'dismissed_by', 'dismissal_reason', 'superseded_at', 'superseded_by', 'superseded_by_merge_id',
+          'supersede_rule', 'report_count', 'last_reported_at', 'reopen_count', 'review_run', 'created_at'],
+    'The finding_lifecycle view has exactly its documented columns.');
+-- 0004: matching
+SELECT col_type_is('ledger', 'finding', 'strong_keywords', 'text[]', 'A finding''s strong keywords are a text array.');
+SELECT col_not_null('ledger', 'finding', 'strong_keywords', 'strong_keywords are never NULL (none is {}).');
+SELECT col_is_null('ledger', 'finding', 'slug', 'A finding may have no slug.');
+SELECT col_default_is('ledger', 'scope', 'path_supersede_kinds', '{drift}',
+    'By default the path rule supersedes drift findings only.');
+SELECT col_default_is('ledger', 'scope', 'enabled_rules', '{path,key,slug,keyword,title}',
+    'By default every evidence rule is enabled.');
+SELECT col_default_is('ledger', 'scope', 'slug_mention_resolves', 'false',
+    'By default a bare slug mention does not resolve a finding.');
+SELECT col_is_null('ledger', 'merge', 'branch', 'A merge''s branch may be unknown (NULL), which is never skipped.');
 
 -- indexes
 SELECT has_index('ledger', 'finding', 'finding_active_paths_idx',
@@ -59,6 +116,18 @@ SELECT has_index('ledger', 'finding', 'finding_scope_active_idx', 'Active findin
 SELECT has_index('ledger', 'merge', 'merge_unprocessed_idx', 'Unprocessed merges are indexed.');
 SELECT has_index('ledger', 'supersession', 'supersession_finding_idx', 'The audit is indexed by finding.');
 SELECT has_index('ledger', 'supersession', 'supersession_merge_idx', 'The audit is indexed by merge.');
+SELECT has_index('ledger', 'finding', 'finding_active_evidence_idx',
+    'The GIN index that finds active findings by message evidence exists (0004).');
+SELECT index_is_type('ledger', 'finding', 'finding_active_evidence_idx', 'gin', 'The evidence index is a GIN index.');
+SELECT index_is_unique('ledger', 'finding', 'finding_scope_slug_key', 'A slug is unique within its scope.');
+SELECT is_empty($$SELECT indexrelid::regclass::text FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+                   WHERE c.relnamespace = 'ledger'::regnamespace AND NOT (i.indisvalid AND i.indisready)$$,
+    'Every index in ledger is valid, the ones built CONCURRENTLY included.');
+SELECT has_index('ledger', 'agent_task', 'agent_task_queue_idx', 'Queued tasks of a runtime are indexed for claims.');
+SELECT has_index('ledger', 'agent_task', 'agent_task_anchor_idx', 'Runs of an agent on an issue are indexed.');
+SELECT has_index('ledger', 'injection', 'injection_finding_idx', 'Injections are indexed by finding.');
+SELECT hasnt_index('ledger', 'agent_task', 'agent_task_issue_snapshot_idx',
+    'issue_snapshot has no index: it is a comparison key, never a lookup key.');
 
 -- functions
 SELECT has_function('ledger', 'normalize_path', ARRAY['text', 'text'], 'normalize_path(text, text) exists.');
@@ -66,18 +135,56 @@ SELECT has_function('ledger', 'normalize_paths', ARRAY['text[]', 'text', 'intege
     'normalize_paths(text[], text, integer) exists.');
 SELECT has_function('ledger', 'add_finding', ARRAY['text', 'text', 'text', 'text[]', 'text', 'text', 'text', 'text'],
     'add_finding exists with its eight parameters.');
-SELECT has_function('ledger', 'record_merge', ARRAY['text', 'text', 'text[]', 'text', 'text', 'timestamp with time zone'],
-    'record_merge exists with its six parameters.');
+SELECT has_function('ledger', 'record_merge',
+    ARRAY['text', 'text', 'text[]', 'text', 'text', 'timestamp with time zone', 'text'],
+    'record_merge exists with its seven parameters (0004 added p_branch).');
+SELECT hasnt_function('ledger', 'record_merge', ARRAY['text', 'text', 'text[]', 'text', 'text', 'timestamp with time zone'],
+    'The six-parameter record_merge of 0001 is gone, so no call is ambiguous.');
 SELECT has_function('ledger', 'active_findings', ARRAY['text'], 'active_findings(text) exists.');
 SELECT has_function('ledger', 'read_audit', ARRAY['text', 'bigint', 'bigint'], 'read_audit exists.');
 SELECT function_returns('ledger', 'active_findings', ARRAY['text'], 'setof ledger.active_finding',
     'active_findings returns rows of the active_finding view.');
 SELECT volatility_is('ledger', 'normalize_path', ARRAY['text', 'text'], 'immutable',
     'normalize_path is immutable, so it can back indexes and constraints.');
+SELECT has_function('ledger', 'issue_snapshot', ARRAY['text', 'text', 'integer'], 'issue_snapshot exists.');
+SELECT has_function('ledger', 'claim_task', ARRAY['text', 'text'], 'claim_task(runtime, agent) exists.');
+SELECT has_function('ledger', 'start_task', ARRAY['bigint', 'text'], 'start_task exists.');
+SELECT has_function('ledger', 'complete_task', ARRAY['bigint', 'text'], 'complete_task exists.');
+SELECT has_function('ledger', 'fail_task', ARRAY['bigint', 'text', 'text'], 'fail_task exists.');
+SELECT has_function('ledger', 'requeue_task', ARRAY['bigint'], 'requeue_task exists.');
+SELECT has_function('ledger', 'cancel_task', ARRAY['bigint', 'text'], 'cancel_task exists.');
+SELECT has_function('ledger', 'report_finding', ARRAY['text', 'text', 'text', 'text', 'text[]', 'text', 'text', 'text', 'text'],
+    'report_finding exists with its nine parameters.');
+SELECT has_function('ledger', 'replace_findings', ARRAY['text', 'text', 'text', 'jsonb', 'text'], 'replace_findings exists.');
+SELECT function_returns('ledger', 'dismiss_finding', ARRAY['bigint', 'text', 'text', 'text'], 'ledger.finding_lifecycle',
+    'dismiss_finding returns the finding''s lifecycle row.');
+SELECT function_returns('ledger', 'restore_finding', ARRAY['bigint', 'text', 'text'], 'ledger.finding_lifecycle',
+    'restore_finding returns the finding''s lifecycle row.');
+SELECT has_function('ledger', 'set_match_policy', ARRAY['text', 'text[]', 'text[]', 'boolean', 'text'],
+    'set_match_policy exists.');
+SELECT has_function('ledger', 'read_prompt_findings', ARRAY['text', 'text[]', 'interval', 'integer'],
+    'read_prompt_findings exists.');
+SELECT volatility_is('ledger', '_evidence_keys', ARRAY['text', 'text', 'text', 'text[]', 'text'], 'immutable',
+    '_evidence_keys is immutable, as the evidence index requires.');
 
 -- triggers, in the order they fire
-SELECT triggers_are('ledger', 'merge', ARRAY['_100_prepare', '_200_supersede'],
-    'merge has exactly the prepare and supersede triggers.');
+SELECT triggers_are('ledger', 'merge', ARRAY['_100_prepare', '_110_branch', '_200_supersede', '_300_revert'],
+    'merge has exactly the prepare, branch, supersede and revert triggers.');
+SELECT triggers_are('ledger', 'finding', ARRAY['_100_forbid_delete', '_100_prepare', '_110_evidence', '_200_lifecycle'],
+    'finding has exactly the forbid-delete, prepare, evidence and lifecycle triggers.');
+SELECT triggers_are('ledger', 'scope', ARRAY['_100_prepare', '_110_policy'],
+    'scope has exactly the prepare and policy triggers.');
+SELECT triggers_are('ledger', 'agent_task', ARRAY['_100_prepare', '_200_guard_snapshot'],
+    'agent_task has exactly the prepare and snapshot-guard triggers.');
+SELECT triggers_are('ledger', 'issue', ARRAY['_100_prepare'], 'issue has exactly the prepare trigger.');
+SELECT triggers_are('ledger', 'injection', ARRAY['_100_prepare'], 'injection has exactly the prepare trigger.');
+SELECT triggers_are('ledger', 'supersession', ARRAY['_100_notify'], 'The audit has exactly the notify trigger.');
+SELECT trigger_is('ledger', 'agent_task', '_200_guard_snapshot', 'ledger', 'tg_agent_task__guard_snapshot',
+    'The snapshot guard runs tg_agent_task__guard_snapshot.');
+SELECT trigger_is('ledger', 'finding', '_200_lifecycle', 'ledger', 'tg_finding__lifecycle',
+    'The finding lifecycle trigger runs tg_finding__lifecycle.');
+SELECT trigger_is('ledger', 'merge', '_300_revert', 'ledger', 'tg_merge__revert',
+    'The revert trigger runs tg_merge__revert.');
 SELECT trigger_is('ledger', 'merge', '_200_supersede', 'ledger', 'tg_merge__supersede',
     'The supersede trigger runs tg_merge__supersede.');
 SELECT trigger_is('ledger', 'finding', '_100_prepare', 'ledger', 'tg_finding__prepare',
@@ -95,6 +202,15 @@ SELECT is_empty(
     $$SELECT p.oid::regprocedure::text FROM pg_proc p
        WHERE p.pronamespace = 'ledger'::regnamespace AND obj_description(p.oid, 'pg_proc') IS NULL$$,
     'Every function in ledger has a COMMENT.');
+SELECT is_empty(
+    $$SELECT p.oid::regprocedure::text FROM pg_proc p
+       WHERE p.pronamespace = 'ledger'::regnamespace AND p.prorettype = 'trigger'::regtype
+         AND p.proname !~ '^tg_[a-z_]+__[a-z_]+$'$$,
+    'Every trigger function is named tg_<table>__<action>.');
+SELECT is_empty(
+    $$SELECT t.tgrelid::regclass::text || '.' || t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+       WHERE c.relnamespace = 'ledger'::regnamespace AND NOT t.tgisinternal AND t.tgname !~ '^_[0-9]{3}_[a-z_]+$'$$,
+    'Every trigger is named _NNN_<action>, so the firing order is visible.');
 SELECT is_empty(
     $$SELECT c.relname::text FROM pg_class c
        WHERE c.relnamespace = 'ledger'::regnamespace AND c.relkind IN ('r', 'v')

@@ -1,9 +1,10 @@
 -- Supersession rules (seed 000, "Option A"): a merge supersedes the active
 -- findings of its scope that reference a path it touched, as a file or
--- through a directory, according to the scope's hygiene mode. Runs on the
--- small fixture data set (tests/sql/fixtures/small.sql).
+-- through a directory, according to the scope's hygiene mode and (0004) the
+-- kinds its path rule supersedes. Runs on the small fixture data set
+-- (tests/sql/fixtures/small.sql).
 BEGIN;
-SELECT plan(18);
+SELECT plan(21);
 \ir fixtures/small.sql
 
 CREATE TEMP VIEW f AS
@@ -33,7 +34,7 @@ SELECT results_eq($$SELECT finding_key FROM ledger.active_findings('nightshift')
     'active_findings orders a scope''s active findings by severity, most severe first.');
 
 -- a finding in another scope with the same path is left alone
-INSERT INTO ledger.finding (scope, finding_key, title, paths) VALUES ('other', 'o-1', 'Same path elsewhere', ARRAY['README.md']);
+INSERT INTO ledger.finding (scope, finding_key, kind, title, paths) VALUES ('other', 'o-1', 'drift', 'Same path elsewhere', ARRAY['README.md']);
 INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('nightshift', 'f0f0f0f0', ARRAY['README.md']);
 SELECT is((SELECT superseded FROM f WHERE finding_key = 'ns-3'), true,
     'A merge touching README.md supersedes the scope''s README finding.');
@@ -66,11 +67,27 @@ SELECT is((SELECT superseded FROM f WHERE finding_key = 'lg-1'), true,
     'Once the scope is on, a merge touching the file supersedes the finding.');
 
 -- a multi-row INSERT behaves like the same rows one by one, in order
-INSERT INTO ledger.finding (scope, finding_key, title, paths) VALUES ('multi', 'm-1', 'Two merges race', ARRAY['x.py']);
+INSERT INTO ledger.finding (scope, finding_key, kind, title, paths) VALUES ('multi', 'm-1', 'drift', 'Two merges race', ARRAY['x.py']);
 INSERT INTO ledger.merge (scope, commit_sha, node_id, paths)
 VALUES ('multi', 'aaaa1111', 'first', ARRAY['x.py']), ('multi', 'bbbb2222', 'second', ARRAY['x.py']);
 SELECT is((SELECT superseded_by FROM f WHERE finding_key = 'm-1'), 'first',
     'In a multi-row INSERT the first merge in the statement supersedes the finding.');
+
+-- the path rule follows the scope's path_supersede_kinds (0004; default {drift})
+INSERT INTO ledger.finding (scope, finding_key, kind, title, paths) VALUES
+    ('kinds', 'k-review', 'review', 'A review note on y.py', ARRAY['y.py']),
+    ('kinds', 'k-drift', 'drift', 'A drift note on y.py', ARRAY['y.py']);
+INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('kinds', 'cccc1111', ARRAY['y.py']);
+SELECT results_eq(
+    $$SELECT fi.finding_key, fi.superseded_at IS NOT NULL, s.action FROM ledger.finding fi
+        JOIN ledger.supersession s ON s.finding_id = fi.id WHERE fi.scope = 'kinds' ORDER BY 1$$,
+    $$VALUES ('k-drift', true, 'superseded'), ('k-review', false, 'candidate')$$,
+    'With the default policy a touched drift finding is superseded and a review finding only audited as a candidate.');
+SELECT is((ledger.set_match_policy('kinds', p_path_supersede_kinds => '{*}')).path_supersede_kinds, '{*}'::text[],
+    'set_match_policy can make the path rule supersede every kind.');
+INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('kinds', 'cccc2222', ARRAY['y.py']);
+SELECT is((SELECT superseded_by FROM f WHERE finding_key = 'k-review'), 'cccc2222',
+    'With path_supersede_kinds {*} the next merge touching the file supersedes the review finding.');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -17,9 +17,11 @@ SELECT results_eq($$SELECT action, count(*)::int FROM a GROUP BY action ORDER BY
 SELECT results_eq($$SELECT commit_sha, action, rule, evidence FROM a WHERE finding_key = 'ns-1'$$,
     $$VALUES ('a1b2c3d4', 'superseded', 'path', 'src/worker.py')$$,
     'The audit row names the merge, the action, the rule and the touched path as evidence.');
-SELECT is((SELECT detail FROM a WHERE finding_key = 'ns-2'),
-    '{"finding_path": "packages/nightshift/", "touched_path": "packages/nightshift/core/run.py"}'::jsonb,
-    'The detail records which finding path matched which touched path.');
+SELECT results_eq(
+    $$SELECT detail ->> 'finding_path', detail ->> 'touched_path', detail -> 'pieces' -> 0 ->> 'outcome'
+        FROM a WHERE finding_key = 'ns-2'$$,
+    $$VALUES ('packages/nightshift/', 'packages/nightshift/core/run.py', 'supersede')$$,
+    'The detail records which finding path matched which touched path, and the deciding piece of evidence.');
 SELECT set_eq($$SELECT finding_key FROM a WHERE action = 'would_supersede'$$, ARRAY['ds-1', 'ds-2'],
     'A dry scope audits what it would have superseded.');
 SELECT is_empty($$SELECT 1 FROM a WHERE scope = 'legacy'$$, 'A scope with hygiene off writes no audit rows.');

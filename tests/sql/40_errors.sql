@@ -1,8 +1,9 @@
 -- Errors by SQLSTATE: bad input written by any service is refused with the
--- project's code for the rule it breaks (LD001-LD005, 23505), and nothing
--- of a refused statement is stored.
+-- project's code for the rule it breaks (LD001-LD005, LD301, 23505), and
+-- nothing of a refused statement is stored. The claims, lifecycle and
+-- matching codes (LD2xx, LD3xx, LD1xx) are asserted in their topic files.
 BEGIN;
-SELECT plan(24);
+SELECT plan(26);
 
 INSERT INTO ledger.finding (scope, finding_key, title) VALUES ('errs', 'k-1', 'Existing finding');
 
@@ -56,9 +57,16 @@ SELECT throws_ok($$INSERT INTO ledger.merge (scope, commit_sha, message) VALUES 
 SELECT throws_ok($$SELECT * FROM ledger.active_findings('no-such-scope')$$,
     'LD005', NULL, 'active_findings of an unknown scope raises LD005 rather than returning nothing.');
 
--- 23505 unique_violation
+-- LD301 finding_already_reported (0003), and 23505 unique_violation as the backstop
 SELECT throws_ok($$INSERT INTO ledger.finding (scope, finding_key, title) VALUES ('errs', ' k-1 ', 'Again')$$,
-    '23505', NULL, 'A finding key already used in the scope is refused with 23505, after trimming.');
+    'LD301', NULL, 'A finding key already used in the scope is refused with LD301, after trimming.');
+SELECT throws_ok(
+    $$INSERT INTO ledger.finding (scope, finding_key, title) VALUES ('errs', 'k-1', 'Again') ON CONFLICT DO NOTHING$$,
+    'LD301', NULL, 'ON CONFLICT DO NOTHING does not hide a re-report: it is refused with LD301 too.');
+DO $$ BEGIN PERFORM set_config('ledger.reporting', 'on', true); END $$;
+SELECT throws_ok($$INSERT INTO ledger.finding (scope, finding_key, title) VALUES ('errs', 'k-1', 'Again')$$,
+    '23505', NULL, 'With the LD301 check skipped (as report_finding does), the unique key still refuses a duplicate with 23505.');
+DO $$ BEGIN PERFORM set_config('ledger.reporting', '', true); END $$;
 SELECT throws_ok($$INSERT INTO ledger.merge (scope, commit_sha) VALUES ('errs', 'abcd'), ('errs', 'ABCD')$$,
     '23505', NULL, 'The same commit twice in one scope is refused with 23505, whatever its case.');
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from review_bot import Comment, configure, file_review, on_merged, prompt_notes
+from review_bot import Comment, file_review, on_merged, prompt_notes, watch_repo
 
 REVIEW = [
     Comment("r1", "./src/api.py:42", "Validate the page size", "high"),
@@ -15,14 +15,14 @@ REVIEW = [
 
 
 def test_a_merge_retires_the_notes_it_addressed(ledger_conn: psycopg.Connection) -> None:
-    configure(ledger_conn, "shop")
+    watch_repo(ledger_conn, "shop")
     assert file_review(ledger_conn, "shop", REVIEW) == 3
     assert on_merged(ledger_conn, "shop", "9f8e7d6c", ["src/api.py", "docs/api/pages.md"], node="agent-2")
     assert prompt_notes(ledger_conn, "shop") == ["[high] Close the cursor (src/db.py)"]
 
 
 def test_redelivered_merges_and_reviews_have_no_second_effect(ledger_conn: psycopg.Connection) -> None:
-    configure(ledger_conn, "shop")
+    watch_repo(ledger_conn, "shop")
     file_review(ledger_conn, "shop", REVIEW)
     assert on_merged(ledger_conn, "shop", "ABCDEF01", ["src/db.py"]) is True
     assert on_merged(ledger_conn, "shop", "abcdef01", ["src/db.py"]) is False

@@ -1,0 +1,37 @@
+"""Every SQLSTATE the SQL raises is listed in one place: each LD code raised
+anywhere in sql/ has its exception class in errors.SQLSTATE_ERRORS and its
+entry in docs/errors.md, and nothing is listed that the SQL never raises."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from findings_ledger import errors
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def raised_codes() -> set[str]:
+    text = "\n".join(p.read_text() for p in (ROOT / "sql").rglob("*.sql"))
+    return set(re.findall(r"ERRCODE\s*=\s*'(LD\d{3})'", text))
+
+
+def test_every_raised_code_has_a_class_and_a_doc_entry() -> None:
+    raised = raised_codes()
+    assert {"LD001", "LD002", "LD003", "LD004", "LD005"} <= raised
+    documented = set(re.findall(r"\bLD\d{3}\b", (ROOT / "docs" / "errors.md").read_text()))
+    assert sorted(raised - set(errors.SQLSTATE_ERRORS)) == []
+    assert sorted(raised - documented) == []
+
+
+def test_no_class_for_a_code_the_sql_never_raises() -> None:
+    assert sorted(set(errors.SQLSTATE_ERRORS) - raised_codes()) == []
+
+
+def test_each_code_maps_to_its_own_class() -> None:
+    classes = list(errors.SQLSTATE_ERRORS.values())
+    assert len(set(classes)) == len(classes)
+    for code, cls in errors.SQLSTATE_ERRORS.items():
+        assert issubclass(cls, errors.LedgerError)
+        assert cls.sqlstate == code

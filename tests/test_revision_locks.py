@@ -1,0 +1,72 @@
+"""The locks each revision takes on tables that already exist are the ones
+docs/dba.md ("What each revision does") promises a DBA.
+
+For every revision after the first, the transactional part of its offline
+script (``alembic upgrade PREV:REV --sql``, up to the first ``COMMIT;``: a
+revision that builds an index CONCURRENTLY builds it after that) runs in
+an open transaction on a database at the previous revision; the strongest
+lock held on each pre-existing ledger table is read from ``pg_locks``
+before rolling back. A new revision fails here until its row in
+``EXPECTED`` (and in docs/dba.md) says what it locks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import psycopg
+import pytest
+from _migrations import offline_sql, revisions, upgrade
+
+# Strongest lock per pre-existing table, by revision (docs/dba.md).
+EXPECTED: dict[str, dict[str, str]] = {
+    "0002_claims": {"scope": "ShareRowExclusiveLock"},
+    "0003_lifecycle": {
+        "finding": "AccessExclusiveLock",
+        "merge": "ShareRowExclusiveLock",
+        "supersession": "ShareRowExclusiveLock",
+    },
+    "0004_matching": {"finding": "AccessExclusiveLock", "merge": "AccessExclusiveLock", "scope": "AccessExclusiveLock"},
+}
+
+STRENGTH = [
+    "AccessShareLock", "RowShareLock", "RowExclusiveLock", "ShareUpdateExclusiveLock",
+    "ShareLock", "ShareRowExclusiveLock", "ExclusiveLock", "AccessExclusiveLock",
+]
+
+LOCKS = """
+SELECT c.relname::text, l.mode
+  FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+ WHERE l.pid = pg_backend_pid() AND l.granted AND c.oid = ANY (%s)
+"""
+
+TABLES = """
+SELECT array_agg(c.oid) FROM pg_class c
+ WHERE c.relnamespace = 'ledger'::regnamespace AND c.relkind = 'r' AND c.relname <> 'alembic_version'
+"""
+
+
+def transactional_part(script: str) -> str:
+    """The offline script of one revision up to its first COMMIT, without its BEGIN."""
+    begin = script.index("BEGIN;")
+    return script[:begin] + script[begin + len("BEGIN;"):script.index("COMMIT;", begin)]
+
+
+@pytest.mark.parametrize("step", range(1, len(revisions())), ids=revisions()[1:])
+def test_a_revision_takes_the_documented_locks_on_existing_tables(
+    ledger_database_factory: Callable[..., str], step: int
+) -> None:
+    before, revision = revisions()[step - 1], revisions()[step]
+    dsn = ledger_database_factory(migrated=False)
+    upgrade(dsn, before)
+    body = transactional_part(offline_sql(f"{before}:{revision}"))
+    with psycopg.connect(dsn) as conn:
+        tables = conn.execute(TABLES).fetchone()[0]
+        conn.execute(body)
+        strongest: dict[str, str] = {}
+        for table, mode in conn.execute(LOCKS, (tables,)).fetchall():
+            strongest[table] = max(mode, strongest.get(table, mode), key=STRENGTH.index)
+        conn.rollback()
+    assert strongest == EXPECTED.get(revision), (
+        f"{revision} locks {strongest} on tables that already exist; say so in EXPECTED here and in "
+        "docs/dba.md (What each revision does)"
+    )
