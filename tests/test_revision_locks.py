@@ -26,6 +26,9 @@ EXPECTED: dict[str, dict[str, str]] = {
         "supersession": "ShareRowExclusiveLock",
     },
     "0004_matching": {"finding": "AccessExclusiveLock", "merge": "AccessExclusiveLock", "scope": "AccessExclusiveLock"},
+    # CREATE POLICY on every table that has one; catalog only
+    "0005_security": {t: "AccessExclusiveLock" for t in (
+        "scope", "finding", "merge", "supersession", "issue", "agent_task", "injection")},
 }
 
 STRENGTH = [
