@@ -245,7 +245,9 @@ agent_task = sa.Table(
         name="agent_task_status_check",
     ),
     sa.CheckConstraint("rerun_of_task_id <> id", name="agent_task_rerun_check"),
-    sa.Index("agent_task_claim_idx", "runtime_id", "created_at", "id", postgresql_where=sa.text("status = 'queued'::text")),
+    sa.Index(
+        "agent_task_claim_idx", "runtime_id", "created_at", "id", postgresql_where=sa.text("status = 'queued'::text")
+    ),
     sa.Index("agent_task_anchor_idx", "issue_id", "agent_id", "runtime_id"),
     sa.Index("agent_task_rerun_idx", "rerun_of_task_id", postgresql_where=sa.text("rerun_of_task_id IS NOT NULL")),
 )
