@@ -27,7 +27,8 @@ from . import api, cluster, demo, gitlog
 from .errors import LedgerError
 
 F = TypeVar("F", bound=Callable[..., Any])
-console = Console()
+# Piped output (CI logs, files) gets a wide fixed width so the tables do not wrap.
+console = Console() if sys.stdout.isatty() else Console(width=120)
 
 
 def resolve_dsn(dsn: str | None) -> str:
