@@ -27,8 +27,24 @@ from . import api, cluster, demo, gitlog
 from .errors import LedgerError
 
 F = TypeVar("F", bound=Callable[..., Any])
-# Piped output (CI logs, files) gets a wide fixed width so the tables do not wrap.
-console = Console() if sys.stdout.isatty() else Console(width=120)
+
+
+class _Console(Console):
+    """rich's Console, but piped output (CI logs, files) without $COLUMNS is
+    120 columns wide instead of 80, so the tables do not wrap."""
+
+    @property  # type: ignore[override]
+    def width(self) -> int:
+        if not self.is_terminal and not os.environ.get("COLUMNS"):
+            return 120
+        return super().width
+
+    @width.setter
+    def width(self, value: int) -> None:
+        Console.width.fset(self, value)  # type: ignore[attr-defined]
+
+
+console = _Console()
 
 
 def resolve_dsn(dsn: str | None) -> str:
