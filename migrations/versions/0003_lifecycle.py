@@ -2,7 +2,7 @@
 reverts that reopen, injections, the prompt read and notifications (issue 5).
 
 Revision ID: 0003_lifecycle
-Revises: 0001_foundation
+Revises: 0002_claims
 Create Date: 2026-12-01
 
 Adds, in schema ``ledger``:

@@ -2,7 +2,7 @@
 confident evidence, with a per-scope policy, dry runs and a full audit.
 
 Revision ID: 0004_matching
-Revises: 0001_foundation
+Revises: 0003_lifecycle
 Create Date: 2026-11-30
 
 Adds, in schema ``ledger``:
