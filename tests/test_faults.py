@@ -4,7 +4,7 @@ immediate` (a crash: no shutdown checkpoint, recovery from WAL) under
 concurrent load.
 
 The crash test uses its own throwaway cluster (port LEDGER_CRASH_PGPORT,
-default 54346, in /tmp/findings-ledger-crash.<port>) so that the shared test
+default 54346, in /tmp/findings-ledger-crash-<uid>.<port>) so that the shared test
 server is never killed; it is stopped again at the end.
 """
 
@@ -97,7 +97,8 @@ def test_backend_terminated_inside_the_merge_trigger_leaves_nothing(
 def crash_cluster() -> Iterator[cluster.Cluster]:
     """A throwaway cluster of this test's own (never the shared test server)."""
     port = int(os.environ.get("LEDGER_CRASH_PGPORT", "54346"))
-    own = cluster.Cluster(base=Path(f"/tmp/findings-ledger-crash.{port}"), port=port)
+    # per OS user: a directory another user left (root runs it as postgres) cannot be reused
+    own = cluster.Cluster(base=Path(f"/tmp/findings-ledger-crash-{os.geteuid()}.{port}"), port=port)
     cluster.ensure_cluster(own)
     try:
         yield own

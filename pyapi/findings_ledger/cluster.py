@@ -123,7 +123,13 @@ def _prepare_base(cluster: Cluster) -> None:
                 "running as root needs the 'postgres' OS user (it comes with Debian's "
                 "postgresql package), because pg_ctl refuses to run as root"
             ) from exc
-    os.chmod(cluster.base, 0o700 if os.geteuid() != 0 else 0o755)
+    try:
+        os.chmod(cluster.base, 0o700 if os.geteuid() != 0 else 0o755)
+    except PermissionError as exc:
+        raise ClusterError(
+            f"{cluster.base} belongs to another OS user (a cluster another user started on port "
+            f"{cluster.port}?): set LEDGER_PGPORT or LEDGER_PGDIR to use another one"
+        ) from exc
 
 
 def is_running(cluster: Cluster) -> bool:
