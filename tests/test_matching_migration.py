@@ -6,18 +6,14 @@ upgrade runs again."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
-import pytest
 from alembic import command
 from alembic.script import ScriptDirectory
 from test_sql_sources import SNAPSHOT
 
 from findings_ledger.api import alembic_config
-from findings_ledger.pytest_plugin import _janitor, database_dsn
 
 REVISION = "0004_matching"
 _script = ScriptDirectory.from_config(alembic_config())
@@ -37,19 +33,13 @@ ORDER BY 1
 """
 
 
-@pytest.fixture
-def empty_dsn(ledger_server: dict[str, Any]) -> Iterator[str]:
-    name = f"ledger_mig_{os.getpid()}"
-    with _janitor(ledger_server, name):
-        yield database_dsn(ledger_server, name)
-
-
 def shape(dsn: str) -> list[Any]:
     with psycopg.connect(dsn) as conn:
         return conn.execute(SNAPSHOT).fetchall() + conn.execute(SCHEMA).fetchall()
 
 
-def test_upgrade_with_data_downgrade_and_upgrade_again(empty_dsn: str) -> None:
+def test_upgrade_with_data_downgrade_and_upgrade_again(ledger_empty_dsn: str) -> None:
+    empty_dsn = ledger_empty_dsn
     cfg = alembic_config(empty_dsn)
     command.upgrade(cfg, BEFORE)
     at_before = shape(empty_dsn)
