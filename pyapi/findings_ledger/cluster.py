@@ -21,6 +21,7 @@ server. Rules:
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import time
@@ -97,13 +98,7 @@ def _as_server_user(cmd: list[str]) -> list[str]:
     runuser = shutil.which("runuser")
     if runuser:
         return [runuser, "-u", "postgres", "--", *cmd]
-    return ["su", "postgres", "-s", "/bin/sh", "-c", " ".join(_quote(c) for c in cmd)]
-
-
-def _quote(arg: str) -> str:
-    import shlex
-
-    return shlex.quote(arg)
+    return ["su", "postgres", "-s", "/bin/sh", "-c", shlex.join(cmd)]
 
 
 def _run(cmd: list[str], check: bool = True) -> subprocess.CompletedProcess[str]:
