@@ -27,24 +27,7 @@ from . import api, cluster, demo, gitlog
 from .errors import LedgerError
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class _Console(Console):
-    """rich's Console, but piped output (CI logs, files) without $COLUMNS is
-    120 columns wide instead of 80, so the tables do not wrap."""
-
-    @property  # type: ignore[override]
-    def width(self) -> int:
-        if not self.is_terminal and not os.environ.get("COLUMNS"):
-            return 120
-        return super().width
-
-    @width.setter
-    def width(self, value: int) -> None:
-        Console.width.fset(self, value)  # type: ignore[attr-defined]
-
-
-console = _Console()
+console = Console()
 
 
 def resolve_dsn(dsn: str | None) -> str:
@@ -106,6 +89,9 @@ dsn_option = click.option(
 @click.version_option(package_name="findings-ledger")
 def main() -> None:
     """Findings that retire themselves when merges land."""
+    # piped output (CI logs, files) without $COLUMNS: 120 columns, so tables do not wrap
+    if not console.is_terminal and not os.environ.get("COLUMNS"):
+        console.width = 120
 
 
 @main.command()
