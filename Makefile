@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 export LEDGER_PGPORT ?= 54329
 
-.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap schema-snapshot
+.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap revision
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -52,8 +52,9 @@ lint: venv ## ruff, mypy and squawk over the generated SQL
 	$(BIN)/mypy
 	$(BIN)/python tools/lint_sql.py
 
-schema-snapshot: venv ## regenerate tests/schema/head.sql (normalised pg_dump of head) after a schema change
-	$(BIN)/python -m findings_ledger.schema_dump --output tests/schema/head.sql
+revision: venv ## write the next revision from what changed in sql/: make revision M='what it does'
+	@test -n "$(M)" || { echo "say what the revision does: make revision M='observed_at on findings'"; exit 2; }
+	$(BIN)/python tools/new_revision.py "$(M)"
 
 bench: venv ## full benchmark (about 10 minutes): bench/out/results.{md,json}
 	$(BIN)/python bench/run.py

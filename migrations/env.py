@@ -15,6 +15,9 @@
   ``LEDGER_LOCK_TIMEOUT`` / ``LEDGER_STATEMENT_TIMEOUT`` (``0`` disables).
   A DDL statement that cannot get its lock within lock_timeout fails with
   SQLSTATE 55P03 instead of queueing every other session behind it.
+* ``-x allow_data_loss=true`` sets ``ledger.allow_data_loss`` for the
+  session: a downgrade below the baseline refuses (LD501) without it while
+  the ledger holds rows.
 * One transaction per revision, so a revision may open an autocommit block
   (``CREATE INDEX CONCURRENTLY``, see docs/dba.md).
 * Autogenerate (``alembic check``, pytest-alembic's
@@ -50,11 +53,19 @@ def _setting(name: str, default: str) -> str:
     return value.strip()
 
 
+def _allow_data_loss() -> str:
+    value = (xargs.get("allow_data_loss") or "false").strip().lower()
+    if value not in ("true", "false"):
+        raise SystemExit(f"findings-ledger migrations: invalid allow_data_loss {value!r}: expected true or false")
+    return value
+
+
 def _session_settings() -> list[str]:
     """The statements that open every run, online and offline."""
     return [
         f"SET lock_timeout = '{_setting('lock_timeout', '5s')}'",
         f"SET statement_timeout = '{_setting('statement_timeout', '30min')}'",
+        f"SET ledger.allow_data_loss = '{_allow_data_loss()}'",
         f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}",
         "SET search_path = pg_catalog",
     ]

@@ -3,10 +3,15 @@
 Revision ID: ${up_revision}
 Revises: ${down_revision | comma,n}
 Create Date: ${create_date}
-"""
-from alembic import op
 
-from findings_ledger.migration_ops import run_sql
+The SQL is in the directory of the same name beside this module: upgrade.sql
+and downgrade.sql, plain psql scripts that include this revision's frozen
+object files (and, in downgrade.sql, the earlier revisions' files they
+restore). Written by tools/new_revision.py; never edited once released
+(migrations/released.sha256).
+"""
+
+from findings_ledger.migration_ops import run_revision_file
 
 revision = ${repr(up_revision)}
 down_revision = ${repr(down_revision)}
@@ -15,8 +20,8 @@ depends_on = ${repr(depends_on)}
 
 
 def upgrade() -> None:
-    ${upgrades if upgrades else "pass"}
+    run_revision_file(__file__, "upgrade.sql")
 
 
 def downgrade() -> None:
-    ${downgrades if downgrades else "pass"}
+    run_revision_file(__file__, "downgrade.sql")

@@ -98,18 +98,17 @@ def test_every_online_run_sets_the_session_timeouts(
 
 
 def test_a_migration_blocked_by_a_lock_fails_fast_and_changes_nothing(ledger_dsn: str) -> None:
-    # 0005_security takes ACCESS EXCLUSIVE on ledger.finding (row-level security); a long read blocks it
-    command.downgrade(ini_config(dsn=ledger_dsn), "0004_matching")
+    # The baseline's downgrade drops ledger.finding (ACCESS EXCLUSIVE); a long read blocks it
     before = snapshot(ledger_dsn)
     with psycopg.connect(ledger_dsn) as reader:
         reader.execute("SELECT count(*) FROM ledger.finding")  # a long read holds ACCESS SHARE
         cfg = ini_config(dsn=ledger_dsn, lock_timeout="200ms")
         with pytest.raises(sa.exc.OperationalError) as info:
-            command.upgrade(cfg, "head")
+            command.downgrade(cfg, "base")
         assert isinstance(info.value.orig, psycopg.Error)
         assert info.value.orig.sqlstate == "55P03"  # lock_not_available
         reader.rollback()
-    assert version(ledger_dsn) == ["0004_matching"]
+    assert version(ledger_dsn) == [revisions()[-1]]
     assert snapshot(ledger_dsn) == before
 
 

@@ -7,6 +7,9 @@ scripts take it back. Compared as normalised ``pg_dump --schema-only`` plus
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+
+import psycopg
 
 from _migrations import (
     assert_same_schema,
@@ -19,6 +22,7 @@ from _migrations import (
     version,
 )
 
+VERSIONS = Path(__file__).resolve().parent.parent / "migrations" / "versions"
 ONLY_THE_VERSION_TABLE = [("i", "alembic_version_pkc"), ("r", "alembic_version")]
 
 
@@ -61,3 +65,36 @@ def test_offline_script_runs_each_revision_in_its_own_transaction_with_timeouts(
     assert script.count("BEGIN;") == script.count("COMMIT;") >= len(revisions())
     for rev in revisions():
         assert f"VALUES ('{rev}')" in script or f"version_num='{rev}'" in script.replace(" ", "")
+
+
+VERSION_TABLE = ("CREATE TABLE ledger.alembic_version (version_num varchar(32) NOT NULL, "
+                 "CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
+
+
+def test_each_revisions_files_run_with_psql_f_equal_online(ledger_database_factory: Callable[..., str]) -> None:
+    """A DBA runs ``psql -f migrations/versions/<rev>/upgrade.sql`` (and
+    downgrade.sql) revision by revision, without alembic: the same schema as
+    online at every step (alembic's version table aside)."""
+    import subprocess
+
+    from findings_ledger.schema_dump import client_binary
+
+    def psql_f(dsn: str, path: Path) -> None:
+        proc = subprocess.run([client_binary("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dsn, "-f", str(path)],
+                              capture_output=True, text=True, cwd="/")
+        assert proc.returncode == 0, f"psql -f {path}:\n{proc.stderr}"
+
+    online = ledger_database_factory(migrated=False)
+    by_hand = ledger_database_factory(migrated=False)
+    with psycopg.connect(by_hand, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA ledger")
+        conn.execute(VERSION_TABLE)
+    revs = revisions()
+    for rev in revs:
+        upgrade(online, rev)
+        psql_f(by_hand, VERSIONS / rev / "upgrade.sql")
+        assert_same_schema(online, by_hand, f"psql -f {rev}/upgrade.sql")
+    for before, rev in reversed(list(zip([None, *revs[:-1]], revs, strict=True))):
+        downgrade(online, before or "base")
+        psql_f(by_hand, VERSIONS / rev / "downgrade.sql")
+        assert_same_schema(online, by_hand, f"psql -f {rev}/downgrade.sql")

@@ -19,19 +19,7 @@ from _migrations import offline_sql, revisions, upgrade
 
 # Strongest lock per pre-existing table, by revision (docs/dba.md).
 EXPECTED: dict[str, dict[str, str]] = {
-    "0002_claims": {"scope": "ShareRowExclusiveLock"},
-    "0003_lifecycle": {
-        "finding": "AccessExclusiveLock",
-        "merge": "ShareRowExclusiveLock",
-        "supersession": "ShareRowExclusiveLock",
-    },
-    "0004_matching": {"finding": "AccessExclusiveLock", "merge": "AccessExclusiveLock", "scope": "AccessExclusiveLock"},
-    # ENABLE ROW LEVEL SECURITY, CREATE POLICY and the new triggers: catalog-only changes, held until the
-    # revision commits (bounded by lock_timeout); no rewrite, no scan
-    "0005_security": dict.fromkeys(
-        ("agent_task", "finding", "injection", "issue", "merge", "scope", "supersession"), "AccessExclusiveLock"),
-    # CREATE OR REPLACE FUNCTION and ALTER FUNCTION only; its index is built CONCURRENTLY outside the transaction
-    "0006_performance": {},
+    # "0002_name": {"finding": "ShareUpdateExclusiveLock"},  -- one row per revision after the baseline
 }
 
 STRENGTH = [

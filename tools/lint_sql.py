@@ -48,52 +48,23 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "short row and is never altered, so the varchar resize lock can never bite",
     ),
     (
-        "0002_claims",
+        "0001_baseline",
         re.compile(r"^\s*dispatch_count\s+integer NOT NULL DEFAULT 0,"),
         "prefer-bigint-over-int",
         "agent_task.dispatch_count is one task's claim counter (the CAS token of ledger.claim_task), raised "
-        "once per dispatch of that task; 2^31 dispatches of one task cannot happen, and the table is new",
+        "once per dispatch of that task; 2^31 dispatches of one task cannot happen",
     ),
     (
-        "0003_lifecycle",
-        re.compile(r"^\s*ADD COLUMN (report_count|reopen_count)\s+integer NOT NULL DEFAULT [01],"),
+        "0001_baseline",
+        re.compile(r"^\s*(report_count|reopen_count)\s+integer NOT NULL DEFAULT [01],"),
         "prefer-bigint-over-int",
         "finding.report_count / reopen_count count the reports and reopens of ONE finding; 2^31 of them "
         "cannot happen. Widening later would rewrite ledger.finding, so the choice is deliberate",
-    ),
-    (
-        "0004_matching",
-        re.compile(r"^\s*(ALTER TABLE ledger\.merge )?ADD COLUMN (slug|strong_keywords|tags|enabled_rules|"
-                   r"path_supersede_kinds|slug_mention_resolves|default_branch|branch) "),
-        "prefer-robust-stmts",
-        "REAL DEFECT of the landed revision 0004_matching, accepted with a tested recovery: its transactional "
-        "part commits before the CONCURRENTLY index builds, and these ADD COLUMNs (and the DROP FUNCTION of "
-        "the old record_merge) have no IF [NOT] EXISTS, so after a failed build (e.g. lock_timeout while the "
-        "build waits for an old transaction) the upgrade cannot simply be rerun (42701 duplicate_column). "
-        "Recover with tools/recover_0004_matching.sql (docs/dba.md; tests/test_interrupted_upgrade.py). "
-        "New revisions must not repeat this: idempotent DDL before an autocommit block, or the index in a "
-        "revision of its own",
-    ),
-    (
-        "0004_matching",
-        re.compile(r"^DROP FUNCTION ledger\.record_merge\(text, text, text\[\], text, text, timestamptz\);"),
-        "ban-drop-function",
-        "record_merge gains p_branch: a new argument list needs DROP + CREATE (CREATE OR REPLACE cannot change "
-        "it), both in this revision's transaction. The new function gives p_branch DEFAULT NULL and keeps "
-        "the return shape, so every existing call (positional or named) resolves to it unchanged",
     ),
 ]
 
 # Line-level ignores in the downgrade scripts, as above.
 DOWNGRADE_LINE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
-    (
-        "0004_matching",
-        re.compile(r"^DROP INDEX ledger\.(finding_active_evidence_idx|finding_scope_slug_key);"),
-        "require-concurrent-index-deletion",
-        "the same downgrade transaction drops the columns these indexes are built on (finding.slug, "
-        "strong_keywords), which takes ACCESS EXCLUSIVE on ledger.finding anyway; a concurrent drop cannot "
-        "run inside that transaction and would not lower the lock. Bounded by lock_timeout",
-    ),
 ]
 
 # Rules that do not apply to downgrade scripts at all: (rule, reason).

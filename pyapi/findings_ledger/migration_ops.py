@@ -1,20 +1,72 @@
-"""How revisions execute frozen SQL, identically online and offline.
+"""How revisions execute their frozen SQL files, identically online and
+offline.
 
-A revision passes the literal text of its frozen SQL (functions with
-``$$`` bodies, ``%`` in RAISE formats, ``:name``-like text, JSON literals)
-to :func:`run_sql`. Online, the text goes to the driver unparsed
-(``no_parameters``: psycopg sees no placeholders); offline
-(``alembic upgrade --sql``), it is written to the script verbatim. Neither
-path runs it through SQLAlchemy's ``text()``, which would treat ``:name`` as
-a bind parameter and double ``%`` signs.
+A revision is a module ``migrations/versions/NNNN_name.py`` and a directory
+``migrations/versions/NNNN_name/`` beside it holding ``upgrade.sql``,
+``downgrade.sql`` and the frozen object files they include. Both scripts are
+plain psql scripts: a DBA runs them with ``psql -f`` (from any directory:
+``\\ir`` includes are relative to the including file). The module calls
+:func:`run_revision_file`, which expands the ``\\ir`` includes exactly as
+psql does and hands the text to :func:`run_sql`.
 
-This module is part of the migration history's machinery: keep it
-backwards compatible, since every revision imports it.
+Online, the text goes to the driver unparsed (``no_parameters``: psycopg
+sees no placeholders); offline (``alembic upgrade --sql``) it is written to
+the script verbatim. Neither path runs it through SQLAlchemy's ``text()``,
+which would treat ``:name`` as a bind parameter and double ``%`` signs.
+
+A revision never reads a live ``sql/`` file: an include that leaves
+``migrations/versions/`` is an error, so a revision's text cannot change when
+``sql/`` does.
+
+This module is part of the migration history's machinery: keep it backwards
+compatible, since every revision imports it.
 """
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from alembic import op
+
+# psql's include-relative meta-command, alone on its line.
+_INCLUDE = re.compile(r"^\\ir\s+(?P<path>\S+)\s*$")
+# Any other psql meta-command at the start of a line: not supported here, since
+# alembic would not run it the way psql does.
+_META = re.compile(r"^\\[a-zA-Z]")
+
+
+class RevisionFileError(RuntimeError):
+    """A revision's SQL file is missing, includes a file outside
+    ``migrations/versions/``, or uses a psql meta-command other than ``\\ir``."""
+
+
+def expand_includes(path: Path, root: Path | None = None, _seen: tuple[Path, ...] = ()) -> str:
+    """The text of psql script ``path`` with every ``\\ir FILE`` line replaced
+    by FILE's expanded text (relative to the including file's directory, as
+    psql resolves it). Every file must lie under ``root`` (default: the
+    ``versions`` directory two levels up, i.e. the revision's own tree and
+    its siblings). Raises :class:`RevisionFileError`.
+    """
+    path = path.resolve()
+    root = (root or path.parent.parent).resolve()
+    if root not in path.parents:
+        raise RevisionFileError(f"{path}: outside {root}: a revision includes only frozen files of migrations/versions/")
+    if path in _seen:
+        raise RevisionFileError(f"{path}: includes itself ({' -> '.join(map(str, _seen))})")
+    if not path.is_file():
+        raise RevisionFileError(f"{path}: no such file")
+    out: list[str] = []
+    for number, line in enumerate(path.read_text().splitlines(keepends=True), 1):
+        match = _INCLUDE.match(line.rstrip("\n"))
+        if match:
+            text = expand_includes(path.parent / match["path"], root, (*_seen, path))
+            out.append(text if text.endswith("\n") else text + "\n")
+        elif _META.match(line):
+            raise RevisionFileError(f"{path}:{number}: only \\ir is supported in revision files: {line.strip()}")
+        else:
+            out.append(line)
+    return "".join(out)
 
 
 def run_sql(sql: str) -> None:
@@ -26,31 +78,44 @@ def run_sql(sql: str) -> None:
         op.get_bind().exec_driver_sql(sql, execution_options={"no_parameters": True})
 
 
-def create_index_concurrently(name: str, create_sql: str, schema: str = "ledger") -> None:
-    """Build an index on a table that may already hold data without blocking
-    its writers: ``CREATE INDEX CONCURRENTLY`` outside the revision's
-    transaction (``autocommit_block``), online and offline alike.
+def _statements(sql: str) -> list[str]:
+    """Split a script of simple statements (no function bodies), one or more
+    lines each, ending with ``;`` at the end of a line."""
+    out, current = [], []
+    for line in sql.splitlines():
+        if not current and (not line.strip() or line.lstrip().startswith("--")):
+            continue
+        current.append(line)
+        if line.rstrip().endswith(";"):
+            out.append("\n".join(current))
+            current = []
+    if current:
+        raise RevisionFileError(f"statement without a final ';': {' '.join(current)[:80]}")
+    return out
 
-    ``create_sql`` is the complete statement and must say ``CONCURRENTLY``.
-    A concurrent build that failed earlier leaves an INVALID index behind,
-    so the index is first dropped (``DROP INDEX CONCURRENTLY IF EXISTS``):
-    re-running the revision after such a failure just works, PROVIDED that
-    everything the revision ran before the build is idempotent: the
-    revision's own transaction commits before the build (the version table
-    is updated only after it), so a rerun runs that part again. Put the
-    index in a revision of its own, or write the DDL before it with
-    ``IF NOT EXISTS`` / ``CREATE OR REPLACE`` / ``IF EXISTS`` (squawk's
-    prefer-robust-stmts flags it otherwise; docs/dba.md). In the revision's
-    ``downgrade()``, drop it with ``drop_index_concurrently(name)``.
+
+def run_concurrently(script: Path, root: Path) -> None:
+    """Run each statement of ``script`` on its own, outside the revision's
+    transaction (``CREATE INDEX CONCURRENTLY`` cannot run inside one)."""
+    with op.get_context().autocommit_block():
+        for statement in _statements(expand_includes(script, root=root)):
+            run_sql(statement)
+
+
+def run_revision_file(module_file: str, name: str) -> None:
+    """Run ``name`` (``upgrade.sql`` or ``downgrade.sql``) of the revision
+    whose module is ``module_file`` (pass ``__file__``): the directory of the
+    same name beside the module, includes expanded.
+
+    When the directory holds ``concurrently.sql``, its statements run after
+    ``upgrade.sql``, each outside a transaction; ``downgrade_concurrently.sql``
+    runs the same way before ``downgrade.sql``.
     """
-    if "CONCURRENTLY" not in create_sql.upper():
-        raise ValueError(f"create_index_concurrently({name!r}): the statement must use CREATE INDEX CONCURRENTLY")
-    with op.get_context().autocommit_block():
-        run_sql(f"DROP INDEX CONCURRENTLY IF EXISTS {schema}.{name};")
-        run_sql(create_sql)
-
-
-def drop_index_concurrently(name: str, schema: str = "ledger") -> None:
-    """``DROP INDEX CONCURRENTLY IF EXISTS`` outside the revision's transaction."""
-    with op.get_context().autocommit_block():
-        run_sql(f"DROP INDEX CONCURRENTLY IF EXISTS {schema}.{name};")
+    module = Path(module_file)
+    directory = module.parent / module.stem
+    concurrent = directory / ("concurrently.sql" if name == "upgrade.sql" else "downgrade_concurrently.sql")
+    if name == "downgrade.sql" and concurrent.exists():
+        run_concurrently(concurrent, module.parent)
+    run_sql(expand_includes(directory / name, root=module.parent))
+    if name == "upgrade.sql" and concurrent.exists():
+        run_concurrently(concurrent, module.parent)

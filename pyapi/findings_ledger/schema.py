@@ -7,8 +7,8 @@ For Python services that query the ledger with SQLAlchemy::
 
     stmt = sa.select(finding.c.id, finding.c.title).where(finding.c.superseded_at.is_(None))
 
-The migrations (``migrations/versions``) are the truth; this module
-describes what they produce. ``tests/test_schema_metadata.py`` fails, naming
+``sql/`` (built by the migrations in ``migrations/versions``) is the
+truth; this module describes it. ``tests/test_schema_metadata.py`` fails, naming
 every difference, when the migrated schema and this metadata disagree, and
 alembic's autogenerate (``test_model_definitions_match_ddl``) compares the
 same metadata through ``migrations/env.py``.
@@ -18,10 +18,9 @@ Writing through these tables is writing through the ledger's triggers: an
 INSERT. The columns the triggers derive (``superseded_*``, ``processed``)
 are not for services to write.
 
-Tables: ``scope``, ``finding``, ``merge``, ``supersession`` (0001_foundation),
+Tables: ``scope``, ``finding``, ``merge``, ``supersession``, ``injection``,
 ``issue``, ``agent_task``, ``poisoned_failure_reason``, ``retired_session``
-(0002_claims), ``injection`` (0003_lifecycle), with the columns 0003 and 0004
-add to ``finding``, ``scope`` and ``merge``. Claims and snapshots are written
+(``sql/tables/``). Claims and snapshots are written
 by the stored functions (``ledger.claim_task`` ...), not by hand.
 
 ``active_finding`` and ``finding_lifecycle`` are the views of those names,
@@ -52,7 +51,7 @@ scope = sa.Table(
     sa.Column("scope", sa.Text, primary_key=True),
     sa.Column("hygiene_mode", sa.Text, nullable=False, server_default=sa.text("'on'::text")),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
-    # 0004_matching: the scope's message-matching policy
+    # the scope's message-matching policy
     sa.Column(
         "enabled_rules",
         pg.ARRAY(sa.Text),
@@ -77,7 +76,7 @@ merge = sa.Table(
     sa.Column("merged_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
     sa.Column("recorded_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
     sa.Column("processed", sa.Boolean, nullable=False, server_default=sa.false()),
-    sa.Column("branch", sa.Text),  # 0004_matching
+    sa.Column("branch", sa.Text),
     sa.UniqueConstraint("scope", "commit_sha", name="merge_scope_commit_sha_key"),
     sa.Index("merge_unprocessed_idx", "id", postgresql_where=sa.text("NOT processed")),
 )
@@ -103,7 +102,7 @@ finding = sa.Table(
         sa.ForeignKey("ledger.merge.id", name="finding_superseded_by_merge_id_fkey"),
     ),
     sa.Column("supersede_rule", sa.Text),
-    # 0003_lifecycle: dismissal, re-reports, reopens
+    # dismissal, re-reports, reopens
     sa.Column("dismissed_at", sa.DateTime(timezone=True)),
     sa.Column("dismissed_by", sa.Text),
     sa.Column("resolution", sa.Text),
@@ -112,7 +111,7 @@ finding = sa.Table(
     sa.Column("last_reported_at", sa.DateTime(timezone=True)),
     sa.Column("reopen_count", sa.Integer, nullable=False, server_default=sa.text("0")),
     sa.Column("review_run", sa.Text),
-    # 0004_matching: evidence a merge message can name
+    # evidence a merge message can name
     sa.Column("slug", sa.Text),
     sa.Column("strong_keywords", pg.ARRAY(sa.Text), nullable=False, server_default=_empty_paths),
     sa.Column("tags", pg.ARRAY(sa.Text), nullable=False, server_default=_empty_paths),
@@ -120,16 +119,13 @@ finding = sa.Table(
     sa.CheckConstraint(
         "severity IN ('critical', 'high', 'medium', 'low', 'info')", name="finding_severity_check"
     ),
-    # Added NOT VALID by 0003_lifecycle (no scan of the existing rows); new and updated rows are checked.
     sa.CheckConstraint(
         "resolution IN ('accepted', 'false_positive', 'wont_fix', 'duplicate')",
         name="finding_resolution_check",
-        postgresql_not_valid=True,
     ),
     sa.CheckConstraint(
         "dismissed_at IS NULL OR (resolution IS NOT NULL AND superseded_at IS NOT NULL)",
         name="finding_dismissal_check",
-        postgresql_not_valid=True,
     ),
     sa.Index("finding_scope_active_idx", "scope", "id", postgresql_where=sa.text("superseded_at IS NULL")),
     sa.Index(
@@ -139,7 +135,7 @@ finding = sa.Table(
         postgresql_with={"fastupdate": "off"},
         postgresql_where=sa.text("superseded_at IS NULL"),
     ),
-    # 0004_matching, both built CONCURRENTLY
+    # message evidence
     sa.Index(
         "finding_active_evidence_idx",
         sa.func.ledger._evidence_keys(
@@ -188,7 +184,7 @@ active_finding = sa.Table(
     info={"view": True},
 )
 
-# --- 0002_claims: issues, agent tasks and their claim snapshots -------------
+# --- issues, agent tasks and their claim snapshots --------------------------
 
 issue = sa.Table(
     "issue",
@@ -268,7 +264,7 @@ retired_session = sa.Table(
     sa.Column("retired_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
 )
 
-# --- 0003_lifecycle: prompt injections and the lifecycle view ---------------
+# --- prompt injections and the lifecycle view -------------------------------
 
 injection = sa.Table(
     "injection",
@@ -338,8 +334,8 @@ AUTOGENERATE_OPTIONS: dict[str, Any] = {
     "include_object": include_object,
     "compare_type": True,
     "compare_server_default": True,
-    # Comments are documentation owned by the revisions (and pinned by the
-    # schema snapshot, tests/schema/head.sql), not by this metadata; CHECK
+    # Comments are documentation owned by sql/ (and compared by the drift
+    # check, tests/test_schema_drift.py), not by this metadata; CHECK
     # constraints are compared by name.
     "autogenerate_plugins": [
         "alembic.autogenerate.*",

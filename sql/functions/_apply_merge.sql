@@ -18,19 +18,18 @@
 --   dry  the same audit rows with 'would_supersede' instead of
 --        'superseded'; no finding changes;
 --   off  nothing.
--- Findings are locked in id order before they change, FOR NO KEY UPDATE
--- (revision 0005_security; FOR UPDATE before): the audit rows reference
--- every decided finding and their foreign key check takes FOR KEY SHARE on
--- it, also on findings another merge holds; KEY SHARE waits for FOR UPDATE
--- but not for NO KEY UPDATE, so with FOR UPDATE those checks were lock waits
--- outside the id order and three merges could deadlock. In hygiene_mode
--- 'on', the findings the merge's revert will reopen (ledger._apply_revert,
--- trigger _300_revert, ledger._revert_targets) are locked in the same
--- statement, so a merge takes all its finding locks in one id-ordered
--- pass. A finding that
--- another transaction superseded (or a person dismissed) while this one
--- waited is audited as 'already_superseded' and left alone. Findings
--- already superseded or dismissed are not active and are never looked at.
+-- Findings are locked in id order before they change, FOR NO KEY UPDATE: the
+-- audit rows reference every decided finding and their foreign key check
+-- takes FOR KEY SHARE on it, also on findings another merge holds; KEY SHARE
+-- waits for FOR UPDATE but not for NO KEY UPDATE, so with FOR UPDATE those
+-- checks would be lock waits outside the id order and three merges could
+-- deadlock. In hygiene_mode 'on', the findings the merge's revert will
+-- reopen (ledger._apply_revert, trigger _300_revert, ledger._revert_targets)
+-- are locked in the same statement, so a merge takes all its finding locks
+-- in one id-ordered pass. A finding that another transaction superseded (or
+-- a person dismissed) while this one waited is audited as
+-- 'already_superseded' and left alone. Findings already superseded or
+-- dismissed are not active and are never looked at.
 -- Runs with the rights of its caller: EXECUTE is granted to no ledger role;
 -- the SECURITY DEFINER callers run it as the owner. An unknown id does
 -- nothing. Raises nothing of its own.

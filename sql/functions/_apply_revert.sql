@@ -19,10 +19,10 @@
 --                    (finding_id NULL, evidence the sha).
 -- hygiene_mode: 'dry' writes 'would_reopen' instead of reopening, 'off' does
 -- nothing. Every finding any named merge superseded is locked first, in id
--- order and in one statement, FOR NO KEY UPDATE (revision 0005_security:
--- FOR UPDATE, one pass per sha, before); in hygiene_mode 'on'
--- ledger._apply_merge has already taken those locks together with its own,
--- so the whole merge takes its finding locks in one id-ordered pass.
+-- order and in one statement, FOR NO KEY UPDATE (why not FOR UPDATE: see
+-- ledger._apply_merge); in hygiene_mode 'on' ledger._apply_merge has already
+-- taken those locks together with its own, so the whole merge takes its
+-- finding locks in one id-ordered pass.
 -- Runs with the rights of its caller: EXECUTE is granted to no ledger role;
 -- the SECURITY DEFINER callers run it as the owner. An unknown id does
 -- nothing. Raises nothing of its own.

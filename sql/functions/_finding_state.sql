@@ -7,8 +7,8 @@
 --                 then set too, so no reader treats it as active);
 --   'superseded'  otherwise (retired by a merge, a re-review or a revert of a
 --                 reopen).
--- Derived rather than stored, so rows written before revision 0003 need no
--- backfill. Raises nothing.
+-- Derived rather than stored, so every row has it without a backfill and it
+-- cannot disagree with superseded_at and dismissed_at. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._finding_state(p_superseded_at timestamptz, p_dismissed_at timestamptz)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE

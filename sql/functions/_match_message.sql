@@ -31,8 +31,8 @@ RETURNS TABLE (finding_id bigint, rule text, form text, evidence text, seg integ
 LANGUAGE sql STABLE ROWS 10
 SET search_path = pg_catalog
 SET jit = off
--- A few index probes: parallel workers only add start-up cost (revision
--- 0006_performance; 17 ms of a 26 ms merge at a million findings).
+-- A few index probes: parallel workers would only add start-up cost (17 ms
+-- of a 26 ms merge at a million findings).
 SET max_parallel_workers_per_gather = 0
 AS $$
     WITH t AS MATERIALIZED (

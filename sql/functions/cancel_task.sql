@@ -6,12 +6,12 @@
 -- Returns the updated row.
 -- Raises LD005 not_found, LD201 (already completed, failed or cancelled),
 -- LD003/LD004 (malformed reason).
--- Revision 0005_security: SECURITY DEFINER (fixed search_path), granted to
--- ledger_agent, which has no UPDATE on ledger.agent_task (a direct UPDATE
--- could dispatch a task outside ledger.claim_task); the task is locked FOR
--- NO KEY UPDATE (FOR UPDATE before: it made a concurrent enqueue_task of a
--- rerun of this task wait for its foreign key check); a task whose issue's
--- scope the connection may not see under per-scope row-level security
+-- SECURITY DEFINER (fixed search_path), granted to ledger_agent, which has
+-- no UPDATE on ledger.agent_task (a direct UPDATE could dispatch a task
+-- outside ledger.claim_task). The task is locked FOR NO KEY UPDATE, which
+-- does not block the foreign key check of a concurrent enqueue_task of a
+-- rerun of this task (FOR UPDATE would). A task whose issue's scope the
+-- connection may not see under per-scope row-level security
 -- (ledger._scope_visible) is unknown (LD005).
 CREATE OR REPLACE FUNCTION ledger.cancel_task(p_task_id bigint, p_reason text DEFAULT NULL)
 RETURNS ledger.agent_task

@@ -28,20 +28,20 @@
 --                        unchanged), NULL when the delta is unknown;
 --        delta_basis     why: compared | fresh_session | nothing_resumed |
 --                        not_delivered | no_snapshot | not_comparable.
--- Revision 0005_security: SECURITY DEFINER (fixed search_path), granted to
--- ledger_agent: the claim writes issue_snapshot and the dispatch columns on
--- behalf of an agent that may not (no UPDATE on ledger.agent_task; the
--- _200_guard_snapshot flag is a guard against mistakes, privileges are the
--- wall). Under per-scope row-level security it claims only tasks whose
--- issue's scope the connection may see (ledger._scope_visible; tasks of
--- other scopes are never locked). The task is locked FOR NO KEY UPDATE SKIP
--- LOCKED (FOR UPDATE before: claimers still skip each other's tasks, and a
--- concurrent enqueue_task of a rerun no longer waits).
--- Revision 0006_performance: the queue is read in (created_at, id) order
--- through agent_task_claim_idx (runtime_id, created_at, id) WHERE status =
--- 'queued', an order the primary key cannot offer: ordered by id alone, the
--- planner could walk the primary key past every finished task (old ids)
--- to reach the queue (new ids), 60,000 rows per claim in the benchmark.
+-- SECURITY DEFINER (fixed search_path), granted to ledger_agent: the claim
+-- writes issue_snapshot and the dispatch columns on behalf of an agent that
+-- may not (no UPDATE on ledger.agent_task; the _200_guard_snapshot flag is a
+-- guard against mistakes, privileges are the wall). Under per-scope
+-- row-level security it claims only tasks whose issue's scope the connection
+-- may see (ledger._scope_visible; tasks of other scopes are never locked).
+-- The task is locked FOR NO KEY UPDATE SKIP LOCKED: claimers skip each
+-- other's tasks, and the foreign key check of a concurrent enqueue_task of a
+-- rerun does not wait (FOR UPDATE would).
+-- The queue is read in (created_at, id) order through agent_task_claim_idx
+-- (runtime_id, created_at, id) WHERE status = 'queued', an order the primary
+-- key cannot offer: ordered by id alone, the planner may walk the primary
+-- key past every finished task (old ids) to reach the queue (new ids),
+-- 60,000 rows per claim in the benchmark.
 -- Raises LD002/LD003/LD004 for a missing or malformed p_runtime_id or
 -- p_agent_id, LD003 for an invalid ledger.snapshot_version setting.
 CREATE OR REPLACE FUNCTION ledger.claim_task(p_runtime_id text, p_agent_id text DEFAULT NULL)

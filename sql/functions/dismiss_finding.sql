@@ -13,13 +13,13 @@
 -- actor, supersede_rule = 'dismissal', superseded_by_merge_id = NULL.
 -- A dismissed finding stays dismissed on re-reports, re-reviews, merges and
 -- reverts; only ledger.restore_finding brings it back.
--- Returns the finding afterwards. The finding is locked FOR NO KEY UPDATE
--- (revision 0005_security; FOR UPDATE before: that lock made the audit
--- rows' foreign key checks of concurrent merges wait, out of id order).
--- SECURITY DEFINER (revision 0005_security; fixed search_path): granted to
--- ledger_admin, who may not update findings nor write the audit directly. A
--- finding of a scope the connection may not see under per-scope row-level
--- security (ledger._scope_visible) is unknown.
+-- Returns the finding afterwards. The finding is locked FOR NO KEY UPDATE,
+-- which does not make the foreign key checks of concurrent merges' audit
+-- rows wait (FOR UPDATE would, out of id order).
+-- SECURITY DEFINER (fixed search_path): granted to ledger_admin, who may not
+-- update findings nor write the audit directly. A finding of a scope the
+-- connection may not see under per-scope row-level security
+-- (ledger._scope_visible) is unknown.
 -- Raises LD005 (unknown id), LD002 (actor or reason missing), LD003
 -- (resolution not one of the four), LD004, LD302 (already dismissed:
 -- restore it first to change the decision).

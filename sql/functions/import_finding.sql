@@ -24,10 +24,10 @@
 -- (finding_scope_slug_key), LD401 (from the _050_scope_access trigger,
 -- which fires for the proposed row before ON CONFLICT) for a scope outside
 -- ledger.scopes under per-scope row-level security.
--- Revision 0005_security: SECURITY DEFINER (fixed search_path), because the
--- refresh is an UPDATE of a finding, which ledger_writer may not do
--- directly; the lookup of an unchanged or retired finding trims with
--- E'\x0b' (E'\v' is the letter v in PostgreSQL).
+-- SECURITY DEFINER (fixed search_path), because the refresh is an UPDATE of
+-- a finding, which ledger_writer may not do directly; the lookup of an
+-- unchanged or retired finding trims with E'\x0b' (E'\v' is the letter v in
+-- PostgreSQL).
 CREATE OR REPLACE FUNCTION ledger.import_finding(
     p_scope text,
     p_title text,

@@ -16,9 +16,9 @@
 -- character (U+0001-U+001F, U+007F), or longer than 4096 characters.
 -- Implements the path normalisation of the foundation issue (seed 000 paths
 -- arrive from reviewers as 'packages/x/', './src/a.py:12', 'src\win.py').
--- Revision 0005_security: the vertical tab is E'\x0b' (E'\v' is the letter v
--- in PostgreSQL, so 'v.py' became '.py'), and rules repeat to a fixpoint
--- ('a.py :3', 'a:1:2:3', './ a' were not normalised in one pass).
+-- The vertical tab is written E'\x0b' (E'\v' is the letter v in PostgreSQL:
+-- trimming it would turn 'v.py' into '.py'). The rules repeat to a fixpoint
+-- because one pass does not normalise 'a.py :3', 'a:1:2:3' or './ a'.
 CREATE OR REPLACE FUNCTION ledger.normalize_path(p_path text, p_field text DEFAULT 'path')
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE

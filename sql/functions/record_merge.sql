@@ -17,8 +17,8 @@
 -- through every trigger (validation, _050_scope_access: a scope outside
 -- ledger.scopes is refused while per-scope row-level security is on). The
 -- redelivery lookup trims scope and commit_sha exactly as the prepare
--- trigger stores them (revision 0005_security: btrim() alone missed tabs,
--- new lines and the vertical tab).
+-- trigger stores them (btrim() alone would miss tabs, new lines and the
+-- vertical tab).
 -- Raises LD001-LD004 (see tg_merge__prepare, tg_merge__prepare_branch),
 -- LD401 (scope not allowed).
 CREATE OR REPLACE FUNCTION ledger.record_merge(

@@ -24,17 +24,15 @@
 -- audit rows only, 'off' supersedes nothing. Re-reviews of one scope are
 -- serialised (transaction-level advisory lock on the scope). Running the
 -- same set again changes nothing but the re-report counters.
--- Locks (revision 0005_security): before anything changes, every finding
--- the re-review may change (those of the set's keys, and the scope's active
--- findings of the kind unless hygiene_mode is 'off') is locked in one
--- statement, in id order, FOR NO KEY UPDATE (FOR UPDATE, in set order, and
--- a second pass before), so a re-review never deadlocks with merges,
+-- Locks: before anything changes, every finding the re-review may change
+-- (those of the set's keys, and the scope's active findings of the kind
+-- unless hygiene_mode is 'off') is locked in one statement, in id order,
+-- FOR NO KEY UPDATE, so a re-review never deadlocks with merges,
 -- dismissals or re-reports; the absent set is taken from those locked
 -- findings, so a finding restored while the re-review runs stays active.
--- SECURITY DEFINER (revision 0005_security; fixed search_path): granted to
--- ledger_writer, who may not update findings nor write the audit directly;
--- the scope must be one the connection may use (per-scope row-level
--- security, LD401).
+-- SECURITY DEFINER (fixed search_path): granted to ledger_writer, who may
+-- not update findings nor write the audit directly; the scope must be one
+-- the connection may use (per-scope row-level security, LD401).
 -- An element's kind must equal p_kind when both are given; with p_kind NULL
 -- it defaults to 'review'. The element's source defaults to the review run.
 -- Raises LD002 (scope, review_run, an element's finding_key or title

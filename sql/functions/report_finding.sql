@@ -20,14 +20,14 @@
 -- severity, source of the first report), so of its fields only scope,
 -- finding_key and title are checked; review_run is updated when given.
 -- state is the finding's state afterwards; report_count and reopen_count its
--- counters afterwards. The row is locked (FOR NO KEY UPDATE; revision
--- 0005_security, FOR UPDATE before) while it is decided; two sessions
--- reporting the same new key at once both succeed, one 'new' and one
--- 'duplicate'.
--- SECURITY DEFINER (revision 0005_security; fixed search_path): granted to
--- ledger_writer, who may not update findings nor write the audit directly.
--- The scope must be one the connection may use (ledger._check_scope_access:
--- per-scope row-level security).
+-- counters afterwards. The row is locked FOR NO KEY UPDATE while it is
+-- decided (FOR UPDATE would make the foreign key checks of concurrent
+-- merges' audit rows wait, out of id order); two sessions reporting the same
+-- new key at once both succeed, one 'new' and one 'duplicate'.
+-- SECURITY DEFINER (fixed search_path): granted to ledger_writer, who may
+-- not update findings nor write the audit directly. The scope must be one
+-- the connection may use (ledger._check_scope_access: per-scope row-level
+-- security).
 -- Raises LD002 (scope, finding_key or title missing), LD001-LD004 for a new
 -- finding's fields (see tg_finding__prepare), each naming field and value;
 -- LD401 for a scope outside ledger.scopes under row-level security.

@@ -7,11 +7,12 @@
 -- undone: from_state, superseded_by, supersede_rule, merge, resolution ...),
 -- then the supersession and dismissal columns are cleared and reopen_count
 -- is incremented. Returns the finding afterwards. The finding is locked
--- FOR NO KEY UPDATE (revision 0005_security; FOR UPDATE before).
--- SECURITY DEFINER (revision 0005_security; fixed search_path): granted to
--- ledger_admin, who may not update findings nor write the audit directly. A
--- finding of a scope the connection may not see under per-scope row-level
--- security (ledger._scope_visible) is unknown.
+-- FOR NO KEY UPDATE, which does not make the foreign key checks of
+-- concurrent merges' audit rows wait (FOR UPDATE would, out of id order).
+-- SECURITY DEFINER (fixed search_path): granted to ledger_admin, who may not
+-- update findings nor write the audit directly. A finding of a scope the
+-- connection may not see under per-scope row-level security
+-- (ledger._scope_visible) is unknown.
 -- Raises LD005 (unknown id), LD002 (actor or reason missing), LD004, LD302
 -- (the finding is already active).
 CREATE OR REPLACE FUNCTION ledger.restore_finding(p_finding_id bigint, p_actor text, p_reason text)

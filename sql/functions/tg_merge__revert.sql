@@ -9,10 +9,9 @@
 -- 'revert_unknown'; hygiene_mode 'dry' writes 'would_reopen', 'off' does
 -- nothing. The rule itself is ledger._apply_revert(merge_id), shared with
 -- ledger.reconcile; see there for the audit rows and the lock order.
--- SECURITY DEFINER (revision 0005_security; fixed search_path,
--- schema-qualified names): a writer that may only INSERT merges still gets
--- the findings reopened and audited, although it may not UPDATE findings
--- nor write ledger.supersession.
+-- SECURITY DEFINER (fixed search_path, schema-qualified names): a writer
+-- that may only INSERT merges still gets the findings reopened and audited,
+-- although it may not UPDATE findings nor write ledger.supersession.
 -- Raises nothing of its own.
 CREATE OR REPLACE FUNCTION ledger.tg_merge__revert()
 RETURNS trigger

@@ -10,10 +10,10 @@
 -- and COPY give the same result as the same rows inserted one by one or
 -- through ledger.record_merge. A redelivered merge (ON CONFLICT DO NOTHING)
 -- inserts no row and so has no effect.
--- SECURITY DEFINER (revision 0005_security; fixed search_path,
--- schema-qualified names): a writer that may only INSERT merges still gets
--- its findings superseded and audited, although it may not UPDATE the
--- supersession columns of ledger.finding nor write ledger.supersession.
+-- SECURITY DEFINER (fixed search_path, schema-qualified names): a writer
+-- that may only INSERT merges still gets its findings superseded and
+-- audited, although it may not UPDATE the supersession columns of
+-- ledger.finding nor write ledger.supersession.
 -- Raises nothing of its own.
 CREATE OR REPLACE FUNCTION ledger.tg_merge__supersede()
 RETURNS trigger

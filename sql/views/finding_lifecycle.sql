@@ -12,11 +12,11 @@
 -- review_run (the review run that last reported it), created_at.
 -- Implements issue 5's states; the audit (ledger.supersession) holds the
 -- timeline (ledger.read_history).
--- Revision 0005_security: while per-scope row-level security is on and
--- applies to the reader, only the scopes in ledger.scopes: a view reads its
--- tables with its owner's rights, so the policies on ledger.finding would
--- not apply through it (security_invoker views need PostgreSQL 15); the
--- same predicate as ledger.active_finding is written here.
+-- While per-scope row-level security is on and applies to the reader, only
+-- the scopes in ledger.scopes: a view reads its tables with its owner's
+-- rights, so the policies on ledger.finding would not apply through it
+-- (security_invoker views need PostgreSQL 15); the same predicate as
+-- ledger.active_finding is written here.
 CREATE OR REPLACE VIEW ledger.finding_lifecycle AS
 SELECT f.id, f.scope, f.finding_key, f.kind, f.severity, f.title,
        ledger._finding_state(f.superseded_at, f.dismissed_at) AS state,

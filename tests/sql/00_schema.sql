@@ -89,8 +89,8 @@ SELECT results_eq(
     $$SELECT conname::text COLLATE "default", convalidated FROM pg_constraint
        WHERE conrelid = 'ledger.finding'::regclass AND conname IN ('finding_resolution_check', 'finding_dismissal_check')
        ORDER BY 1$$,
-    $$VALUES ('finding_dismissal_check', false), ('finding_resolution_check', false)$$,
-    'The lifecycle CHECK constraints are added NOT VALID, so the upgrade scanned no existing row.');
+    $$VALUES ('finding_dismissal_check', true), ('finding_resolution_check', true)$$,
+    'The lifecycle CHECK constraints are valid: every row, old or new, satisfies them.');
 SELECT columns_are('ledger', 'finding_lifecycle',
     ARRAY['id', 'scope', 'finding_key', 'kind', 'severity', 'title', 'state', 'resolution', 'dismissed_at',
           'dismissed_by', 'dismissal_reason', 'superseded_at', 'superseded_by', 'superseded_by_merge_id',

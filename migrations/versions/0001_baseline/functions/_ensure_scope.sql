@@ -1,0 +1,20 @@
+-- ledger._ensure_scope(p_scope text) -> void
+--
+-- Creates the scope row with its defaults (hygiene_mode 'on') the first time
+-- a finding or merge names it. Safe under concurrency: two writers naming a
+-- new scope at once both succeed (ON CONFLICT DO NOTHING). The caller has
+-- validated p_scope. Raises nothing of its own.
+CREATE OR REPLACE FUNCTION ledger._ensure_scope(p_scope text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM ledger.scope s WHERE s.scope = p_scope) THEN
+        INSERT INTO ledger.scope (scope) VALUES (p_scope) ON CONFLICT DO NOTHING;
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._ensure_scope(text) IS
+'Create a scope with default policy the first time it is named. text -> void. Raises nothing.';

@@ -1,0 +1,2 @@
+-- The schema every findings-ledger object lives in.
+CREATE SCHEMA IF NOT EXISTS ledger;

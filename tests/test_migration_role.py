@@ -1,0 +1,47 @@
+"""A migration role without CREATEROLE (docs/dba.md, "Roles to grant"): once
+a DBA has created the four group roles, a role that owns its database but
+may not create or comment on roles runs the migrations to head and back;
+it leaves the role comments alone and says so with a NOTICE."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from _migrations import downgrade, revisions, upgrade, version
+from psycopg.conninfo import make_conninfo
+
+
+@pytest.fixture()
+def migrator_dsn(ledger_server: dict[str, Any], ledger_database_factory: Callable[..., str]) -> Iterator[str]:
+    ledger_database_factory()  # the four roles exist: the test template created them
+    name = f"migrator_{uuid.uuid4().hex[:8]}"
+    admin = make_conninfo(**{k: v for k, v in ledger_server.items() if v is not None})
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {name} LOGIN NOCREATEROLE NOCREATEDB NOSUPERUSER")
+        conn.execute(f"CREATE DATABASE {name} OWNER {name}")
+    try:
+        yield make_conninfo(admin, dbname=name, user=name)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            conn.execute(f"DROP ROLE IF EXISTS {name}")
+
+
+def test_a_migration_role_without_createrole_migrates_up_and_down(migrator_dsn: str) -> None:
+    with psycopg.connect(migrator_dsn) as conn:
+        assert conn.execute("SELECT rolcreaterole OR rolsuper FROM pg_roles WHERE rolname = current_user"
+                            ).fetchone() == (False,)
+    upgrade(migrator_dsn, "head")
+    assert version(migrator_dsn) == [revisions()[-1]]
+    with psycopg.connect(migrator_dsn) as conn:
+        owner = conn.execute("SELECT pg_get_userbyid(relowner) = current_user FROM pg_class "
+                             "WHERE oid = 'ledger.finding'::regclass").fetchone()
+        assert owner == (True,)
+        grants = conn.execute("SELECT has_table_privilege('ledger_reader', 'ledger.finding', 'SELECT')").fetchone()
+        assert grants == (True,)
+    downgrade(migrator_dsn, "base")
+    assert version(migrator_dsn) == []
