@@ -21,10 +21,10 @@ $(STAMP): pyproject.toml
 venv: $(STAMP) ## create .venv and install the package with its test and lint tools
 
 db: venv ## start the throwaway PostgreSQL cluster (harmless when it runs)
-	$(BIN)/python -m findings_ledger.cluster start
+	$(BIN)/python -m findings_ledger.testing.cluster start
 
 db-stop: venv ## stop the throwaway cluster
-	$(BIN)/python -m findings_ledger.cluster stop
+	$(BIN)/python -m findings_ledger.testing.cluster stop
 
 migrate: venv ## upgrade $$LEDGER_DSN (or the throwaway cluster's 'ledger' database) to head
 	$(BIN)/findings-ledger migrate
@@ -53,7 +53,7 @@ lint: venv ## ruff, mypy and squawk over the generated SQL
 	$(BIN)/python tools/lint_sql.py
 
 schema-snapshot: venv ## regenerate tests/schema/head.sql (normalised pg_dump of head) after a schema change
-	$(BIN)/python -m findings_ledger.schema_dump --output tests/schema/head.sql
+	$(BIN)/python -m findings_ledger.testing.schema_dump --output tests/schema/head.sql
 
 bench: venv ## full benchmark (about 10 minutes): bench/out/results.{md,json}
 	$(BIN)/python bench/run.py

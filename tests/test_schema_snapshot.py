@@ -8,7 +8,7 @@ from pathlib import Path
 
 import psycopg
 
-from findings_ledger.schema_dump import diff, snapshot, with_header
+from findings_ledger.testing.schema_dump import diff, snapshot, with_header
 
 SNAPSHOT = Path(__file__).resolve().parent / "schema" / "head.sql"
 
