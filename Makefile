@@ -1,24 +1,36 @@
 # findings-ledger: every verb sets up what it needs (virtual environment,
 # dependencies, a throwaway PostgreSQL on 127.0.0.1:$(LEDGER_PGPORT)).
 # Set LEDGER_DSN to use an existing server instead of the throwaway one.
+# The virtual environment holds exactly the versions of requirements/dev.lock
+# (what CI tests); `make lock` regenerates it after a change to pyproject.toml.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+LOCK := requirements/dev.lock
 export LEDGER_PGPORT ?= 54329
 
-.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap schema-snapshot
+.PHONY: help venv lock db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap schema-snapshot
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c $(LOCK) -e '.[dev]'
 	touch $(STAMP)
 
-venv: $(STAMP) ## create .venv and install the package with its test and lint tools
+venv: $(STAMP) ## create .venv and install the package with its test and lint tools (versions of requirements/dev.lock)
+
+# Keeps the locked versions that still fit pyproject.toml; UPGRADE=1 moves every
+# package to its newest fitting release. Needs only uv, so it also works when
+# the old lock no longer installs.
+lock: ## regenerate requirements/dev.lock from pyproject.toml's dev extra (Python 3.11, Linux)
+	test -x $(BIN)/uv || { $(PYTHON) -m venv $(VENV) && $(BIN)/pip install --quiet --disable-pip-version-check -c $(LOCK) uv; }
+	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 \
+	  --python-platform x86_64-unknown-linux-gnu --no-emit-package findings-ledger \
+	  $(if $(UPGRADE),--upgrade) --quiet -o $(LOCK)
 
 db: venv ## start the throwaway PostgreSQL cluster (harmless when it runs)
 	$(BIN)/python -m findings_ledger.testing.cluster start
@@ -47,9 +59,10 @@ test-sql: venv pgtap ## run only the pgTAP suite in tests/sql
 sql: venv ## print the offline upgrade script for review (alembic --sql)
 	@$(BIN)/alembic upgrade head --sql
 
-lint: venv ## ruff, mypy and squawk over the generated SQL
+lint: venv ## ruff, mypy, import-linter (no import circle, runtime apart from CLI and tooling) and squawk over the generated SQL
 	$(BIN)/ruff check pyapi tests tools examples
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python tools/lint_sql.py
 
 schema-snapshot: venv ## regenerate tests/schema/head.sql (normalised pg_dump of head) after a schema change
