@@ -61,10 +61,11 @@ def _databases() -> ModuleType:
     try:
         from . import databases
     except ModuleNotFoundError as exc:
-        if (exc.name or "").partition(".")[0] == "pytest_postgresql":
-            pytest.fail(MISSING_EXTRA, pytrace=False)
-        raise
-    return databases
+        if (exc.name or "").partition(".")[0] != "pytest_postgresql":
+            raise
+    else:
+        return databases
+    pytest.fail(MISSING_EXTRA, pytrace=False)  # outside the except: no chained traceback
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
