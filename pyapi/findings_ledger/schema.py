@@ -18,11 +18,11 @@ Writing through these tables is writing through the ledger's triggers: an
 INSERT. The columns the triggers derive (``superseded_*``, ``processed``)
 are not for services to write.
 
-Tables: ``scope``, ``finding``, ``merge``, ``supersession`` (0001_foundation),
-``issue``, ``agent_task``, ``poisoned_failure_reason``, ``retired_session``
-(0002_claims), ``injection`` (0003_lifecycle), with the columns 0003 and 0004
-add to ``finding``, ``scope`` and ``merge``. Claims and snapshots are written
-by the stored functions (``ledger.claim_task`` ...), not by hand.
+Tables: ``scope``, ``finding``, ``merge``, ``supersession`` (findings, merges
+and their audit), ``issue``, ``agent_task``, ``poisoned_failure_reason``,
+``retired_session`` (task claims) and ``injection`` (the lifecycle's prompt
+injections). Claims and snapshots are written by the stored functions
+(``ledger.claim_task`` ...), not by hand.
 
 ``active_finding`` and ``finding_lifecycle`` are the views of those names,
 described as tables (``info={"view": True}``) so they can be selected from;
@@ -52,7 +52,7 @@ scope = sa.Table(
     sa.Column("scope", sa.Text, primary_key=True),
     sa.Column("hygiene_mode", sa.Text, nullable=False, server_default=sa.text("'on'::text")),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
-    # 0004_matching: the scope's message-matching policy
+    # the scope's message-matching policy
     sa.Column(
         "enabled_rules",
         pg.ARRAY(sa.Text),
@@ -77,7 +77,7 @@ merge = sa.Table(
     sa.Column("merged_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
     sa.Column("recorded_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
     sa.Column("processed", sa.Boolean, nullable=False, server_default=sa.false()),
-    sa.Column("branch", sa.Text),  # 0004_matching
+    sa.Column("branch", sa.Text),  # the branch it landed on (None: unknown)
     sa.UniqueConstraint("scope", "commit_sha", name="merge_scope_commit_sha_key"),
     sa.Index("merge_unprocessed_idx", "id", postgresql_where=sa.text("NOT processed")),
 )
@@ -103,7 +103,7 @@ finding = sa.Table(
         sa.ForeignKey("ledger.merge.id", name="finding_superseded_by_merge_id_fkey"),
     ),
     sa.Column("supersede_rule", sa.Text),
-    # 0003_lifecycle: dismissal, re-reports, reopens
+    # the lifecycle: dismissal, re-reports, reopens
     sa.Column("dismissed_at", sa.DateTime(timezone=True)),
     sa.Column("dismissed_by", sa.Text),
     sa.Column("resolution", sa.Text),
@@ -112,7 +112,7 @@ finding = sa.Table(
     sa.Column("last_reported_at", sa.DateTime(timezone=True)),
     sa.Column("reopen_count", sa.Integer, nullable=False, server_default=sa.text("0")),
     sa.Column("review_run", sa.Text),
-    # 0004_matching: evidence a merge message can name
+    # evidence a merge message can name
     sa.Column("slug", sa.Text),
     sa.Column("strong_keywords", pg.ARRAY(sa.Text), nullable=False, server_default=_empty_paths),
     sa.Column("tags", pg.ARRAY(sa.Text), nullable=False, server_default=_empty_paths),
@@ -120,7 +120,7 @@ finding = sa.Table(
     sa.CheckConstraint(
         "severity IN ('critical', 'high', 'medium', 'low', 'info')", name="finding_severity_check"
     ),
-    # Added NOT VALID by 0003_lifecycle (no scan of the existing rows); new and updated rows are checked.
+    # NOT VALID in the migrated schema (added without a scan of existing rows); new and updated rows are checked.
     sa.CheckConstraint(
         "resolution IN ('accepted', 'false_positive', 'wont_fix', 'duplicate')",
         name="finding_resolution_check",
@@ -139,7 +139,7 @@ finding = sa.Table(
         postgresql_with={"fastupdate": "off"},
         postgresql_where=sa.text("superseded_at IS NULL"),
     ),
-    # 0004_matching, both built CONCURRENTLY
+    # both built CONCURRENTLY by the migrations
     sa.Index(
         "finding_active_evidence_idx",
         sa.func.ledger._evidence_keys(
@@ -188,7 +188,7 @@ active_finding = sa.Table(
     info={"view": True},
 )
 
-# --- 0002_claims: issues, agent tasks and their claim snapshots -------------
+# --- task claims: issues, agent tasks and their claim snapshots -------------
 
 issue = sa.Table(
     "issue",
@@ -268,7 +268,7 @@ retired_session = sa.Table(
     sa.Column("retired_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
 )
 
-# --- 0003_lifecycle: prompt injections and the lifecycle view ---------------
+# --- the lifecycle: prompt injections and the lifecycle view ---------------
 
 injection = sa.Table(
     "injection",
