@@ -75,4 +75,4 @@ bench-quick: venv ## the benchmark at small sizes (what CI's smoke test runs)
 	$(BIN)/python bench/run.py --quick
 
 clean:
-	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache
+	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache .import_linter_cache build dist

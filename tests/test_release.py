@@ -117,6 +117,8 @@ def test_the_wheel_ships_the_package_and_every_migration_file(dists: Dists) -> N
     assert sorted(sources - names) == []
     assert sorted(migrations - names) == []
     assert "findings_ledger/py.typed" in names
+    shipped = {n for n in names if n.startswith("findings_ledger/")}
+    assert sorted(shipped - sources - migrations - {"findings_ledger/py.typed"}) == []  # nothing stale or stray
     assert [n for n in names if n.startswith("tests/")] == []
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line]
     assert any(line.startswith("Requires-Dist: psycopg<4,>=3.2") for line in requires), requires
