@@ -1,30 +1,42 @@
 # findings-ledger: every verb sets up what it needs (virtual environment,
 # dependencies, a throwaway PostgreSQL on 127.0.0.1:$(LEDGER_PGPORT)).
 # Set LEDGER_DSN to use an existing server instead of the throwaway one.
+# The virtual environment holds exactly the versions of requirements/dev.lock
+# (what CI tests); `make lock` regenerates it after a change to pyproject.toml.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+LOCK := requirements/dev.lock
 export LEDGER_PGPORT ?= 54329
 
-.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap revision
+.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap revision lock
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c $(LOCK) -e '.[dev]'
 	touch $(STAMP)
 
-venv: $(STAMP) ## create .venv and install the package with its test and lint tools
+venv: $(STAMP) ## create .venv and install the package with its test and lint tools (versions of requirements/dev.lock)
+
+# Keeps the locked versions that still fit pyproject.toml; UPGRADE=1 moves every
+# package to its newest fitting release. Needs only uv, so it also works when
+# the old lock no longer installs.
+lock: ## regenerate requirements/dev.lock from pyproject.toml's dev extra (Python 3.11, Linux)
+	test -x $(BIN)/uv || { $(PYTHON) -m venv $(VENV) && $(BIN)/pip install --quiet --disable-pip-version-check -c $(LOCK) uv; }
+	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 \
+	  --python-platform x86_64-unknown-linux-gnu --no-emit-package findings-ledger \
+	  $(if $(UPGRADE),--upgrade) --quiet -o $(LOCK)
 
 db: venv ## start the throwaway PostgreSQL cluster (harmless when it runs)
-	$(BIN)/python -m findings_ledger.cluster start
+	$(BIN)/python -m findings_ledger.testing.cluster start
 
 db-stop: venv ## stop the throwaway cluster
-	$(BIN)/python -m findings_ledger.cluster stop
+	$(BIN)/python -m findings_ledger.testing.cluster stop
 
 migrate: venv ## upgrade $$LEDGER_DSN (or the throwaway cluster's 'ledger' database) to head
 	$(BIN)/findings-ledger migrate
@@ -47,9 +59,10 @@ test-sql: venv pgtap ## run only the pgTAP suite in tests/sql
 sql: venv ## print the offline upgrade script for review (alembic --sql)
 	@$(BIN)/alembic upgrade head --sql
 
-lint: venv ## ruff, mypy and squawk over the generated SQL
+lint: venv ## ruff, mypy, import-linter (no import circle, runtime apart from CLI and tooling) and squawk over the generated SQL
 	$(BIN)/ruff check pyapi tests tools examples
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python tools/lint_sql.py
 
 revision: venv ## write the next revision from what changed in sql/: make revision M='what it does'
@@ -63,4 +76,4 @@ bench-quick: venv ## the benchmark at small sizes (what CI's smoke test runs)
 	$(BIN)/python bench/run.py --quick
 
 clean:
-	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache
+	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache .import_linter_cache build dist

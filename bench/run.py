@@ -35,7 +35,8 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from findings_ledger import api, cluster, gitlog
+from findings_ledger import api, gitlog
+from findings_ledger.testing import cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"

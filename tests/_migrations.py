@@ -17,7 +17,7 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 
 from findings_ledger import api
-from findings_ledger.schema_dump import client_binary, diff, snapshot
+from findings_ledger.testing.schema_dump import client_binary, diff, snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 ALEMBIC_INI = ROOT / "alembic.ini"

@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from findings_ledger.pytest_plugin import _janitor, database_dsn
+from findings_ledger.testing.databases import database_dsn, janitor
 
 _counter = itertools.count()
 
@@ -24,7 +24,7 @@ _counter = itertools.count()
 @pytest.fixture(scope="module")
 def module_dsn(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[str]:
     name = f"ledger_mod_{os.getpid()}_{next(_counter)}"
-    with _janitor(ledger_server, name, template=ledger_template):
+    with janitor(ledger_server, name, template=ledger_template):
         yield database_dsn(ledger_server, name)
 
 

@@ -26,7 +26,7 @@ from pytest_alembic.tests import (  # noqa: F401  (collected by pytest)
     test_upgrade,
 )
 
-from findings_ledger.schema_dump import snapshot
+from findings_ledger.testing.schema_dump import snapshot
 
 
 def _engine(dsn: str) -> sa.Engine:

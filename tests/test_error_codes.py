@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from findings_ledger import errors
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,3 +37,30 @@ def test_each_code_maps_to_its_own_class() -> None:
     for code, cls in errors.SQLSTATE_ERRORS.items():
         assert issubclass(cls, errors.LedgerError)
         assert cls.sqlstate == code
+
+
+def _classes() -> list[type[errors.LedgerError]]:
+    found, todo = [], [errors.LedgerError]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            found.append(sub)
+            todo.append(sub)
+    return [c for c in found if c.__module__ == errors.__name__]
+
+
+def test_the_mappings_are_derived_from_each_class_s_own_declaration() -> None:
+    by_code = {c.sqlstate: c for c in _classes() if "sqlstate" in vars(c) and "constraint" not in vars(c)}
+    by_constraint = {c.constraint: c for c in _classes() if "constraint" in vars(c)}
+    assert dict(errors.SQLSTATE_ERRORS) == by_code
+    assert dict(errors.CONSTRAINT_ERRORS) == by_constraint
+    assert all(c.sqlstate == "23505" for c in by_constraint.values())
+    assert {c for c in _classes() if "sqlstate" not in vars(c)} == set()  # every class declares its code
+
+
+def test_a_code_declared_twice_is_refused_when_the_class_is_defined() -> None:
+    with pytest.raises(TypeError, match="LD001 is already declared by PathRejected"):
+
+        class Again(errors.LedgerError):
+            sqlstate = "LD001"
+
+    assert errors.SQLSTATE_ERRORS["LD001"] is errors.PathRejected

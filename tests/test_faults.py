@@ -23,7 +23,7 @@ from load_helpers import check_serial_replay, run_load, setup
 from security_helpers import connect_as, counts, wait_until_blocked
 
 import findings_ledger as fl
-from findings_ledger import cluster
+from findings_ledger.testing import cluster
 
 LOAD_SECONDS = float(os.environ.get("LEDGER_STRESS_SECONDS", "3"))
 

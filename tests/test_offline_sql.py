@@ -77,7 +77,7 @@ def test_each_revisions_files_run_with_psql_f_equal_online(ledger_database_facto
     online at every step (alembic's version table aside)."""
     import subprocess
 
-    from findings_ledger.schema_dump import client_binary
+    from findings_ledger.testing.schema_dump import client_binary
 
     def psql_f(dsn: str, path: Path) -> None:
         proc = subprocess.run([client_binary("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dsn, "-f", str(path)],

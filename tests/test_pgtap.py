@@ -18,7 +18,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from findings_ledger.schema_dump import client_binary
+from findings_ledger.testing.schema_dump import client_binary
 
 SQL_TESTS = sorted((Path(__file__).resolve().parent / "sql").glob("*.sql"))
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import psycopg
 from _migrations import ROOT, assert_same_schema
 
-from findings_ledger.schema_dump import client_binary
+from findings_ledger.testing.schema_dump import client_binary
 
 SQL_DIR = ROOT / "sql"
 

@@ -4,7 +4,7 @@
 # - LEDGER_DSN set: that server's DBA installs pgTAP; nothing to do here (the
 #   pgTAP tests say so clearly if it is missing).
 # - Otherwise the throwaway cluster's PostgreSQL (the same binaries
-#   findings_ledger.cluster picks: $PG_BINDIR, else initdb on PATH, else the
+#   findings_ledger.testing.cluster picks: $PG_BINDIR, else initdb on PATH, else the
 #   newest /usr/lib/postgresql/<major>/bin) needs postgresql-<major>-pgtap:
 #   installed here with apt-get when running as root, else one clear message
 #   and exit status 1.

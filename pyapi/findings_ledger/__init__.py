@@ -1,8 +1,14 @@
 """findings-ledger: findings that retire themselves when merges land.
 
 The logic lives in PostgreSQL (schema ``ledger``); this package is a thin,
-typed wrapper over its stored functions, plus the git reader, the CLI and
-the test tooling. See README.md and docs/architecture.md.
+typed wrapper over its stored functions. ``import findings_ledger`` gives
+the runtime API a service needs (findings, merges, claims, the lifecycle,
+matching, importers, security; their results and errors) and imports
+neither SQLAlchemy, alembic, click, rich nor pytest. Imported on their own:
+:mod:`findings_ledger.schema` (SQLAlchemy metadata), :mod:`findings_ledger.cli`
+(the command line), :mod:`findings_ledger.demo` (seed 000's scenario) and
+:mod:`findings_ledger.testing` (throwaway cluster, schema dump, pytest
+plugin). See README.md and docs/architecture.md.
 """
 
 from .api import active_findings, add_finding, migrate, read_audit, record_merge, set_hygiene_mode
@@ -107,7 +113,7 @@ __all__ = [
     "record_merge",
     "set_hygiene_mode",
     "set_scopes",
-    # task claims (issue 4)
+    # task claims
     "AgentTask",
     "Claim",
     "DispatchOutsideClaim",
@@ -125,7 +131,7 @@ __all__ = [
     "render_claim_hint",
     "requeue_task",
     "start_task",
-    # lifecycle (revision 0003)
+    # finding lifecycle
     "Convergence",
     "DeleteForbidden",
     "DuplicateInReview",

@@ -1,6 +1,10 @@
-"""The thin Python API over the ledger's stored functions.
+"""Findings, merges, the audit and hygiene mode over the ledger's stored
+functions, and :func:`migrate` (the alembic revisions shipped with the
+package).
 
-Conventions (the same for every call):
+Conventions (the same for every call here and in :mod:`~findings_ledger.claims`,
+:mod:`~findings_ledger.lifecycle`, :mod:`~findings_ledger.matching`,
+:mod:`~findings_ledger.importers` and :mod:`~findings_ledger.security`):
 
 * the first argument is the caller's psycopg 3 connection; nothing here
   commits or rolls back, so callers compose their own transactions (with

@@ -1,151 +1,28 @@
-"""Task claims with versioned issue snapshots: the Python face of issue 4.
+"""Issues and agent tasks: task claims with versioned issue snapshots.
 
-Thin wrappers over the stored functions (``ledger.claim_task`` and the
-lifecycle functions; see docs/claims.md), plus :func:`render_claim_hint`,
-the text an agent sees when its claim lands. Conventions, as in
+Thin wrappers over the stored functions (``ledger.add_issue``,
+``ledger.enqueue_task``, ``ledger.claim_task`` and the task state
+functions; see docs/claims.md), plus :func:`render_claim_hint`, the text an
+agent sees when its claim lands. Conventions, as in
 :mod:`findings_ledger.api`: the first argument is the caller's psycopg 3
 connection, nothing here commits, each call is one SQL statement calling one
-stored function with named arguments (the constants below), results are
-frozen dataclasses, and ledger SQLSTATEs arrive as typed exceptions from
-:mod:`findings_ledger.errors`.
+stored function with named arguments (its text in
+:mod:`findings_ledger.queries`), results are the frozen dataclasses
+:class:`~findings_ledger.models.Issue`, :class:`~findings_ledger.models.AgentTask`
+and :class:`~findings_ledger.models.Claim`, and ledger SQLSTATEs arrive as
+typed exceptions from :mod:`findings_ledger.errors`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import psycopg
 from psycopg.rows import class_row
 
+from . import queries
 from .errors import translate
-
-ISSUE_COLUMNS = (
-    "id, scope, title, description, status, assignee_type, assignee_id, priority, created_at, updated_at"
-)
-TASK_COLUMNS = (
-    "id, issue_id, agent_id, runtime_id, status, session_id, rerun_of_task_id, force_fresh_session, "
-    "failure_reason, dispatch_count, created_at, dispatched_at, started_at, completed_at, issue_snapshot"
-)
-CLAIM_COLUMNS = (
-    "task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, "
-    "force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, snapshot_written, "
-    "issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, "
-    "issue_changed_fields, delta_basis"
-)
-
-ADD_ISSUE = (
-    "SELECT " + ISSUE_COLUMNS + " FROM ledger.add_issue("
-    "p_scope => %(scope)s, p_title => %(title)s, p_description => %(description)s, "
-    "p_status => %(status)s, p_priority => %(priority)s, "
-    "p_assignee_type => %(assignee_type)s, p_assignee_id => %(assignee_id)s)"
-)
-ENQUEUE_TASK = (
-    "SELECT " + TASK_COLUMNS + " FROM ledger.enqueue_task("
-    "p_issue_id => %(issue_id)s, p_agent_id => %(agent_id)s, p_runtime_id => %(runtime_id)s, "
-    "p_rerun_of_task_id => %(rerun_of_task_id)s, p_force_fresh_session => %(force_fresh_session)s)"
-)
-CLAIM_TASK = (
-    "SELECT " + CLAIM_COLUMNS + " FROM ledger.claim_task(p_runtime_id => %(runtime_id)s, p_agent_id => %(agent_id)s)"
-)
-START_TASK = (
-    "SELECT " + TASK_COLUMNS + " FROM ledger.start_task(p_task_id => %(task_id)s, p_session_id => %(session_id)s)"
-)
-COMPLETE_TASK = (
-    "SELECT " + TASK_COLUMNS + " FROM ledger.complete_task(p_task_id => %(task_id)s, p_session_id => %(session_id)s)"
-)
-FAIL_TASK = (
-    "SELECT " + TASK_COLUMNS + " FROM ledger.fail_task("
-    "p_task_id => %(task_id)s, p_failure_reason => %(failure_reason)s, p_session_id => %(session_id)s)"
-)
-CANCEL_TASK = "SELECT " + TASK_COLUMNS + " FROM ledger.cancel_task(p_task_id => %(task_id)s, p_reason => %(reason)s)"
-REQUEUE_TASK = "SELECT " + TASK_COLUMNS + " FROM ledger.requeue_task(p_task_id => %(task_id)s)"
-ISSUE_SNAPSHOT = (
-    "SELECT ledger.issue_snapshot(p_title => %(title)s, p_description => %(description)s, p_version => %(version)s)"
-)
-
-
-@dataclass(frozen=True)
-class Issue:
-    """A row of ``ledger.issue``. ``title`` and ``description`` are exactly
-    as written (never trimmed: snapshots hash their bytes)."""
-
-    id: int
-    scope: str
-    title: str
-    description: str | None
-    status: str
-    assignee_type: str | None
-    assignee_id: str | None
-    priority: str
-    created_at: datetime
-    updated_at: datetime
-
-
-@dataclass(frozen=True)
-class AgentTask:
-    """A row of ``ledger.agent_task``: one agent run on an issue.
-
-    ``status``: queued, dispatched, running, completed, failed, cancelled.
-    ``issue_snapshot``: ``{"v", "title_sha256", "description_sha256"}`` as the
-    claim saw the issue (hashes only), or None (never claimed, lost CAS,
-    written before the column existed). ``dispatch_count``: how many times
-    the task was claimed (the CAS token).
-    """
-
-    id: int
-    issue_id: int
-    agent_id: str
-    runtime_id: str
-    status: str
-    session_id: str | None
-    rerun_of_task_id: int | None
-    force_fresh_session: bool
-    failure_reason: str | None
-    dispatch_count: int
-    created_at: datetime
-    dispatched_at: datetime | None
-    started_at: datetime | None
-    completed_at: datetime | None
-    issue_snapshot: dict[str, Any] | None
-
-
-@dataclass(frozen=True)
-class Claim:
-    """What ``ledger.claim_task`` returns for the task it dispatched.
-
-    ``resume_session_id`` / ``resumed_task_id``: the provider session to
-    resume and the earlier row it comes from (None: a fresh session).
-    ``anchor_task_id``: that row when it proves delivery (completed, started).
-    ``issue_state_delta_known``: whether the issue body was compared;
-    ``issue_changed_fields``: ``[]`` (unchanged) or some of ``title``,
-    ``description`` in that order when known, None when unknown.
-    ``delta_basis``: why: ``compared``, ``fresh_session``,
-    ``nothing_resumed``, ``not_delivered``, ``no_snapshot``, ``not_comparable``.
-    ``issue_status``, ``issue_assignee_*``, ``issue_priority``: current values,
-    returned every time and never compared.
-    """
-
-    task_id: int
-    issue_id: int
-    agent_id: str
-    runtime_id: str
-    dispatch_count: int
-    dispatched_at: datetime
-    rerun_of_task_id: int | None
-    force_fresh_session: bool
-    resume_session_id: str | None
-    resumed_task_id: int | None
-    anchor_task_id: int | None
-    snapshot_written: bool
-    issue_status: str
-    issue_assignee_type: str | None
-    issue_assignee_id: str | None
-    issue_priority: str
-    issue_state_delta_known: bool
-    issue_changed_fields: list[str] | None
-    delta_basis: str
+from .models import AgentTask, Claim, Issue
 
 
 def _one(conn: psycopg.Connection[Any], cls: type[Any], sql: str, params: dict[str, Any]) -> Any:
@@ -179,7 +56,7 @@ def add_issue(
         "assignee_type": assignee_type,
         "assignee_id": assignee_id,
     }
-    row: Issue = _one(conn, Issue, ADD_ISSUE, params)
+    row: Issue = _one(conn, Issue, queries.ADD_ISSUE, params)
     return row
 
 
@@ -206,7 +83,7 @@ def enqueue_task(
         "rerun_of_task_id": rerun_of_task_id,
         "force_fresh_session": force_fresh_session,
     }
-    row: AgentTask = _one(conn, AgentTask, ENQUEUE_TASK, params)
+    row: AgentTask = _one(conn, AgentTask, queries.ENQUEUE_TASK, params)
     return row
 
 
@@ -221,7 +98,7 @@ def claim_task(conn: psycopg.Connection[Any], runtime_id: str, *, agent_id: str 
     or ``agent_id``, ``ValueInvalid`` (LD003) for an invalid
     ``ledger.snapshot_version`` setting.
     """
-    row: Claim | None = _one(conn, Claim, CLAIM_TASK, {"runtime_id": runtime_id, "agent_id": agent_id})
+    row: Claim | None = _one(conn, Claim, queries.CLAIM_TASK, {"runtime_id": runtime_id, "agent_id": agent_id})
     return row
 
 
@@ -229,14 +106,14 @@ def start_task(conn: psycopg.Connection[Any], task_id: int, *, session_id: str |
     """dispatched -> running (``ledger.start_task``); ``session_id`` records
     the provider session when it differs from the resumed one.
     Raises ``NotFound`` (LD005), ``TaskTransitionInvalid`` (LD201)."""
-    row: AgentTask = _one(conn, AgentTask, START_TASK, {"task_id": task_id, "session_id": session_id})
+    row: AgentTask = _one(conn, AgentTask, queries.START_TASK, {"task_id": task_id, "session_id": session_id})
     return row
 
 
 def complete_task(conn: psycopg.Connection[Any], task_id: int, *, session_id: str | None = None) -> AgentTask:
     """running -> completed (``ledger.complete_task``): the run delivered.
     Raises ``NotFound`` (LD005), ``TaskTransitionInvalid`` (LD201)."""
-    row: AgentTask = _one(conn, AgentTask, COMPLETE_TASK, {"task_id": task_id, "session_id": session_id})
+    row: AgentTask = _one(conn, AgentTask, queries.COMPLETE_TASK, {"task_id": task_id, "session_id": session_id})
     return row
 
 
@@ -248,14 +125,14 @@ def fail_task(
     resumed. Raises ``NotFound`` (LD005), ``TaskTransitionInvalid`` (LD201),
     ``ValueRequired`` (LD002) for a missing reason."""
     params = {"task_id": task_id, "failure_reason": failure_reason, "session_id": session_id}
-    row: AgentTask = _one(conn, AgentTask, FAIL_TASK, params)
+    row: AgentTask = _one(conn, AgentTask, queries.FAIL_TASK, params)
     return row
 
 
 def cancel_task(conn: psycopg.Connection[Any], task_id: int, *, reason: str | None = None) -> AgentTask:
     """queued | dispatched | running -> cancelled (``ledger.cancel_task``).
     Raises ``NotFound`` (LD005), ``TaskTransitionInvalid`` (LD201)."""
-    row: AgentTask = _one(conn, AgentTask, CANCEL_TASK, {"task_id": task_id, "reason": reason})
+    row: AgentTask = _one(conn, AgentTask, queries.CANCEL_TASK, {"task_id": task_id, "reason": reason})
     return row
 
 
@@ -263,7 +140,7 @@ def requeue_task(conn: psycopg.Connection[Any], task_id: int) -> AgentTask:
     """dispatched (never started) -> queued (``ledger.requeue_task``); the next
     claim is a new dispatch with a fresh snapshot. Raises ``NotFound``
     (LD005), ``TaskTransitionInvalid`` (LD201)."""
-    row: AgentTask = _one(conn, AgentTask, REQUEUE_TASK, {"task_id": task_id})
+    row: AgentTask = _one(conn, AgentTask, queries.REQUEUE_TASK, {"task_id": task_id})
     return row
 
 
@@ -276,7 +153,7 @@ def issue_snapshot(
     Raises ``ValueInvalid`` (LD003) for a version other than 1 or 2."""
     params = {"title": title, "description": description, "version": version}
     with translate(), conn.cursor() as cur:
-        cur.execute(ISSUE_SNAPSHOT, params)
+        cur.execute(queries.ISSUE_SNAPSHOT, params)
         row = cur.fetchone()
     assert row is not None
     snapshot: dict[str, Any] = row[0]

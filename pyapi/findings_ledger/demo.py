@@ -1,4 +1,6 @@
-"""Seed 000's scenario, replayed through the ledger (``findings-ledger demo``).
+"""Seed 000's scenario, replayed through the ledger: the data and the
+replay behind ``findings-ledger demo`` (which prints the report, see
+:mod:`findings_ledger.cli.demo`).
 
 Session 20260624_165149_e74eca, spec 07 (nightshift_standalone_cli): a
 group-0 drift review reported 12 findings about the state before the work
@@ -14,8 +16,11 @@ characters from ``ledger.finding`` (without the ledger: every drift finding
 of the spec, as the seed's system injects them) and from
 ``ledger.active_findings`` (with it), the reasons from ``ledger.read_audit``.
 A finding's prompt text is its title, a newline and its description (see
-:meth:`findings_ledger.models.ActiveFinding.prompt_text`); the SQL below
-counts exactly that.
+:meth:`findings_ledger.models.ActiveFinding.prompt_text`); the report's
+queries (``DEMO_*`` in :mod:`findings_ledger.queries`) count exactly that.
+
+Not imported by the runtime API (``import findings_ledger``): the CLI and
+the tests use it.
 """
 
 from __future__ import annotations
@@ -28,10 +33,8 @@ from typing import Any
 
 import psycopg
 from psycopg.rows import class_row
-from rich.console import Console
-from rich.table import Table
 
-from . import api
+from . import api, queries
 from .models import ActiveFinding
 
 SPEC = "07_nightshift_standalone_cli"
@@ -221,47 +224,6 @@ MERGES: tuple[GroupMerge, ...] = (
 )
 
 
-# --- what the report reads back from the database -------------------------------------------
-
-# What one prompt carries: every drift finding of the spec (the seed's system,
-# without the ledger) and the active ones (ledger.active_findings, with it).
-PROMPT_FIGURES = """
-SELECT w.findings AS all_findings, w.chars AS all_chars, a.findings AS active_findings, a.chars AS active_chars
-  FROM (SELECT count(*) AS findings,
-               coalesce(sum(length(f.title) + coalesce(1 + length(f.description), 0)), 0) AS chars
-          FROM ledger.finding f
-         WHERE f.scope = %(scope)s AND f.kind = 'drift') AS w,
-       (SELECT count(*) AS findings,
-               coalesce(sum(length(f.title) + coalesce(1 + length(f.description), 0)), 0) AS chars
-          FROM ledger.active_findings(p_scope => %(scope)s) AS f
-         WHERE f.kind = 'drift') AS a
-"""
-
-# Why a merge retired what it retired: its audit rows, with the finding and the merge.
-MERGE_DECISIONS = """
-SELECT a.action, f.finding_key, f.title, a.detail ->> 'finding_path' AS finding_path,
-       a.evidence AS touched_path, m.commit_sha, m.node_id, f.superseded_by
-  FROM ledger.read_audit(p_scope => %(scope)s, p_merge_id => %(merge_id)s) AS a
-  JOIN ledger.finding f ON f.id = a.finding_id
-  JOIN ledger.merge m ON m.id = a.merge_id
- ORDER BY a.id
-"""
-
-# The drift review as stored (paths normalised by the database).
-REVIEW_FINDINGS = """
-SELECT f.finding_key, f.severity, f.title, f.paths,
-       length(f.title) + coalesce(1 + length(f.description), 0) AS chars
-  FROM ledger.finding f
- WHERE f.scope = %(scope)s AND f.kind = 'drift'
- ORDER BY f.id
-"""
-
-SCOPE_IS_EMPTY = """
-SELECT NOT EXISTS (SELECT 1 FROM ledger.finding WHERE scope = %(scope)s)
-   AND NOT EXISTS (SELECT 1 FROM ledger.merge WHERE scope = %(scope)s)
-"""
-
-
 @dataclass(frozen=True)
 class PromptFigures:
     """Drift findings one prompt carries: all of them (no ledger) and the active ones."""
@@ -335,7 +297,7 @@ def default_scope(now: datetime | None = None) -> str:
 def prompt_figures(conn: psycopg.Connection[Any], scope: str) -> PromptFigures:
     """The drift findings a prompt built now would carry, from the database."""
     with conn.cursor(row_factory=class_row(PromptFigures)) as cur:
-        cur.execute(PROMPT_FIGURES, {"scope": scope})
+        cur.execute(queries.DEMO_PROMPT_FIGURES, {"scope": scope})
         row = cur.fetchone()
     assert row is not None
     return row
@@ -344,7 +306,7 @@ def prompt_figures(conn: psycopg.Connection[Any], scope: str) -> PromptFigures:
 def merge_decisions(conn: psycopg.Connection[Any], scope: str, merge_id: int) -> list[MergeDecision]:
     """The audit rows of one merge, joined with their findings."""
     with conn.cursor(row_factory=class_row(MergeDecision)) as cur:
-        cur.execute(MERGE_DECISIONS, {"scope": scope, "merge_id": merge_id})
+        cur.execute(queries.DEMO_MERGE_DECISIONS, {"scope": scope, "merge_id": merge_id})
         return cur.fetchall()
 
 
@@ -356,7 +318,7 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
     merge is then its own transaction, as in the seed's system). Raises
     ``ValueError`` when the scope already holds findings or merges.
     """
-    row = conn.execute(SCOPE_IS_EMPTY, {"scope": scope}).fetchone()
+    row = conn.execute(queries.DEMO_SCOPE_IS_EMPTY, {"scope": scope}).fetchone()
     if not (row and row[0]):
         raise ValueError(f"scope {scope!r} already holds findings or merges: the demo needs a fresh scope")
     for f in FINDINGS:
@@ -387,7 +349,7 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
             )
         )
     with conn.cursor(row_factory=class_row(StoredFinding)) as cur:
-        cur.execute(REVIEW_FINDINGS, {"scope": scope})
+        cur.execute(queries.DEMO_REVIEW_FINDINGS, {"scope": scope})
         stored = cur.fetchall()
     return DemoReport(
         scope=scope,
@@ -396,87 +358,3 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
         after_last=prompt_figures(conn, scope),
         still_active=api.active_findings(conn, scope),
     )
-
-
-# --- printing ------------------------------------------------------------------------------
-
-
-def _why(d: MergeDecision) -> str:
-    if d.finding_path == d.touched_path:
-        return f"{d.touched_path} (the finding's file)"
-    return f"{d.touched_path} (inside the finding's {d.finding_path})"
-
-
-def print_report(report: DemoReport, console: Console) -> None:
-    """Print the per-group table, the reasons, and what is still active."""
-    first = report.groups[0].prompt
-    console.print(
-        f"Seed 000 replayed in scope [bold]{report.scope}[/]: the group-0 drift review ({REVIEW_NODE}) "
-        f"reported {first.all_findings} drift findings, {first.all_chars:,} characters."
-    )
-    review = Table(title="The group-0 drift review, as stored (paths normalised by the database)")
-    review.add_column("finding")
-    review.add_column("severity")
-    review.add_column("title")
-    review.add_column("paths")
-    review.add_column("chars", justify="right")
-    for f in report.findings:
-        review.add_row(f.finding_key or "", f.severity, f.title, ", ".join(f.paths) or "(none)", str(f.chars))
-    console.print(review)
-    table = Table(title="Drift findings injected into each group's coder prompt (figures from the database)")
-    table.add_column("group", justify="right")
-    table.add_column("without ledger\nfindings", justify="right")
-    table.add_column("\nchars", justify="right")
-    table.add_column("with ledger\nfindings", justify="right")
-    table.add_column("\nchars", justify="right")
-    table.add_column("\nsaved", justify="right")
-    table.add_column("then the group's merge\nsuperseded")
-    for g in report.groups:
-        p = g.prompt
-        retired = [d.finding_key or "?" for d in g.decisions if d.action == "superseded"]
-        table.add_row(
-            str(g.group),
-            str(p.all_findings),
-            f"{p.all_chars:,}",
-            str(p.active_findings),
-            f"{p.active_chars:,}",
-            f"{p.saved_chars:,}",
-            f"{g.commit_sha[:7]}: " + (", ".join(retired) if retired else "nothing"),
-        )
-    last = report.after_last
-    table.add_section()
-    table.add_row(
-        "after 7",
-        str(last.all_findings),
-        f"{last.all_chars:,}",
-        str(last.active_findings),
-        f"{last.active_chars:,}",
-        f"{last.saved_chars:,}",
-        "",
-    )
-    console.print(table)
-    saved = sum(g.prompt.saved_chars for g in report.groups)
-    console.print(
-        f"Prompts of groups {report.groups[0].group}-{report.groups[-1].group}: "
-        f"{sum(g.prompt.all_chars for g in report.groups):,} characters of drift findings without the ledger, "
-        f"{sum(g.prompt.active_chars for g in report.groups):,} with it ({saved:,} stale characters not injected)."
-    )
-
-    why = Table(title="Why: every decision of every merge, from ledger.read_audit")
-    why.add_column("group", justify="right")
-    why.add_column("finding")
-    why.add_column("action")
-    why.add_column("touched path that matched (the audit's evidence)")
-    why.add_column("superseded_by")
-    for g in report.groups:
-        for d in g.decisions:
-            why.add_row(str(g.group), d.finding_key or "", d.action, _why(d), d.superseded_by or "")
-    console.print(why)
-
-    still = Table(title=f"Still active after group {report.groups[-1].group} (ledger.active_findings)")
-    still.add_column("finding")
-    still.add_column("severity")
-    still.add_column("paths")
-    for a in report.still_active:
-        still.add_row(f"{a.finding_key} {a.title}", a.severity, ", ".join(a.paths) or "(none: no path can retire it)")
-    console.print(still)

@@ -1,9 +1,13 @@
-"""SQLSTATE -> exception mapping, in exactly one place.
+"""The ledger's exceptions and the translation of psycopg errors into them.
 
 Every domain error the ledger raises in PostgreSQL has its own SQLSTATE in
-the project class ``LD`` (docs/errors.md lists them with their rules). The
-Python API runs every statement through :func:`translate`, so callers catch
-typed exceptions; the psycopg error stays attached as ``__cause__`` and its
+the project class ``LD`` (docs/errors.md lists them with their rules). Each
+exception class declares its code once, as its ``sqlstate`` class attribute
+(and, for PostgreSQL's ``23505 unique_violation``, the unique ``constraint``
+it stands for); :data:`SQLSTATE_ERRORS` and :data:`CONSTRAINT_ERRORS` are
+built from those declarations when the classes are defined. The Python API
+runs every statement through :func:`translate`, so callers catch typed
+exceptions; the psycopg error stays attached as ``__cause__`` and its
 SQLSTATE as ``.sqlstate``.
 
 Code ranges: LD0xx foundation, LD1xx message matching, LD2xx claims,
@@ -12,10 +16,15 @@ LD3xx lifecycle, LD4xx security.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from types import MappingProxyType
+from typing import ClassVar
 
 import psycopg
+
+_BY_SQLSTATE: dict[str, type[LedgerError]] = {}
+_BY_CONSTRAINT: dict[str, type[LedgerError]] = {}
 
 
 class LedgerError(Exception):
@@ -23,15 +32,37 @@ class LedgerError(Exception):
 
     ``sqlstate`` is the PostgreSQL SQLSTATE (``LD001`` ...), ``hint`` the
     server's HINT when it sent one.
+
+    A subclass that sets ``sqlstate`` in its own body is registered in
+    :data:`SQLSTATE_ERRORS` under that code; one that also sets
+    ``constraint`` is registered in :data:`CONSTRAINT_ERRORS` under the
+    constraint's name instead (``23505`` is shared by every unique
+    constraint). Declaring a code or a constraint twice raises ``TypeError``.
     """
 
     sqlstate: str | None = None
+    #: The unique constraint whose ``23505`` this class stands for (None: not a 23505 class).
+    constraint: ClassVar[str | None] = None
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        own = vars(cls)
+        if "constraint" in own:
+            _register(_BY_CONSTRAINT, own["constraint"], cls)
+        elif "sqlstate" in own:
+            _register(_BY_SQLSTATE, own["sqlstate"], cls)
 
     def __init__(self, message: str, sqlstate: str | None = None, hint: str | None = None) -> None:
         super().__init__(message)
         if sqlstate is not None:
             self.sqlstate = sqlstate
         self.hint = hint
+
+
+def _register(registry: dict[str, type[LedgerError]], key: str, cls: type[LedgerError]) -> None:
+    if key in registry:
+        raise TypeError(f"{cls.__name__}: {key} is already declared by {registry[key].__name__}")
+    registry[key] = cls
 
 
 class PathRejected(LedgerError):
@@ -72,26 +103,37 @@ class DuplicateMerge(LedgerError):
     """
 
     sqlstate = "23505"
+    constraint = "merge_scope_commit_sha_key"
 
 
 class DuplicateFindingKey(LedgerError):
     """23505 on ledger.finding: the finding_key is already used in the scope."""
 
     sqlstate = "23505"
+    constraint = "finding_scope_finding_key_key"
 
 
-class ScopeDenied(LedgerError):
-    """LD401: per-scope row-level security is on and the scope is not one of
-    the connection's scopes (the session setting ``ledger.scopes``)."""
+class DuplicateFindingSlug(LedgerError):
+    """23505 on ledger.finding: the slug already belongs to another finding of the scope."""
 
-    sqlstate = "LD401"
+    sqlstate = "23505"
+    constraint = "finding_scope_slug_key"
 
 
-class AuditAppendOnly(LedgerError):
-    """LD402: an UPDATE, DELETE or TRUNCATE of the audit (ledger.supersession)
-    by a role other than the table owner."""
+class KeywordRejected(LedgerError):
+    """LD101: a strong keyword that is not one distinctive token (a bare
+    topic word such as ``dispatcher`` is never evidence)."""
 
-    sqlstate = "LD402"
+    sqlstate = "LD101"
+
+
+class SlugRejected(LedgerError):
+    """LD102: a finding slug that is not one token (letters, digits, ``_``,
+    inner ``-`` or ``.``)."""
+
+    sqlstate = "LD102"
+
+
 class TaskTransitionInvalid(LedgerError):
     """LD201: an agent_task status change the task machine does not allow
     (e.g. starting a task that is not dispatched, or a new task not queued)."""
@@ -154,54 +196,26 @@ class LifecycleInconsistent(LedgerError):
     sqlstate = "LD305"
 
 
-class KeywordRejected(LedgerError):
-    """LD101: a strong keyword that is not one distinctive token (a bare
-    topic word such as ``dispatcher`` is never evidence)."""
+class ScopeDenied(LedgerError):
+    """LD401: per-scope row-level security is on and the scope is not one of
+    the connection's scopes (the session setting ``ledger.scopes``)."""
 
-    sqlstate = "LD101"
-
-
-class SlugRejected(LedgerError):
-    """LD102: a finding slug that is not one token (letters, digits, ``_``,
-    inner ``-`` or ``.``)."""
-
-    sqlstate = "LD102"
+    sqlstate = "LD401"
 
 
-class DuplicateFindingSlug(LedgerError):
-    """23505 on ledger.finding: the slug already belongs to another finding of the scope."""
+class AuditAppendOnly(LedgerError):
+    """LD402: an UPDATE, DELETE or TRUNCATE of the audit (ledger.supersession)
+    by a role other than the table owner."""
 
-    sqlstate = "23505"
+    sqlstate = "LD402"
 
 
-#: SQLSTATE -> exception class. Later capabilities add their codes here.
-SQLSTATE_ERRORS: dict[str, type[LedgerError]] = {
-    "LD001": PathRejected,
-    "LD002": ValueRequired,
-    "LD003": ValueInvalid,
-    "LD004": ValueTooLong,
-    "LD005": NotFound,
-    "LD401": ScopeDenied,
-    "LD402": AuditAppendOnly,
-    "LD201": TaskTransitionInvalid,
-    "LD202": DispatchOutsideClaim,
-    "LD203": SnapshotWriteRejected,
-    "LD204": TaskFieldFrozen,
-    "LD301": FindingAlreadyReported,
-    "LD302": InvalidTransition,
-    "LD303": DuplicateInReview,
-    "LD304": DeleteForbidden,
-    "LD305": LifecycleInconsistent,
-    "LD101": KeywordRejected,
-    "LD102": SlugRejected,
-}
+#: SQLSTATE (``LD...``) -> exception class, from the classes' ``sqlstate`` declarations.
+SQLSTATE_ERRORS: Mapping[str, type[LedgerError]] = MappingProxyType(_BY_SQLSTATE)
 
-#: Unique constraints -> exception class for 23505 unique_violation.
-CONSTRAINT_ERRORS: dict[str, type[LedgerError]] = {
-    "merge_scope_commit_sha_key": DuplicateMerge,
-    "finding_scope_finding_key_key": DuplicateFindingKey,
-    "finding_scope_slug_key": DuplicateFindingSlug,
-}
+#: Unique constraint -> exception class for ``23505 unique_violation``, from
+#: the classes' ``constraint`` declarations.
+CONSTRAINT_ERRORS: Mapping[str, type[LedgerError]] = MappingProxyType(_BY_CONSTRAINT)
 
 
 def error_for(exc: psycopg.Error) -> LedgerError | None:

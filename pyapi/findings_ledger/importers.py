@@ -1,4 +1,4 @@
-"""Importers: findings files and drift reviews into the ledger (issue 3).
+"""Importers: findings files and drift reviews into the ledger.
 
 Two input formats, each row going through ``ledger.import_finding`` (one
 SQL call per finding, the same triggers as any INSERT):
@@ -38,7 +38,6 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,49 +48,10 @@ from psycopg.rows import class_row
 
 from . import queries
 from .errors import LedgerError, translate
+from .models import ImportedFile, ImportedFinding, ImportReport, SkippedFile
 
 FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+)\.md$")
 ID_FIELDS = ("id", "finding_id", "issue_id", "key", "uid")
-
-
-@dataclass(frozen=True)
-class ImportedFinding:
-    """One finding as ``ledger.import_finding`` left it: ``status`` is
-    ``inserted``, ``updated``, ``unchanged`` or ``retired`` (already
-    superseded or dismissed: left alone)."""
-
-    id: int
-    finding_key: str | None
-    slug: str | None
-    status: str
-
-
-@dataclass(frozen=True)
-class ImportedFile:
-    """A file (or drift entry, ``file#drift_findings[i]``) and its finding."""
-
-    name: str
-    finding: ImportedFinding
-
-
-@dataclass(frozen=True)
-class SkippedFile:
-    """A file (or drift entry) that was not imported, and why."""
-
-    name: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class ImportReport:
-    """What an import did: ``imported`` in file-name order, ``skipped`` with reasons."""
-
-    imported: list[ImportedFile] = field(default_factory=list)
-    skipped: list[SkippedFile] = field(default_factory=list)
-
-    def count(self, status: str) -> int:
-        """How many imported findings have this status."""
-        return sum(1 for i in self.imported if i.finding.status == status)
 
 
 def import_finding(

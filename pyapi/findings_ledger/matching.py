@@ -1,4 +1,4 @@
-"""Message-matching policy and the dry-run preview of a replay (issue 3).
+"""Message-matching policy and the dry-run preview of a replay.
 
 The matching itself lives in PostgreSQL (``ledger._message_tokens``,
 ``ledger._match_message``, ``ledger._merge_decisions``, trigger
@@ -9,7 +9,6 @@ what replaying a git history would retire, without changing anything.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -19,26 +18,7 @@ from . import queries
 from .api import set_hygiene_mode
 from .errors import translate
 from .gitlog import GitMerge, replay
-from .models import MergeResult
-
-
-@dataclass(frozen=True)
-class MatchPolicy:
-    """A scope's matching policy (columns of ``ledger.scope``).
-
-    ``enabled_rules``: the evidence rules in force (path, key, slug, keyword,
-    title); ``path_supersede_kinds``: finding kinds the path rule
-    supersedes (others: candidate only; ``*`` = all); ``slug_mention_resolves``:
-    whether a bare slug mention resolves; ``default_branch``: merges on
-    other branches are skipped (None: no check).
-    """
-
-    scope: str
-    hygiene_mode: str
-    enabled_rules: list[str]
-    path_supersede_kinds: list[str]
-    slug_mention_resolves: bool
-    default_branch: str | None
+from .models import MatchPolicy, MergeResult
 
 
 def set_match_policy(

@@ -1,15 +1,25 @@
-"""Typed results of the Python API: frozen dataclasses, one per row shape.
+"""Typed results of the Python API: every frozen dataclass a function of
+:mod:`findings_ledger.api`, :mod:`~findings_ledger.claims`,
+:mod:`~findings_ledger.lifecycle`, :mod:`~findings_ledger.matching`,
+:mod:`~findings_ledger.importers` or :mod:`~findings_ledger.security` returns.
 
-Field names equal the SQL column names, so ``class_row`` fills them.
-Timestamps are timezone-aware ``datetime``; paths are repository-relative
-strings, directories ending in ``/``.
+Row shapes have field names equal to the SQL column names of their statement
+in :mod:`findings_ledger.queries`, so ``class_row`` fills them. Timestamps
+are timezone-aware ``datetime``; paths are repository-relative strings,
+directories ending in ``/``.
+
+Not here: inputs (the git reader's :class:`findings_ledger.gitlog.GitMerge`)
+and the demo's report types (:mod:`findings_ledger.demo`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
+
+# --- findings, merges, the audit ------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -120,3 +130,311 @@ class AuditEntry:
     actor: str | None
     reason: str | None
     created_at: datetime
+
+
+# --- message matching: policy and imports --------------------------------------
+
+
+@dataclass(frozen=True)
+class MatchPolicy:
+    """A scope's matching policy (columns of ``ledger.scope``).
+
+    ``enabled_rules``: the evidence rules in force (path, key, slug, keyword,
+    title); ``path_supersede_kinds``: finding kinds the path rule
+    supersedes (others: candidate only; ``*`` = all); ``slug_mention_resolves``:
+    whether a bare slug mention resolves; ``default_branch``: merges on
+    other branches are skipped (None: no check).
+    """
+
+    scope: str
+    hygiene_mode: str
+    enabled_rules: list[str]
+    path_supersede_kinds: list[str]
+    slug_mention_resolves: bool
+    default_branch: str | None
+
+
+@dataclass(frozen=True)
+class ImportedFinding:
+    """One finding as ``ledger.import_finding`` left it: ``status`` is
+    ``inserted``, ``updated``, ``unchanged`` or ``retired`` (already
+    superseded or dismissed: left alone)."""
+
+    id: int
+    finding_key: str | None
+    slug: str | None
+    status: str
+
+
+@dataclass(frozen=True)
+class ImportedFile:
+    """A file (or drift entry, ``file#drift_findings[i]``) and its finding."""
+
+    name: str
+    finding: ImportedFinding
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file (or drift entry) that was not imported, and why."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did: ``imported`` in file-name order, ``skipped`` with reasons."""
+
+    imported: list[ImportedFile] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        """How many imported findings have this status."""
+        return sum(1 for i in self.imported if i.finding.status == status)
+
+
+# --- task claims -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A row of ``ledger.issue``. ``title`` and ``description`` are exactly
+    as written (never trimmed: snapshots hash their bytes)."""
+
+    id: int
+    scope: str
+    title: str
+    description: str | None
+    status: str
+    assignee_type: str | None
+    assignee_id: str | None
+    priority: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class AgentTask:
+    """A row of ``ledger.agent_task``: one agent run on an issue.
+
+    ``status``: queued, dispatched, running, completed, failed, cancelled.
+    ``issue_snapshot``: ``{"v", "title_sha256", "description_sha256"}`` as the
+    claim saw the issue (hashes only), or None (never claimed, lost CAS,
+    written before the column existed). ``dispatch_count``: how many times
+    the task was claimed (the CAS token).
+    """
+
+    id: int
+    issue_id: int
+    agent_id: str
+    runtime_id: str
+    status: str
+    session_id: str | None
+    rerun_of_task_id: int | None
+    force_fresh_session: bool
+    failure_reason: str | None
+    dispatch_count: int
+    created_at: datetime
+    dispatched_at: datetime | None
+    started_at: datetime | None
+    completed_at: datetime | None
+    issue_snapshot: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What ``ledger.claim_task`` returns for the task it dispatched.
+
+    ``resume_session_id`` / ``resumed_task_id``: the provider session to
+    resume and the earlier row it comes from (None: a fresh session).
+    ``anchor_task_id``: that row when it proves delivery (completed, started).
+    ``issue_state_delta_known``: whether the issue body was compared;
+    ``issue_changed_fields``: ``[]`` (unchanged) or some of ``title``,
+    ``description`` in that order when known, None when unknown.
+    ``delta_basis``: why: ``compared``, ``fresh_session``,
+    ``nothing_resumed``, ``not_delivered``, ``no_snapshot``, ``not_comparable``.
+    ``issue_status``, ``issue_assignee_*``, ``issue_priority``: current values,
+    returned every time and never compared.
+    """
+
+    task_id: int
+    issue_id: int
+    agent_id: str
+    runtime_id: str
+    dispatch_count: int
+    dispatched_at: datetime
+    rerun_of_task_id: int | None
+    force_fresh_session: bool
+    resume_session_id: str | None
+    resumed_task_id: int | None
+    anchor_task_id: int | None
+    snapshot_written: bool
+    issue_status: str
+    issue_assignee_type: str | None
+    issue_assignee_id: str | None
+    issue_priority: str
+    issue_state_delta_known: bool
+    issue_changed_fields: list[str] | None
+    delta_basis: str
+
+
+# --- finding lifecycle -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """What reporting a finding did.
+
+    ``outcome``: ``new``, ``duplicate`` (it was active: the re-report is
+    counted), ``reopened`` (it was superseded: active again, audited) or
+    ``still_dismissed`` (a person dismissed it: unchanged, re-report counted).
+    ``state`` is the finding's state afterwards; the counters are its
+    ``report_count`` (reports, the first included) and ``reopen_count``.
+    """
+
+    finding_id: int
+    outcome: str
+    state: str
+    report_count: int
+    reopen_count: int
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    """Counts of a re-review (``replace_findings``): findings of the new set
+    ``added``, ``kept`` (active, present again), ``reopened`` (superseded,
+    present again), ``still_dismissed``; findings of the previous set absent
+    from the new one ``superseded`` (rule ``rereview``), or
+    ``would_supersede`` in a scope whose hygiene mode is ``dry``."""
+
+    added: int
+    kept: int
+    reopened: int
+    still_dismissed: int
+    superseded: int
+    would_supersede: int
+
+
+@dataclass(frozen=True)
+class FindingLifecycle:
+    """A row of ``ledger.finding_lifecycle``: a finding with its derived
+    ``state`` (``active``, ``superseded``, ``dismissed``), its dismissal, its
+    supersession and its counters."""
+
+    id: int
+    scope: str
+    finding_key: str | None
+    kind: str
+    severity: str
+    title: str
+    state: str
+    resolution: str | None
+    dismissed_at: datetime | None
+    dismissed_by: str | None
+    dismissal_reason: str | None
+    superseded_at: datetime | None
+    superseded_by: str | None
+    superseded_by_merge_id: int | None
+    supersede_rule: str | None
+    report_count: int
+    last_reported_at: datetime | None
+    reopen_count: int
+    review_run: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class HistoryEvent:
+    """One entry of a finding's timeline (``ledger.read_history``).
+
+    ``event``: ``reported`` (the finding row), an audit action
+    (``superseded``, ``would_supersede``, ``already_superseded``,
+    ``reopened``, ``not_reopened``, ``would_reopen``, ``dismissed``,
+    ``restored``, ...) or ``injected`` (``actor`` is then the session).
+    ``evidence``: the touched path, review run or reverted sha that decided
+    it (the finding's paths for ``reported``); ``audit_id`` is None for
+    ``reported`` and ``injected``.
+    """
+
+    at: datetime
+    event: str
+    rule: str | None
+    actor: str | None
+    reason: str | None
+    evidence: str | None
+    merge_id: int | None
+    commit_sha: str | None
+    detail: dict[str, Any] | None
+    audit_id: int | None
+
+
+@dataclass(frozen=True)
+class InjectionResult:
+    """``recorded``: (session, finding) pairs new to the ledger;
+    ``already_recorded``: pairs it already held (no second effect)."""
+
+    recorded: int
+    already_recorded: int
+
+
+@dataclass(frozen=True)
+class Injection:
+    """A finding injected into a session's prompt, with the finding's
+    ``state`` now."""
+
+    session_id: str
+    finding_id: int
+    injected_at: datetime
+    scope: str
+    kind: str
+    severity: str
+    title: str
+    state: str
+
+
+@dataclass(frozen=True)
+class Convergence:
+    """Of the ``shown`` findings a session was injected with: how many are
+    ``still_active``, ``superseded`` or ``dismissed`` now, and
+    ``active_share`` = still_active / shown (4 decimals; 0 = all resolved)."""
+
+    session_id: str
+    shown: int
+    still_active: int
+    superseded: int
+    dismissed: int
+    active_share: Decimal
+
+
+@dataclass(frozen=True)
+class PromptSelection:
+    """The findings a prompt builder injects (``findings``, in prompt order)
+    and what the character budget left out: ``omitted_count`` findings of
+    ``omitted_chars`` characters. ``included_chars`` is the sum of
+    ``len(f.prompt_text())`` over ``findings``."""
+
+    findings: list[ActiveFinding]
+    included_chars: int
+    omitted_count: int
+    omitted_chars: int
+
+    @property
+    def included_count(self) -> int:
+        return len(self.findings)
+
+
+@dataclass(frozen=True)
+class FindingEvent:
+    """One ``NOTIFY ledger_finding`` payload: the audit row ``audit_id`` of
+    ``finding_id`` in ``scope`` with ``action`` ``superseded``,
+    ``reopened``, ``dismissed`` or ``restored``, its ``rule``, the
+    ``merge_id`` that caused it (if any) and the ``actor`` (if any)."""
+
+    audit_id: int
+    finding_id: int
+    scope: str
+    action: str
+    rule: str | None
+    merge_id: int | None
+    actor: str | None

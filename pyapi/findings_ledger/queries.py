@@ -1,9 +1,25 @@
-"""Every SQL statement the Python API sends, in one auditable module.
+"""Every SQL statement the ``findings_ledger`` package sends to a ledger
+database, in one auditable module: the API's (:mod:`~findings_ledger.api`,
+:mod:`~findings_ledger.claims`, :mod:`~findings_ledger.lifecycle`,
+:mod:`~findings_ledger.matching`, :mod:`~findings_ledger.importers`,
+:mod:`~findings_ledger.security`), the CLI's (creating its default
+database) and the demo's report queries.
 
-Each statement calls one stored function with named arguments; nothing is
-built with f-strings. Column lists are explicit so that adding a column to a
-table never breaks the dataclass a statement fills.
+Each API statement calls one stored function with named arguments; nothing
+is built with f-strings (the one identifier, a database name, goes through
+:class:`psycopg.sql.Identifier`). Column lists are explicit so that adding a
+column to a table never breaks the dataclass a statement fills
+(:mod:`findings_ledger.models`).
+
+Not here: the migrations' DDL (``migrations/``, run through
+:mod:`findings_ledger.migration_ops`) and the test tooling's maintenance
+statements (:mod:`findings_ledger.testing`: creating and dropping test
+databases, ``pg_dump``).
 """
+
+from psycopg import sql
+
+# --- findings, merges, the audit, hygiene mode ---------------------------------
 
 FINDING_COLUMNS = (
     "id, scope, finding_key, kind, severity, title, description, paths, source, created_at, "
@@ -37,7 +53,7 @@ SET_HYGIENE_MODE = (
     "SELECT scope, hygiene_mode FROM ledger.set_hygiene_mode(p_scope => %(scope)s, p_mode => %(mode)s)"
 )
 
-# --- security and reliability (issue 7) -------------------------------------
+# --- security and reliability ------------------------------------------------
 
 RECONCILE = "SELECT merge_id, decisions FROM ledger.reconcile(p_scope => %(scope)s)"
 
@@ -46,7 +62,9 @@ SET_SCOPES = "SELECT set_config('ledger.scopes', %(scopes)s, %(is_local)s)"
 ENABLE_SCOPE_RLS = "SELECT t::text FROM ledger.enable_scope_rls() AS t"
 
 DISABLE_SCOPE_RLS = "SELECT t::text FROM ledger.disable_scope_rls() AS t"
-# message matching (issue 3): importers and policy
+
+# --- message matching: importers and policy ---------------------------------
+
 IMPORT_FINDING = (
     "SELECT id, finding_key, slug, status FROM ledger.import_finding("
     "p_scope => %(scope)s, p_title => %(title)s, p_description => %(description)s, "
@@ -63,3 +81,160 @@ SET_MATCH_POLICY = (
     "p_path_supersede_kinds => %(path_supersede_kinds)s, "
     "p_slug_mention_resolves => %(slug_mention_resolves)s, p_default_branch => %(default_branch)s)"
 )
+
+# --- task claims --------------------------------------------------------------
+
+ISSUE_COLUMNS = (
+    "id, scope, title, description, status, assignee_type, assignee_id, priority, created_at, updated_at"
+)
+TASK_COLUMNS = (
+    "id, issue_id, agent_id, runtime_id, status, session_id, rerun_of_task_id, force_fresh_session, "
+    "failure_reason, dispatch_count, created_at, dispatched_at, started_at, completed_at, issue_snapshot"
+)
+CLAIM_COLUMNS = (
+    "task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, "
+    "force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, snapshot_written, "
+    "issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, "
+    "issue_changed_fields, delta_basis"
+)
+
+ADD_ISSUE = (
+    "SELECT " + ISSUE_COLUMNS + " FROM ledger.add_issue("
+    "p_scope => %(scope)s, p_title => %(title)s, p_description => %(description)s, "
+    "p_status => %(status)s, p_priority => %(priority)s, "
+    "p_assignee_type => %(assignee_type)s, p_assignee_id => %(assignee_id)s)"
+)
+ENQUEUE_TASK = (
+    "SELECT " + TASK_COLUMNS + " FROM ledger.enqueue_task("
+    "p_issue_id => %(issue_id)s, p_agent_id => %(agent_id)s, p_runtime_id => %(runtime_id)s, "
+    "p_rerun_of_task_id => %(rerun_of_task_id)s, p_force_fresh_session => %(force_fresh_session)s)"
+)
+CLAIM_TASK = (
+    "SELECT " + CLAIM_COLUMNS + " FROM ledger.claim_task(p_runtime_id => %(runtime_id)s, p_agent_id => %(agent_id)s)"
+)
+START_TASK = (
+    "SELECT " + TASK_COLUMNS + " FROM ledger.start_task(p_task_id => %(task_id)s, p_session_id => %(session_id)s)"
+)
+COMPLETE_TASK = (
+    "SELECT " + TASK_COLUMNS + " FROM ledger.complete_task(p_task_id => %(task_id)s, p_session_id => %(session_id)s)"
+)
+FAIL_TASK = (
+    "SELECT " + TASK_COLUMNS + " FROM ledger.fail_task("
+    "p_task_id => %(task_id)s, p_failure_reason => %(failure_reason)s, p_session_id => %(session_id)s)"
+)
+CANCEL_TASK = "SELECT " + TASK_COLUMNS + " FROM ledger.cancel_task(p_task_id => %(task_id)s, p_reason => %(reason)s)"
+REQUEUE_TASK = "SELECT " + TASK_COLUMNS + " FROM ledger.requeue_task(p_task_id => %(task_id)s)"
+ISSUE_SNAPSHOT = (
+    "SELECT ledger.issue_snapshot(p_title => %(title)s, p_description => %(description)s, p_version => %(version)s)"
+)
+
+# --- finding lifecycle --------------------------------------------------------
+
+#: The channel every supersede, reopen, dismiss and restore is notified on.
+FINDING_CHANNEL = "ledger_finding"
+
+LIFECYCLE_COLUMNS = (
+    "id, scope, finding_key, kind, severity, title, state, resolution, dismissed_at, dismissed_by, "
+    "dismissal_reason, superseded_at, superseded_by, superseded_by_merge_id, supersede_rule, "
+    "report_count, last_reported_at, reopen_count, review_run, created_at"
+)
+
+REPORT_FINDING = (
+    "SELECT finding_id, outcome, state, report_count, reopen_count FROM ledger.report_finding("
+    "p_scope => %(scope)s, p_finding_key => %(finding_key)s, p_title => %(title)s, "
+    "p_description => %(description)s, p_paths => %(paths)s, p_kind => %(kind)s, "
+    "p_severity => %(severity)s, p_source => %(source)s, p_review_run => %(review_run)s)"
+)
+
+REPLACE_FINDINGS = (
+    "SELECT added, kept, reopened, still_dismissed, superseded, would_supersede FROM ledger.replace_findings("
+    "p_scope => %(scope)s, p_kind => %(kind)s, p_review_run => %(review_run)s, "
+    "p_findings => %(findings)s, p_actor => %(actor)s)"
+)
+
+DISMISS_FINDING = (
+    "SELECT " + LIFECYCLE_COLUMNS + " FROM ledger.dismiss_finding("
+    "p_finding_id => %(finding_id)s, p_resolution => %(resolution)s, p_actor => %(actor)s, p_reason => %(reason)s)"
+)
+
+RESTORE_FINDING = (
+    "SELECT " + LIFECYCLE_COLUMNS + " FROM ledger.restore_finding("
+    "p_finding_id => %(finding_id)s, p_actor => %(actor)s, p_reason => %(reason)s)"
+)
+
+READ_FINDING = "SELECT " + LIFECYCLE_COLUMNS + " FROM ledger.read_finding(p_finding_id => %(finding_id)s)"
+
+READ_HISTORY = (
+    "SELECT at, event, rule, actor, reason, evidence, merge_id, commit_sha, detail, audit_id "
+    "FROM ledger.read_history(p_finding_id => %(finding_id)s)"
+)
+
+RECORD_INJECTION = (
+    "SELECT recorded, already_recorded FROM ledger.record_injection("
+    "p_session_id => %(session_id)s, p_finding_ids => %(finding_ids)s)"
+)
+
+READ_INJECTIONS = (
+    "SELECT session_id, finding_id, injected_at, scope, kind, severity, title, state "
+    "FROM ledger.read_injections(p_session_id => %(session_id)s, p_finding_id => %(finding_id)s)"
+)
+
+MEASURE_CONVERGENCE = (
+    "SELECT session_id, shown, still_active, superseded, dismissed, active_share "
+    "FROM ledger.measure_convergence(p_session_id => %(session_id)s)"
+)
+
+READ_PROMPT_FINDINGS = (
+    "SELECT findings, included_count, included_chars, omitted_count, omitted_chars "
+    "FROM ledger.read_prompt_findings(p_scope => %(scope)s, p_kinds => %(kinds)s, "
+    "p_max_age => %(max_age)s, p_max_chars => %(max_chars)s)"
+)
+
+LISTEN_FINDINGS = "LISTEN " + FINDING_CHANNEL
+
+# --- the CLI: its default database on the throwaway cluster --------------------
+
+DATABASE_EXISTS = "SELECT 1 FROM pg_database WHERE datname = %(name)s"
+
+#: Format with ``name=sql.Identifier(...)``.
+CREATE_DATABASE = sql.SQL("CREATE DATABASE {name}")
+
+# --- the demo's report (findings_ledger.demo), read back from the database -----
+
+# What one prompt carries: every drift finding of the spec (the seed's system,
+# without the ledger) and the active ones (ledger.active_findings, with it).
+DEMO_PROMPT_FIGURES = """
+SELECT w.findings AS all_findings, w.chars AS all_chars, a.findings AS active_findings, a.chars AS active_chars
+  FROM (SELECT count(*) AS findings,
+               coalesce(sum(length(f.title) + coalesce(1 + length(f.description), 0)), 0) AS chars
+          FROM ledger.finding f
+         WHERE f.scope = %(scope)s AND f.kind = 'drift') AS w,
+       (SELECT count(*) AS findings,
+               coalesce(sum(length(f.title) + coalesce(1 + length(f.description), 0)), 0) AS chars
+          FROM ledger.active_findings(p_scope => %(scope)s) AS f
+         WHERE f.kind = 'drift') AS a
+"""
+
+# Why a merge retired what it retired: its audit rows, with the finding and the merge.
+DEMO_MERGE_DECISIONS = """
+SELECT a.action, f.finding_key, f.title, a.detail ->> 'finding_path' AS finding_path,
+       a.evidence AS touched_path, m.commit_sha, m.node_id, f.superseded_by
+  FROM ledger.read_audit(p_scope => %(scope)s, p_merge_id => %(merge_id)s) AS a
+  JOIN ledger.finding f ON f.id = a.finding_id
+  JOIN ledger.merge m ON m.id = a.merge_id
+ ORDER BY a.id
+"""
+
+# The drift review as stored (paths normalised by the database).
+DEMO_REVIEW_FINDINGS = """
+SELECT f.finding_key, f.severity, f.title, f.paths,
+       length(f.title) + coalesce(1 + length(f.description), 0) AS chars
+  FROM ledger.finding f
+ WHERE f.scope = %(scope)s AND f.kind = 'drift'
+ ORDER BY f.id
+"""
+
+DEMO_SCOPE_IS_EMPTY = """
+SELECT NOT EXISTS (SELECT 1 FROM ledger.finding WHERE scope = %(scope)s)
+   AND NOT EXISTS (SELECT 1 FROM ledger.merge WHERE scope = %(scope)s)
+"""

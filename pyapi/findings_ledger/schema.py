@@ -18,10 +18,11 @@ Writing through these tables is writing through the ledger's triggers: an
 INSERT. The columns the triggers derive (``superseded_*``, ``processed``)
 are not for services to write.
 
-Tables: ``scope``, ``finding``, ``merge``, ``supersession``, ``injection``,
-``issue``, ``agent_task``, ``poisoned_failure_reason``, ``retired_session``
-(``sql/tables/``). Claims and snapshots are written
-by the stored functions (``ledger.claim_task`` ...), not by hand.
+Tables: ``scope``, ``finding``, ``merge``, ``supersession`` (findings, merges
+and their audit), ``issue``, ``agent_task``, ``poisoned_failure_reason``,
+``retired_session`` (task claims) and ``injection`` (the lifecycle's prompt
+injections). Claims and snapshots are written by the stored functions
+(``ledger.claim_task`` ...), not by hand.
 
 ``active_finding`` and ``finding_lifecycle`` are the views of those names,
 described as tables (``info={"view": True}``) so they can be selected from;
@@ -76,7 +77,7 @@ merge = sa.Table(
     sa.Column("merged_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
     sa.Column("recorded_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
     sa.Column("processed", sa.Boolean, nullable=False, server_default=sa.false()),
-    sa.Column("branch", sa.Text),
+    sa.Column("branch", sa.Text),  # the branch it landed on (None: unknown)
     sa.UniqueConstraint("scope", "commit_sha", name="merge_scope_commit_sha_key"),
     sa.Index("merge_unprocessed_idx", "id", postgresql_where=sa.text("NOT processed")),
 )
@@ -102,7 +103,7 @@ finding = sa.Table(
         sa.ForeignKey("ledger.merge.id", name="finding_superseded_by_merge_id_fkey"),
     ),
     sa.Column("supersede_rule", sa.Text),
-    # dismissal, re-reports, reopens
+    # the lifecycle: dismissal, re-reports, reopens
     sa.Column("dismissed_at", sa.DateTime(timezone=True)),
     sa.Column("dismissed_by", sa.Text),
     sa.Column("resolution", sa.Text),
@@ -135,7 +136,7 @@ finding = sa.Table(
         postgresql_with={"fastupdate": "off"},
         postgresql_where=sa.text("superseded_at IS NULL"),
     ),
-    # message evidence
+    # expression indexes over active findings (sql/indexes/)
     sa.Index(
         "finding_active_evidence_idx",
         sa.func.ledger._evidence_keys(
@@ -184,7 +185,7 @@ active_finding = sa.Table(
     info={"view": True},
 )
 
-# --- issues, agent tasks and their claim snapshots --------------------------
+# --- task claims: issues, agent tasks and their claim snapshots -------------
 
 issue = sa.Table(
     "issue",
@@ -264,7 +265,7 @@ retired_session = sa.Table(
     sa.Column("retired_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
 )
 
-# --- prompt injections and the lifecycle view -------------------------------
+# --- the lifecycle: prompt injections and the lifecycle view ---------------
 
 injection = sa.Table(
     "injection",

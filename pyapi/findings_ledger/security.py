@@ -1,5 +1,5 @@
-"""Security and reliability calls (issue 7): reconciling merges written
-while triggers did not fire, and per-scope row-level security.
+"""Security and reliability calls: reconciling merges written while
+triggers did not fire, and per-scope row-level security.
 
 Same conventions as :mod:`findings_ledger.api`: the caller's connection,
 one statement per call, nothing committed here, typed errors. The rules

@@ -1,10 +1,6 @@
-"""Lifecycle commands of the ``findings-ledger`` CLI: ``history``,
-``dismiss``, ``restore`` and ``prompt``.
-
-Registered on the main group by :mod:`findings_ledger.cli` (``COMMANDS``).
-Same conventions as the other commands: ``--dsn`` / ``$LEDGER_DSN`` or the
-throwaway cluster, one ``error:`` line and exit 1 for a user mistake.
-"""
+"""The finding-lifecycle verbs: ``history``, ``dismiss``, ``restore`` and
+``prompt``, with the timeline's formatting (:func:`format_header`,
+:func:`format_event`)."""
 
 from __future__ import annotations
 
@@ -14,15 +10,9 @@ from datetime import timedelta
 import click
 import psycopg
 
-from . import lifecycle
-from .cli import resolve_dsn, user_errors
-from .lifecycle import FindingLifecycle, HistoryEvent
-
-# The same option as cli.dsn_option, declared here because this module is
-# imported by cli.py (a cycle mypy cannot type through).
-dsn_option = click.option(
-    "--dsn", envvar="LEDGER_DSN", default=None, help="libpq DSN or URI (default: $LEDGER_DSN, else a throwaway cluster)"
-)
+from .. import lifecycle
+from ..models import FindingLifecycle, HistoryEvent
+from .helpers import dsn_option, resolve_dsn, user_errors
 
 
 def _when(ev: HistoryEvent) -> str:

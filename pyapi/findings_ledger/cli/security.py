@@ -1,5 +1,4 @@
-"""Command-line verbs of issue 7 (security and reliability), registered on
-the ``findings-ledger`` group by :mod:`findings_ledger.cli`:
+"""The security and reliability verbs:
 
 ``findings-ledger reconcile SCOPE``
     apply the merges of SCOPE written while triggers did not fire
@@ -13,13 +12,8 @@ from __future__ import annotations
 import click
 import psycopg
 
-from . import security
-from .cli import resolve_dsn, user_errors
-
-# the same option as cli.dsn_option (not imported: cli imports this module)
-dsn_option = click.option(
-    "--dsn", envvar="LEDGER_DSN", default=None, help="libpq DSN or URI (default: $LEDGER_DSN, else a throwaway cluster)"
-)
+from .. import security
+from .helpers import dsn_option, resolve_dsn, user_errors
 
 
 @click.command("reconcile")
@@ -45,3 +39,7 @@ def scope_rls_command(dsn: str | None, state: str) -> None:
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
         tables = security.enable_scope_rls(conn) if state == "on" else security.disable_scope_rls(conn)
     click.echo(f"per-scope row-level security {state}: {', '.join(tables)}")
+
+
+#: The commands :mod:`findings_ledger.cli` adds to its group.
+COMMANDS = [reconcile_command, scope_rls_command]

@@ -1,13 +1,17 @@
 """pytest plugin: a migrated, empty ledger database per test.
 
 Installed as the ``findings_ledger`` pytest11 entry point, so any project
-that depends on findings-ledger gets these fixtures without configuration:
+that depends on findings-ledger gets these fixtures without configuration.
+This module imports nothing but pytest: the fixtures need pytest-postgresql
+(``pip install 'findings-ledger[pytest]'``), and without it a pytest run is
+unaffected; only a test that uses a ledger fixture fails, with one line
+saying what to install.
 
 ``ledger_server`` (session)
-    connection parameters of the server: ``LEDGER_DSN`` (or
-    ``--ledger-dsn``) when set, otherwise the throwaway cluster of
-    :mod:`findings_ledger.cluster`, started on demand (root-safe: as root the
-    server runs as the ``postgres`` OS user).
+    connection parameters of the server: ``--ledger-dsn`` or ``LEDGER_DSN``
+    when set, otherwise the throwaway cluster of
+    :mod:`findings_ledger.testing.cluster`, started on demand (root-safe: as
+    root the server runs as the ``postgres`` OS user).
 ``ledger_template`` (session)
     name of a template database migrated to head once per session with the
     real alembic revisions (pytest-postgresql's ``DatabaseJanitor``).
@@ -30,27 +34,38 @@ that depends on findings-ledger gets these fixtures without configuration:
     afterwards: for tests that compare two databases.
 
 The server's role needs CREATEDB. Database names carry the pytest process
-id, so concurrent runs against one server do not collide. See
-docs/testing.md for a walk-through and examples/service/ for a project
-that uses these fixtures.
+id, so concurrent runs against one server do not collide. The fixtures are
+built from :mod:`findings_ledger.testing.databases`. See docs/testing.md for
+a walk-through and examples/service/ for a project that uses them.
 """
 
 from __future__ import annotations
 
-import itertools
-import os
 from collections.abc import Callable, Iterator
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-import psycopg
 import pytest
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
-from pytest_postgresql.janitor import DatabaseJanitor
 
-from . import cluster
-from .api import migrate
+if TYPE_CHECKING:
+    import psycopg
 
-_counter = itertools.count()
+MISSING_EXTRA = (
+    "the findings-ledger fixtures (ledger_*) need pytest-postgresql: pip install 'findings-ledger[pytest]'"
+)
+
+
+def _databases() -> ModuleType:
+    """:mod:`findings_ledger.testing.databases`, or fail the requesting test
+    with :data:`MISSING_EXTRA` when pytest-postgresql is not installed."""
+    try:
+        from . import databases
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "pytest_postgresql":
+            raise
+    else:
+        return databases
+    pytest.fail(MISSING_EXTRA, pytrace=False)  # outside the except: no chained traceback
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -67,52 +82,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def ledger_server(request: pytest.FixtureRequest) -> dict[str, Any]:
     """Connection parameters (host, port, user, password, dbname) of the
     maintenance database on the server the ledger tests use."""
-    dsn = request.config.getoption("--ledger-dsn") or os.environ.get(cluster.DSN_ENV)
-    if not dsn:
-        dsn = cluster.ensure_cluster().dsn("postgres")
-    params = conninfo_to_dict(dsn)
-    params.setdefault("dbname", "postgres")
+    params: dict[str, Any] = _databases().server_params(request.config.getoption("--ledger-dsn"))
     return params
-
-
-def _janitor(server: dict[str, Any], dbname: str, template: str | None = None, as_template: bool = False) -> Any:
-    # Parameters the DSN leaves out stay None, so libpq fills them in (PGHOST,
-    # PGPORT, PGUSER, the Unix socket) exactly as for the test connections.
-    libpq: dict[str, Any] = {key: server.get(key) for key in ("user", "host", "port", "password")}
-    return DatabaseJanitor(
-        **libpq,
-        dbname=dbname,
-        template_dbname=template,
-        maintenance_dbname=server["dbname"],
-        as_template=as_template,
-    )
-
-
-def database_dsn(server: dict[str, Any], dbname: str) -> str:
-    """DSN of database ``dbname`` on ``server``."""
-    return make_conninfo(**{**server, "dbname": dbname})
 
 
 @pytest.fixture(scope="session")
 def ledger_template(ledger_server: dict[str, Any]) -> Iterator[str]:
     """A template database migrated to head once for the session."""
-    name = f"ledger_tmpl_{os.getpid()}"
-    janitor = _janitor(ledger_server, name, as_template=True)
-    janitor.drop()
-    janitor.init()
-    try:
-        migrate(database_dsn(ledger_server, name))
-        yield name
-    finally:
-        janitor.drop()
+    yield from _databases().template_database(ledger_server)
 
 
 @pytest.fixture
 def ledger_dsn(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[str]:
     """DSN of a fresh, migrated, empty ledger database for one test."""
-    name = f"ledger_test_{os.getpid()}_{next(_counter)}"
-    with _janitor(ledger_server, name, template=ledger_template):
-        yield database_dsn(ledger_server, name)
+    yield from _databases().fresh_database(ledger_server, ledger_template)
 
 
 @pytest.fixture
@@ -126,8 +109,7 @@ def ledger_dsn_factory(ledger_database_factory: Callable[..., str]) -> Callable[
 @pytest.fixture
 def ledger_conn(ledger_dsn: str) -> Iterator[psycopg.Connection[Any]]:
     """An autocommit psycopg connection to the test's ledger database."""
-    with psycopg.connect(ledger_dsn, autocommit=True) as conn:
-        yield conn
+    yield from _databases().autocommit_connection(ledger_dsn)
 
 
 @pytest.fixture
@@ -139,21 +121,7 @@ def ledger_database_factory(
     empty one; every database it made is dropped after the test. The
     session's template is migrated only when a migrated database is asked
     for."""
-    janitors: list[Any] = []
-
-    def make(migrated: bool = True) -> str:
-        name = f"ledger_test_{os.getpid()}_{next(_counter)}"
-        template = request.getfixturevalue("ledger_template") if migrated else None
-        janitor = _janitor(ledger_server, name, template=template)
-        janitor.init()
-        janitors.append(janitor)
-        return database_dsn(ledger_server, name)
-
-    try:
-        yield make
-    finally:
-        for janitor in reversed(janitors):
-            janitor.drop()
+    yield from _databases().database_factory(ledger_server, lambda: request.getfixturevalue("ledger_template"))
 
 
 @pytest.fixture

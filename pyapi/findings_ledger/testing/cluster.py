@@ -1,8 +1,8 @@
 """A throwaway local PostgreSQL cluster for demos and tests.
 
-``make db``, ``make demo``, ``make test`` and the pytest plugin all call
-:func:`ensure_cluster`, so there is exactly one way the project starts a
-server. Rules:
+``make db``, ``make demo``, ``make test``, the CLI (when given no DSN) and
+the pytest plugin all call :func:`ensure_cluster`, so there is exactly one
+way the project starts a server. Rules:
 
 * When ``LEDGER_DSN`` is set, no cluster is started: that server is used.
 * Otherwise a cluster lives in ``$LEDGER_PGDIR`` (default
@@ -225,7 +225,7 @@ def server_dsn(dbname: str = "postgres") -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m findings_ledger.cluster start|stop|status|dsn``."""
+    """``python -m findings_ledger.testing.cluster start|stop|status|dsn``."""
     import sys
 
     args = sys.argv[1:] if argv is None else argv

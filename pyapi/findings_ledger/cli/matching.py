@@ -1,5 +1,5 @@
-"""CLI commands of message matching (issue 3): ``import-findings`` and
-``hygiene --mode dry``. Registered in :mod:`findings_ledger.cli`."""
+"""The message-matching verbs: ``import-findings`` (findings files and drift
+reviews) and ``hygiene --mode dry`` (what a replay would retire, and why)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,9 @@ from pathlib import Path
 import click
 import psycopg
 
-from . import gitlog, importers, matching
-from .cli import resolve_dsn, user_errors
-from .models import Decision
-
-# the same option as cli.dsn_option, spelled out so that type checkers need
-# not resolve the import cycle with cli.py (which registers these commands)
-dsn_option = click.option(
-    "--dsn", envvar="LEDGER_DSN", default=None, help="libpq DSN or URI (default: $LEDGER_DSN, else a throwaway cluster)"
-)
+from .. import gitlog, importers, matching
+from ..models import Decision
+from .helpers import dsn_option, resolve_dsn, user_errors
 
 
 @click.command("import-findings")
@@ -106,3 +100,7 @@ def hygiene(dsn: str | None, mode: str, repo: Path, scope: str, rev_range: str, 
         f"(mode {mode}: nothing was changed)"
     )
     sys.stdout.flush()
+
+
+#: The commands :mod:`findings_ledger.cli` adds to its group.
+COMMANDS = [import_findings, hygiene]

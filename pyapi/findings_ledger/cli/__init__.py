@@ -1,0 +1,38 @@
+"""The ``findings-ledger`` command line: the click group :func:`main` (the
+console script's entry point) and the registration of every verb.
+
+One module per verb group, each exporting ``COMMANDS``; this module imports
+them and adds their commands to the group, never the other way round:
+
+* :mod:`.findings`: ``migrate``, ``active``, ``audit``, ``hygiene-mode``, ``replay-git``;
+* :mod:`.matching`: ``import-findings``, ``hygiene``;
+* :mod:`.lifecycle`: ``history``, ``dismiss``, ``restore``, ``prompt``;
+* :mod:`.security`: ``reconcile``, ``scope-rls``;
+* :mod:`.demo`: ``demo``.
+
+What they share (``--dsn``, the console, one ``error:`` line and exit 1 for a
+user mistake) is in :mod:`.helpers`.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from . import demo, findings, lifecycle, matching, security
+from .helpers import console
+
+
+@click.group()
+@click.version_option(package_name="findings-ledger")
+def main() -> None:
+    """Findings that retire themselves when merges land."""
+    # piped output (CI logs, files) without $COLUMNS: 120 columns, so tables do not wrap
+    if not console.is_terminal and not os.environ.get("COLUMNS"):
+        console.width = 120
+
+
+for _module in (findings, matching, lifecycle, security, demo):
+    for _command in _module.COMMANDS:
+        main.add_command(_command)

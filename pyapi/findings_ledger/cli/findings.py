@@ -1,0 +1,129 @@
+"""The ledger's basic verbs: ``migrate``, ``active``, ``audit``,
+``hygiene-mode`` and ``replay-git`` (recording a repository's history)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import psycopg
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .. import api, gitlog
+from .helpers import console, dsn_option, resolve_dsn, user_errors
+
+
+@click.command()
+@dsn_option
+@click.option("--revision", default="head", show_default=True)
+@user_errors
+def migrate(dsn: str | None, revision: str) -> None:
+    """Upgrade the database to REVISION (alembic)."""
+    target = resolve_dsn(dsn)
+    api.migrate(target, revision)
+    click.echo(f"migrated to {revision}")
+
+
+@click.command()
+@dsn_option
+@click.argument("scope")
+@user_errors
+def active(dsn: str | None, scope: str) -> None:
+    """List the active findings of SCOPE in prompt order."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        rows = api.active_findings(conn, scope)
+    table = Table(title=f"active findings of {scope} ({len(rows)})")
+    for col in ("id", "key", "kind", "severity", "title", "paths"):
+        table.add_column(col)
+    for f in rows:
+        table.add_row(str(f.id), f.finding_key or "", f.kind, f.severity, f.title, ", ".join(f.paths))
+    console.print(table)
+
+
+@click.command()
+@dsn_option
+@click.argument("scope")
+@click.option("--finding", "finding_id", type=int, default=None, help="only this finding's rows")
+@click.option("--merge", "merge_id", type=int, default=None, help="only this merge's rows")
+@user_errors
+def audit(dsn: str | None, scope: str, finding_id: int | None, merge_id: int | None) -> None:
+    """Print the audit trail of SCOPE."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        rows = api.read_audit(conn, scope, finding_id=finding_id, merge_id=merge_id)
+    table = Table(title=f"audit of {scope} ({len(rows)} rows)")
+    for col in ("id", "when", "finding", "merge", "action", "rule", "evidence"):
+        table.add_column(col)
+    for a in rows:
+        table.add_row(
+            str(a.id),
+            a.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+            str(a.finding_id or ""),
+            str(a.merge_id or ""),
+            a.action,
+            a.rule or "",
+            a.evidence or "",
+        )
+    console.print(table)
+
+
+@click.command("hygiene-mode")
+@dsn_option
+@click.argument("scope")
+@click.argument("mode", type=click.Choice(["on", "dry", "off"]))
+@user_errors
+def hygiene_mode(dsn: str | None, scope: str, mode: str) -> None:
+    """Set SCOPE's hygiene mode: on (supersede), dry (audit only), off."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        click.echo(f"{scope}: hygiene_mode = {api.set_hygiene_mode(conn, scope, mode)}")
+
+
+@click.command("replay-git")
+@dsn_option
+@click.argument("repo", type=click.Path(file_okay=False, path_type=str))
+@click.option("--scope", required=True, help="scope to record the merges into (created on first use)")
+@click.option(
+    "--range", "rev_range", default="HEAD", show_default=True, help="revision range, e.g. v1.0..main"
+)
+@click.option("--since", default=None, help="only commits after this date (git log --since: 2026-01-01, 2.weeks)")
+@user_errors
+def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: str | None) -> None:
+    """Record REPO's first-parent history into SCOPE, oldest first.
+
+    Each commit on the first-parent line becomes a merge (renames count both
+    paths, deletions count); findings of the scope whose paths it touched are
+    superseded. Commits already recorded have no second effect, so rerunning
+    resumes. Each merge is its own transaction.
+    """
+    merges = list(gitlog.read_merges(repo, rev_range, since))
+    recorded = already = superseded = 0
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        progress = Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        with progress:
+            task = progress.add_task(f"recording {len(merges)} commits into {scope}", total=len(merges))
+
+            def on_merge(merge: gitlog.GitMerge, result: Any) -> None:
+                nonlocal recorded, already, superseded
+                if result.recorded:
+                    recorded += 1
+                    superseded += len(result.superseded)
+                else:
+                    already += 1
+                progress.advance(task)
+
+            gitlog.replay(conn, scope, merges, on_merge=on_merge)
+    click.echo(
+        f"{scope}: {recorded} merges recorded, {already} already recorded, {superseded} findings superseded"
+    )
+
+
+#: The commands :mod:`findings_ledger.cli` adds to its group.
+COMMANDS = [migrate, active, audit, hygiene_mode, replay_git]

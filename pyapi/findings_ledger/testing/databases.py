@@ -1,0 +1,114 @@
+"""Fresh test databases on a PostgreSQL server, migrated or empty: what the
+fixtures of :mod:`findings_ledger.testing.pytest_plugin` are made of.
+
+Needs pytest-postgresql (its ``DatabaseJanitor`` creates and drops the
+databases), so it is imported only when a ledger fixture is used; install it
+with ``pip install 'findings-ledger[pytest]'``.
+
+The server is ``--ledger-dsn`` / ``LEDGER_DSN`` when given, else the
+throwaway cluster of :mod:`findings_ledger.testing.cluster`, started on
+demand. Its role needs CREATEDB. Database names carry the process id, so
+concurrent runs against one server do not collide.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from pytest_postgresql.janitor import DatabaseJanitor
+
+from ..api import migrate
+from . import cluster
+
+_counter = itertools.count()
+
+
+def server_params(dsn: str | None = None) -> dict[str, Any]:
+    """Connection parameters (host, port, user, password, dbname) of the
+    maintenance database on the server: ``dsn``, else ``LEDGER_DSN``, else
+    the throwaway cluster (started if needed)."""
+    dsn = dsn or os.environ.get(cluster.DSN_ENV)
+    if not dsn:
+        dsn = cluster.ensure_cluster().dsn("postgres")
+    params = conninfo_to_dict(dsn)
+    params.setdefault("dbname", "postgres")
+    return params
+
+
+def janitor(server: dict[str, Any], dbname: str, template: str | None = None, as_template: bool = False) -> Any:
+    """A ``DatabaseJanitor`` for database ``dbname`` on ``server`` (a clone of
+    ``template`` when given); a context manager that creates and drops it."""
+    # Parameters the DSN leaves out stay None, so libpq fills them in (PGHOST,
+    # PGPORT, PGUSER, the Unix socket) exactly as for the test connections.
+    libpq: dict[str, Any] = {key: server.get(key) for key in ("user", "host", "port", "password")}
+    return DatabaseJanitor(
+        **libpq,
+        dbname=dbname,
+        template_dbname=template,
+        maintenance_dbname=server["dbname"],
+        as_template=as_template,
+    )
+
+
+def database_dsn(server: dict[str, Any], dbname: str) -> str:
+    """DSN of database ``dbname`` on ``server``."""
+    return make_conninfo(**{**server, "dbname": dbname})
+
+
+def unique_name(prefix: str) -> str:
+    """``<prefix>_<pid>_<n>``: a database name no other test process uses."""
+    return f"{prefix}_{os.getpid()}_{next(_counter)}"
+
+
+def template_database(server: dict[str, Any]) -> Iterator[str]:
+    """Create a template database, migrate it to head with the real alembic
+    revisions, yield its name, drop it afterwards."""
+    name = f"ledger_tmpl_{os.getpid()}"
+    j = janitor(server, name, as_template=True)
+    j.drop()
+    j.init()
+    try:
+        migrate(database_dsn(server, name))
+        yield name
+    finally:
+        j.drop()
+
+
+def fresh_database(server: dict[str, Any], template: str | None) -> Iterator[str]:
+    """Yield the DSN of a new database (a clone of ``template``, or empty
+    when it is None), dropped afterwards."""
+    name = unique_name("ledger_test")
+    with janitor(server, name, template=template):
+        yield database_dsn(server, name)
+
+
+def autocommit_connection(dsn: str) -> Iterator[psycopg.Connection[Any]]:
+    """Yield an ``autocommit=True`` psycopg connection to ``dsn``, closed afterwards."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        yield conn
+
+
+def database_factory(server: dict[str, Any], template: Callable[[], str]) -> Iterator[Callable[..., str]]:
+    """Yield a function ``make(migrated=True) -> dsn`` creating one more
+    database per call (a clone of ``template()``, or empty); every database
+    it made is dropped afterwards. ``template`` is called only when a
+    migrated database is asked for."""
+    janitors: list[Any] = []
+
+    def make(migrated: bool = True) -> str:
+        name = unique_name("ledger_test")
+        j = janitor(server, name, template=template() if migrated else None)
+        j.init()
+        janitors.append(j)
+        return database_dsn(server, name)
+
+    try:
+        yield make
+    finally:
+        for j in reversed(janitors):
+            j.drop()
