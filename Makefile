@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 export LEDGER_PGPORT ?= 54329
 
-.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap schema-snapshot
+.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap schema-snapshot docs
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -54,6 +54,9 @@ lint: venv ## ruff, mypy and squawk over the generated SQL
 
 schema-snapshot: venv ## regenerate tests/schema/head.sql (normalised pg_dump of head) after a schema change
 	$(BIN)/python -m findings_ledger.schema_dump --output tests/schema/head.sql
+
+docs: venv ## build the documentation site (mkdocs, --strict: a broken link or anchor fails) into build/site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
 bench: venv ## full benchmark (about 10 minutes): bench/out/results.{md,json}
 	$(BIN)/python bench/run.py
