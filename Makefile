@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-stamp
 LOCK := requirements/dev.lock
 export LEDGER_PGPORT ?= 54329
 
-.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap revision lock
+.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap revision lock docs
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -68,6 +68,9 @@ lint: venv ## ruff, mypy, import-linter (no import circle, runtime apart from CL
 revision: venv ## write the next revision from what changed in sql/: make revision M='what it does'
 	@test -n "$(M)" || { echo "say what the revision does: make revision M='observed_at on findings'"; exit 2; }
 	$(BIN)/python tools/new_revision.py "$(M)"
+
+docs: venv ## build the documentation site (mkdocs, --strict: a broken link or anchor fails) into build/site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
 bench: venv ## full benchmark (about 10 minutes): bench/out/results.{md,json}
 	$(BIN)/python bench/run.py

@@ -1,4 +1,4 @@
-"""Path normalisation on write, in the database (the README's table)."""
+"""Path normalisation on write, in the database (the table of docs/paths.md)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,12 @@
 """A service that only has psql gets exactly what the Python API gets.
 
 One fresh database is written by the real ``psql`` binary running
-docs/examples/service.sql (the README's example: INSERT findings, INSERT
+docs/examples/service.sql (the example of docs/sql.md: INSERT findings, INSERT
 merges with ON CONFLICT DO NOTHING, a redelivery, SELECT from
 ledger.active_finding); an identical fresh database is written through the
 Python API. Both must end with the same active findings, finding states and
-audit, id for id. The README must show that file and its real psql output."""
+audit, id for id. docs/sql.md must show that file and its real psql output
+(tests/test_doc_examples.py checks every other example the same way)."""
 
 from __future__ import annotations
 
@@ -123,12 +124,12 @@ def test_psql_service_gets_what_the_python_api_gets(ledger_dsn_factory: Callable
     assert "INSERT 0 5\nINSERT 0 2\nINSERT 0 0\n" in output
 
 
-def test_the_readme_shows_the_service_sql_and_its_real_psql_output(ledger_dsn: str) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert SERVICE_SQL.read_text(encoding="utf-8").strip() in readme
+def test_the_docs_show_the_service_sql_and_its_real_psql_output(ledger_dsn: str) -> None:
+    page = (ROOT / "docs" / "sql.md").read_text(encoding="utf-8")
+    assert SERVICE_SQL.read_text(encoding="utf-8").strip() in page
     output = psql(ledger_dsn, "-f", str(SERVICE_SQL))
 
     def rstrip_lines(text: str) -> str:
         return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
-    assert rstrip_lines(output) in rstrip_lines(readme)
+    assert rstrip_lines(output) in rstrip_lines(page)
