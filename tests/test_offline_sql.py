@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
-
 from _migrations import (
     assert_same_schema,
     downgrade,

@@ -291,7 +291,8 @@ def test_upgrade_from_the_first_revision_keeps_every_row_and_derived_value(
         ).fetchall()
         assert invalid_checks == []
 
-        # The triggers at head act on the old rows. The path rule (the default policy) supersedes an old drift finding a new merge touches ...
+        # The triggers at head act on the old rows. The path rule supersedes an old drift
+        # finding a new merge touches ...
         target = conn.execute(
             "SELECT f.id, f.paths[1], f.scope FROM ledger.finding f JOIN ledger.scope s USING (scope) "
             "WHERE f.superseded_at IS NULL AND s.hygiene_mode = 'on' AND f.kind = 'drift' "

@@ -55,7 +55,7 @@ def test_sql_matches_the_frozen_state() -> None:
 def test_no_two_frozen_files_are_the_same_text() -> None:
     seen: dict[str, Path] = {}
     for rev in new_revision.revisions(VERSIONS):
-        for rel, path in new_revision.object_files(rev.directory).items():
+        for path in new_revision.object_files(rev.directory).values():
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
             assert digest not in seen, f"{path} repeats {seen[digest]}: a revision holds only what changed"
             seen[digest] = path
@@ -83,7 +83,8 @@ def test_an_include_outside_the_versions_directory_is_refused(tmp_path: Path) ->
 def test_function_signatures_leave_out_defaults_and_out_arguments() -> None:
     text = ("CREATE OR REPLACE FUNCTION ledger.f(p_a text, p_b integer DEFAULT 3, OUT o_x text,\n"
             "    p_c text[] = '{}', VARIADIC p_d numeric(10, 2)[])\nRETURNS text")
-    assert new_revision.function_signatures(text) == ["ledger.f(p_a text, p_b integer, p_c text[], p_d numeric(10, 2)[])"]
+    expected = "ledger.f(p_a text, p_b integer, p_c text[], p_d numeric(10, 2)[])"
+    assert new_revision.function_signatures(text) == [expected]
 
 
 @pytest.fixture()

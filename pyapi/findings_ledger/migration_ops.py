@@ -51,7 +51,9 @@ def expand_includes(path: Path, root: Path | None = None, _seen: tuple[Path, ...
     path = path.resolve()
     root = (root or path.parent.parent).resolve()
     if root not in path.parents:
-        raise RevisionFileError(f"{path}: outside {root}: a revision includes only frozen files of migrations/versions/")
+        raise RevisionFileError(
+            f"{path}: outside {root}: a revision includes only frozen files of migrations/versions/"
+        )
     if path in _seen:
         raise RevisionFileError(f"{path}: includes itself ({' -> '.join(map(str, _seen))})")
     if not path.is_file():
@@ -81,7 +83,8 @@ def run_sql(sql: str) -> None:
 def _statements(sql: str) -> list[str]:
     """Split a script of simple statements (no function bodies), one or more
     lines each, ending with ``;`` at the end of a line."""
-    out, current = [], []
+    out: list[str] = []
+    current: list[str] = []
     for line in sql.splitlines():
         if not current and (not line.strip() or line.lstrip().startswith("--")):
             continue
