@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import psycopg
 import sqlalchemy as sa
@@ -115,10 +116,30 @@ def run_online() -> None:
         _configure_and_run(connectable)
 
 
+def _guard_downgrade_to_base(conn: sa.Connection) -> None:
+    """Before ``downgrade base`` starts: the baseline's guard (LD501 while the
+    ledger holds rows), so that later revisions are not downgraded, each in
+    its own committed transaction, only for the baseline to refuse."""
+    # The destination as given ('base'), not resolved: get_revision_argument()
+    # answers None for base and for commands that have no destination.
+    environment = getattr(context, "_proxy", None)
+    if getattr(environment, "context_opts", {}).get("destination_rev") != "base":
+        return
+    exists = conn.exec_driver_sql("SELECT to_regclass('ledger.finding') IS NOT NULL").scalar()
+    if not exists:
+        return
+    from findings_ledger.migration_ops import expand_includes
+
+    guard = Path(__file__).resolve().parent / "versions" / "0001_baseline" / "downgrade_guard.sql"
+    conn.exec_driver_sql(expand_includes(guard), execution_options={"no_parameters": True})
+
+
 def _configure_and_run(conn: sa.Connection) -> None:
     for statement in SESSION_SETTINGS:
         conn.exec_driver_sql(statement)
     conn.commit()
+    _guard_downgrade_to_base(conn)
+    conn.rollback()
     context.configure(
         connection=conn,
         version_table_schema=SCHEMA,

@@ -2,9 +2,14 @@
 -- object. A new table or function belongs to exactly the roles that need it
 -- (none is the default); tests/test_security_roles.py fails for a function or
 -- table nobody classified.
--- Nothing for PUBLIC: functions are created executable by PUBLIC; take it back.
-REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA ledger FROM PUBLIC;
-REVOKE ALL ON ALL TABLES IN SCHEMA ledger FROM PUBLIC;
+-- Re-runnable, and exact when re-run: everything the four roles and PUBLIC
+-- hold in the schema is revoked first (revoking a table's privileges revokes
+-- its column privileges too), then granted as listed, all in the caller's
+-- transaction. A revision that changes a grant, or drops and re-creates a
+-- function, runs this file again.
+REVOKE ALL ON ALL TABLES IN SCHEMA ledger FROM PUBLIC, ledger_writer, ledger_reader, ledger_agent, ledger_admin;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA ledger FROM PUBLIC, ledger_writer, ledger_reader, ledger_agent, ledger_admin;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA ledger FROM PUBLIC, ledger_writer, ledger_reader, ledger_agent, ledger_admin;
 GRANT USAGE ON SCHEMA ledger TO ledger_writer, ledger_reader, ledger_agent, ledger_admin;
 
 -- The policies and the views call it for whoever reads.

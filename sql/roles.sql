@@ -1,9 +1,10 @@
 -- The four NOLOGIN group roles of findings-ledger (docs/security.md). Roles
 -- are cluster-wide: every ledger database of a cluster shares them. Each is
 -- created only when it does not exist, and commented only when the
--- migration role may (COMMENT ON ROLE needs CREATEROLE, or ADMIN OPTION on
--- PostgreSQL 16+): a migration role without CREATEROLE works once a DBA has
--- created the four roles, and says with a NOTICE which comments it left.
+-- migration role may (COMMENT ON ROLE needs superuser, or CREATEROLE and,
+-- on PostgreSQL 16+, ADMIN OPTION on the role): a migration role without
+-- CREATEROLE works once a DBA has created the four roles, and says with a
+-- NOTICE which comments it left.
 -- A DBA grants them to login roles (GRANT ledger_writer TO review_bot).
 DO $roles$
 DECLARE

@@ -70,6 +70,19 @@ def psql_apply(dsn: str, script: str, *extra: str) -> str:
     return proc.stdout
 
 
+def psql_file(dsn: str, path: Path) -> None:
+    """``psql -X -v ON_ERROR_STOP=1 -f PATH`` from another directory (includes
+    resolve relative to the file, as for a DBA); raises AssertionError with psql's errors."""
+    proc = subprocess.run([client_binary("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dsn, "-f", str(path)],
+                          capture_output=True, text=True, cwd="/")
+    assert proc.returncode == 0, f"psql -f {path} failed:\n{proc.stderr}"
+
+
+#: alembic's version table, for databases built without alembic (psql -f).
+VERSION_TABLE = ("CREATE TABLE ledger.alembic_version (version_num varchar(32) NOT NULL, "
+                 "CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
+
+
 def version(dsn: str) -> list[str]:
     with psycopg.connect(dsn) as conn:
         exists = conn.execute("SELECT to_regclass('ledger.alembic_version') IS NOT NULL").fetchone()

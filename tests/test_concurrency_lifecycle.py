@@ -1,7 +1,6 @@
 """Lifecycle transitions racing merges (issue 7): no deadlock reaches a caller.
 
-Every function that changes a finding locks it FOR NO KEY UPDATE (revision
-0005_security): the merge trigger, the revert trigger, report_finding,
+Every function that changes a finding locks it FOR NO KEY UPDATE: the merge trigger, the revert trigger, report_finding,
 replace_findings, dismiss_finding, restore_finding. The audit rows reference
 findings, and their foreign key check takes FOR KEY SHARE on each, also on
 findings another transaction has locked (a merge audits candidates and

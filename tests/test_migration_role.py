@@ -11,8 +11,13 @@ from typing import Any
 
 import psycopg
 import pytest
-from _migrations import downgrade, revisions, upgrade, version
+from _migrations import ROOT, downgrade, revisions, upgrade, version
 from psycopg.conninfo import make_conninfo
+from security_helpers import ROLES
+
+from findings_ledger.migration_ops import expand_includes
+
+VERSIONS = ROOT / "migrations" / "versions"
 
 
 @pytest.fixture()
@@ -35,6 +40,11 @@ def test_a_migration_role_without_createrole_migrates_up_and_down(migrator_dsn: 
     with psycopg.connect(migrator_dsn) as conn:
         assert conn.execute("SELECT rolcreaterole OR rolsuper FROM pg_roles WHERE rolname = current_user"
                             ).fetchone() == (False,)
+    notices: list[str] = []
+    with psycopg.connect(migrator_dsn, autocommit=True) as conn:
+        conn.add_notice_handler(lambda diag: notices.append(diag.message_primary or ""))
+        conn.execute(expand_includes(VERSIONS / "0001_baseline" / "roles.sql"))
+    assert sorted(n.split(" ")[1] for n in notices if "left without its comment" in n) == sorted(ROLES)
     upgrade(migrator_dsn, "head")
     assert version(migrator_dsn) == [revisions()[-1]]
     with psycopg.connect(migrator_dsn) as conn:
@@ -45,3 +55,6 @@ def test_a_migration_role_without_createrole_migrates_up_and_down(migrator_dsn: 
         assert grants == (True,)
     downgrade(migrator_dsn, "base")
     assert version(migrator_dsn) == []
+    with psycopg.connect(migrator_dsn) as conn:  # the roles stay: other databases of the cluster use them
+        assert conn.execute("SELECT count(*) FROM pg_roles WHERE rolname = ANY (%s)", (list(ROLES),)).fetchone() \
+            == (len(ROLES),)

@@ -11,11 +11,13 @@ from pathlib import Path
 
 import psycopg
 from _migrations import (
+    VERSION_TABLE,
     assert_same_schema,
     downgrade,
     ledger_relations,
     offline_sql,
     psql_apply,
+    psql_file,
     revisions,
     upgrade,
     version,
@@ -66,23 +68,11 @@ def test_offline_script_runs_each_revision_in_its_own_transaction_with_timeouts(
         assert f"VALUES ('{rev}')" in script or f"version_num='{rev}'" in script.replace(" ", "")
 
 
-VERSION_TABLE = ("CREATE TABLE ledger.alembic_version (version_num varchar(32) NOT NULL, "
-                 "CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
-
 
 def test_each_revisions_files_run_with_psql_f_equal_online(ledger_database_factory: Callable[..., str]) -> None:
     """A DBA runs ``psql -f migrations/versions/<rev>/upgrade.sql`` (and
     downgrade.sql) revision by revision, without alembic: the same schema as
     online at every step (alembic's version table aside)."""
-    import subprocess
-
-    from findings_ledger.testing.schema_dump import client_binary
-
-    def psql_f(dsn: str, path: Path) -> None:
-        proc = subprocess.run([client_binary("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dsn, "-f", str(path)],
-                              capture_output=True, text=True, cwd="/")
-        assert proc.returncode == 0, f"psql -f {path}:\n{proc.stderr}"
-
     online = ledger_database_factory(migrated=False)
     by_hand = ledger_database_factory(migrated=False)
     with psycopg.connect(by_hand, autocommit=True) as conn:
@@ -91,9 +81,27 @@ def test_each_revisions_files_run_with_psql_f_equal_online(ledger_database_facto
     revs = revisions()
     for rev in revs:
         upgrade(online, rev)
-        psql_f(by_hand, VERSIONS / rev / "upgrade.sql")
+        psql_file(by_hand, VERSIONS / rev / "upgrade.sql")
+        if (VERSIONS / rev / "concurrently.sql").exists():
+            psql_file(by_hand, VERSIONS / rev / "concurrently.sql")
         assert_same_schema(online, by_hand, f"psql -f {rev}/upgrade.sql")
     for before, rev in reversed(list(zip([None, *revs[:-1]], revs, strict=True))):
         downgrade(online, before or "base")
-        psql_f(by_hand, VERSIONS / rev / "downgrade.sql")
+        if (VERSIONS / rev / "downgrade_concurrently.sql").exists():
+            psql_file(by_hand, VERSIONS / rev / "downgrade_concurrently.sql")
+        psql_file(by_hand, VERSIONS / rev / "downgrade.sql")
         assert_same_schema(online, by_hand, f"psql -f {rev}/downgrade.sql")
+
+
+def test_each_downgrade_gives_back_exactly_the_revision_before(ledger_database_factory: Callable[..., str]) -> None:
+    """Downgrading N -> N-1 gives the schema of a database upgraded to N-1
+    only (not merely the same as the offline downgrade, which could go
+    wrong alike)."""
+    revs = revisions()
+    for before, rev in zip(revs[:-1], revs[1:], strict=True):
+        stepped = ledger_database_factory(migrated=False)
+        upgrade(stepped, rev)
+        downgrade(stepped, before)
+        fresh = ledger_database_factory(migrated=False)
+        upgrade(fresh, before)
+        assert_same_schema(fresh, stepped, f"{rev} downgraded to {before}")

@@ -27,7 +27,7 @@ RELEASED = MIGRATIONS / "released.sha256"
 
 
 def released() -> dict[str, str]:
-    return {path: digest for digest, path in (line.split("  ", 1) for line in RELEASED.read_text().splitlines())}
+    return new_revision.read_pins(RELEASED)
 
 
 def test_released_revisions_are_unchanged() -> None:
@@ -47,12 +47,34 @@ def test_the_baseline_is_released() -> None:
     assert "versions/0001_baseline/upgrade.sql" in released()
 
 
+def test_pins_only_grow_from_the_release_tag() -> None:
+    """The pins of the v0.1.0 tag are still there, unchanged (--release only
+    appends); skipped in a clone without the tag."""
+    proc = subprocess.run(["git", "-C", str(ROOT), "show", "v0.1.0:migrations/released.sha256"],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip("no v0.1.0 tag in this clone")
+    tagged = {path: digest for digest, path in (line.split("  ", 1) for line in proc.stdout.splitlines() if line)}
+    assert {p: released().get(p) for p in tagged} == tagged
+
+
+def test_release_refuses_a_changed_pinned_file(tmp_path: Path) -> None:
+    migrations = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS, migrations, ignore=shutil.ignore_patterns("__pycache__"))
+    target = migrations / "versions" / "0001_baseline" / "functions" / "_words.sql"
+    target.write_text(target.read_text() + "\n")
+    with pytest.raises(SystemExit, match="released revision files changed: versions/0001_baseline/functions/_words"):
+        new_revision.pin_released(migrations)
+
+
 def test_sql_matches_the_frozen_state() -> None:
-    result = new_revision.plan(ROOT / "sql", VERSIONS, "next")
+    result = new_revision.plan(ROOT / "sql", VERSIONS)
     assert result.empty, f"sql/ changed since the last revision: {sorted(result.files)} (make revision M=...)"
 
 
 def test_no_two_frozen_files_are_the_same_text() -> None:
+    """One copy per text: a revision that goes back to an earlier text
+    includes the earlier file instead (see test_a_revert_includes_the_earlier_file)."""
     seen: dict[str, Path] = {}
     for rev in new_revision.revisions(VERSIONS):
         for path in new_revision.object_files(rev.directory).values():
@@ -81,10 +103,19 @@ def test_an_include_outside_the_versions_directory_is_refused(tmp_path: Path) ->
 
 
 def test_function_signatures_leave_out_defaults_and_out_arguments() -> None:
-    text = ("CREATE OR REPLACE FUNCTION ledger.f(p_a text, p_b integer DEFAULT 3, OUT o_x text,\n"
-            "    p_c text[] = '{}', VARIADIC p_d numeric(10, 2)[])\nRETURNS text")
-    expected = "ledger.f(p_a text, p_b integer, p_c text[], p_d numeric(10, 2)[])"
-    assert new_revision.function_signatures(text) == [expected]
+    text = ("-- CREATE FUNCTION ledger.commented_out(x int)\n"
+            "CREATE OR REPLACE FUNCTION ledger.f(p_a text, p_b integer DEFAULT 3, OUT o_x text,\n"
+            "    p_c text[] = '{}', VARIADIC p_d numeric(10, 2)[], p_e text[] DEFAULT ARRAY['x,y', 'z'])\n"
+            "RETURNS SETOF ledger.finding\nLANGUAGE sql AS $$ SELECT 1 $$;")
+    expected = "ledger.f(p_a text, p_b integer, p_c text[], p_d numeric(10, 2)[], p_e text[])"
+    headers = new_revision.function_headers(text)
+    assert [h.signature for h in headers] == [expected]
+    assert headers[0].returns == "SETOF ledger.finding"
+
+
+def test_revision_ids_fit_alembics_version_column() -> None:
+    rev_id = new_revision.revision_id(12, "lock the queue reads through the claim index, at last")
+    assert rev_id.startswith("0012_lock_the_queue") and len(rev_id) <= 32
 
 
 @pytest.fixture()
@@ -210,3 +241,104 @@ def test_concurrently_sql_runs_outside_the_revision_transaction(
     _migrate(dsn, project, "0001_baseline", down=True)
     with psycopg.connect(dsn) as conn:
         assert conn.execute(valid).fetchone() is None
+
+
+def _same_as_baseline(dsn: str, ledger_database_factory: Callable[..., str], what: str) -> None:
+    from _migrations import assert_same_schema
+
+    reference = ledger_database_factory(migrated=False)
+    _migrate(reference, ROOT, "0001_baseline")
+    assert_same_schema(reference, dsn, what)
+
+
+def _drop_install_line(project: Path, rel: str) -> None:
+    install = project / "sql" / "install.sql"
+    install.write_text(install.read_text().replace(f"\\ir {rel}\n", ""))
+    (project / "sql" / rel).unlink()
+
+
+def test_a_removed_trigger_and_its_function_come_back_in_order(
+    project: Path, ledger_database_factory: Callable[..., str]
+) -> None:
+    _drop_install_line(project, "triggers/merge___300_revert.sql")
+    _drop_install_line(project, "functions/tg_merge__revert.sql")
+    assert _tool(project, "no revert trigger").returncode == 0
+    rev_dir = project / "migrations" / "versions" / "0002_no_revert_trigger"
+    upgrade = (rev_dir / "upgrade.sql").read_text()
+    assert upgrade.index("DROP TRIGGER _300_revert ON ledger.merge;") < upgrade.index(
+        "DROP FUNCTION ledger.tg_merge__revert();")
+    downgrade = (rev_dir / "downgrade.sql").read_text()
+    assert downgrade.index("functions/tg_merge__revert.sql") < downgrade.index("triggers/merge___300_revert.sql")
+    dsn = ledger_database_factory(migrated=False)
+    _migrate(dsn, project, "head")
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM pg_trigger WHERE tgname = '_300_revert'").fetchone() == (0,)
+    _migrate(dsn, project, "0001_baseline", down=True)
+    _same_as_baseline(dsn, ledger_database_factory, "removed and restored trigger")
+
+
+def test_a_granted_functions_new_argument_keeps_exact_grants(
+    project: Path, ledger_database_factory: Callable[..., str]
+) -> None:
+    source = project / "sql" / "functions" / "requeue_task.sql"
+    text = source.read_text()
+    assert "ledger.requeue_task(p_task_id bigint)" in text
+    source.write_text(text.replace("ledger.requeue_task(p_task_id bigint)",
+                                   "ledger.requeue_task(p_task_id bigint, p_note text DEFAULT NULL)")
+                      .replace("ledger.requeue_task(bigint)", "ledger.requeue_task(bigint, text)"))
+    privileges = project / "sql" / "privileges.sql"
+    privileges.write_text(privileges.read_text().replace("ledger.requeue_task(bigint),",
+                                                         "ledger.requeue_task(bigint, text),"))
+    assert _tool(project, "requeue note").returncode == 0
+    upgrade = (project / "migrations" / "versions" / "0002_requeue_note" / "upgrade.sql").read_text()
+    assert upgrade.splitlines()[-1] == "\\ir privileges.sql"
+    dsn = ledger_database_factory(migrated=False)
+    _migrate(dsn, project, "head")
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute(
+            "SELECT p.oid::regprocedure::text, has_function_privilege('ledger_agent', p.oid, 'EXECUTE'), "
+            "has_function_privilege('ledger_reader', p.oid, 'EXECUTE') FROM pg_proc p WHERE proname = 'requeue_task'"
+        ).fetchall()
+    assert rows == [("ledger.requeue_task(bigint,text)", True, False)]
+    _migrate(dsn, project, "0001_baseline", down=True)
+    _same_as_baseline(dsn, ledger_database_factory, "signature change undone")
+
+
+def test_an_expression_index_is_rebuilt_concurrently(
+    project: Path, ledger_database_factory: Callable[..., str]
+) -> None:
+    source = project / "sql" / "indexes" / "finding_active_paths_idx.sql"
+    source.write_text(source.read_text().replace("WITH (fastupdate = off)", "WITH (fastupdate = on)"))
+    assert _tool(project, "paths index fastupdate").returncode == 0
+    rev_dir = project / "migrations" / "versions" / "0002_paths_index_fastupdate"
+    assert "CREATE INDEX" not in (rev_dir / "upgrade.sql").read_text()
+    concurrently = (rev_dir / "concurrently.sql").read_text()
+    assert "DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_active_paths_idx;" in concurrently
+    assert "CREATE INDEX CONCURRENTLY finding_active_paths_idx ON ledger.finding" in concurrently
+    dsn = ledger_database_factory(migrated=False)
+    _migrate(dsn, project, "head")
+    options = "SELECT reloptions FROM pg_class WHERE oid = 'ledger.finding_active_paths_idx'::regclass"
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute(options).fetchone() == (["fastupdate=on"],)
+    _migrate(dsn, project, "0001_baseline", down=True)
+    _same_as_baseline(dsn, ledger_database_factory, "index rebuilt and restored")
+
+
+def test_a_revert_includes_the_earlier_file(project: Path, ledger_database_factory: Callable[..., str]) -> None:
+    source = project / "sql" / "functions" / "_severity_rank.sql"
+    original = source.read_text()
+    source.write_text(original.replace("COMMENT ON FUNCTION ledger._severity_rank(text) IS\n'",
+                                       "COMMENT ON FUNCTION ledger._severity_rank(text) IS\n'Changed. "))
+    assert _tool(project, "rank comment").returncode == 0
+    source.write_text(original)
+    assert _tool(project, "rank comment back").returncode == 0
+    rev_dir = project / "migrations" / "versions" / "0003_rank_comment_back"
+    assert sorted(p.name for p in rev_dir.rglob("*") if p.is_file()) == ["downgrade.sql", "upgrade.sql"]
+    assert "\\ir ../0001_baseline/functions/_severity_rank.sql" in (rev_dir / "upgrade.sql").read_text()
+    assert "\\ir ../0002_rank_comment/functions/_severity_rank.sql" in (rev_dir / "downgrade.sql").read_text()
+    assert _tool(project, "--check").returncode == 0
+    dsn = ledger_database_factory(migrated=False)
+    _migrate(dsn, project, "head")
+    assert not _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")
+    _migrate(dsn, project, "0002_rank_comment", down=True)
+    assert _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")

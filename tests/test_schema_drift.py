@@ -8,24 +8,14 @@ schema ships. It fails when sql/ changed without a revision
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
-from pathlib import Path
 
 import psycopg
-from _migrations import ROOT, assert_same_schema
+from _migrations import ROOT, VERSION_TABLE, assert_same_schema, psql_file
 
-from findings_ledger.testing.schema_dump import client_binary
+from findings_ledger.migration_ops import includes
 
 SQL_DIR = ROOT / "sql"
-
-
-def psql_file(dsn: str, path: Path) -> None:
-    proc = subprocess.run(
-        [client_binary("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dsn, "-f", str(path)],
-        capture_output=True, text=True,
-    )
-    assert proc.returncode == 0, f"psql -f {path} failed:\n{proc.stderr}"
 
 
 def test_sql_install_builds_exactly_the_migrated_schema(ledger_database_factory: Callable[..., str]) -> None:
@@ -33,8 +23,7 @@ def test_sql_install_builds_exactly_the_migrated_schema(ledger_database_factory:
     installed = ledger_database_factory(migrated=False)
     psql_file(installed, SQL_DIR / "install.sql")
     with psycopg.connect(installed) as conn:  # the only object alembic adds
-        conn.execute("CREATE TABLE ledger.alembic_version (version_num varchar(32) NOT NULL, "
-                     "CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
+        conn.execute(VERSION_TABLE)
     assert_same_schema(migrated, installed, "psql -f sql/install.sql")
     shipped = "SELECT failure_reason, note FROM ledger.poisoned_failure_reason ORDER BY 1"
     with psycopg.connect(migrated) as a, psycopg.connect(installed) as b:
@@ -42,8 +31,7 @@ def test_sql_install_builds_exactly_the_migrated_schema(ledger_database_factory:
 
 
 def test_install_sql_includes_every_file_once() -> None:
-    included = [line.split()[1] for line in (SQL_DIR / "install.sql").read_text().splitlines()
-                if line.startswith("\\ir ")]
+    included = includes((SQL_DIR / "install.sql").read_text())
     files = sorted(p.relative_to(SQL_DIR).as_posix() for p in SQL_DIR.rglob("*.sql") if p.name != "install.sql")
     assert sorted(included) == files
     assert len(set(included)) == len(included)

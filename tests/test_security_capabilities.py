@@ -1,6 +1,6 @@
 """Least privilege is also enough privilege (issue 7): each role does its
 whole job over claims, lifecycle and matching with exactly the grants of
-revision 0005_security (tests/test_security_roles.py pins those grants and
+sql/privileges.sql (tests/test_security_roles.py pins those grants and
 lists what each role is refused). Every call here runs as the role (SET ROLE
 on the test connection), through the Python API and plain SQL; the results
 are checked as the owner."""

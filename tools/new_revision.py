@@ -2,34 +2,47 @@
 
     .venv/bin/python tools/new_revision.py "observed_at on findings"   # or: make revision M="..."
     .venv/bin/python tools/new_revision.py --check      # exit 1 when sql/ has changes no revision holds
-    .venv/bin/python tools/new_revision.py --release    # pin every revision in migrations/released.sha256
+    .venv/bin/python tools/new_revision.py --release    # pin the revisions not pinned yet (released.sha256)
 
-The frozen state of an object is its file in the newest revision directory
-that holds it (``migrations/versions/NNNN_name/<same path as in sql/>``), so a
-revision holds only the files that changed: a one-function change is a
-revision of about that function's size. ``upgrade.sql`` includes the new
-files in ``sql/install.sql``'s order; ``downgrade.sql`` includes the earlier
-revisions' frozen files (``\\ir ../0001_baseline/functions/x.sql``), never a
-second copy.
+The frozen state of an object is its file in the newest revision that holds
+it (``migrations/versions/NNNN_name/<same path as in sql/>``), or the earlier
+frozen file a revision includes (``\\ir ../0001_baseline/functions/x.sql``
+in its upgrade.sql, when sql/ went back to an earlier text). So a revision
+holds only the files that changed, each text once: a one-function change is
+a revision of about that function's size, and a downgrade includes the
+earlier revision's file instead of a second copy.
 
-What is generated, by kind (the directory of the file in sql/):
+upgrade.sql, in this order:
 
-* functions/: ``\\ir`` (CREATE OR REPLACE); when the argument types change,
-  the old signature is dropped first (and the new one on downgrade);
-* views/, triggers/ (DROP IF EXISTS + CREATE), roles.sql, schema.sql,
-  privileges.sql: ``\\ir`` (re-runnable by design);
-* indexes/: DROP INDEX IF EXISTS, then ``\\ir``;
-* new objects of any kind: ``\\ir`` on upgrade, DROP on downgrade;
-* removed objects: DROP on upgrade (recorded as ``-- dropped: <path>``),
-  ``\\ir`` of the earlier file on downgrade;
-* a changed table, a changed policies.sql, a removed table: written as
-  ``-- TODO(new_revision)`` blocks holding the diff, for ALTER statements
-  written by hand (a table's rows cannot be re-created by its CREATE
-  TABLE). tests/test_revisions.py fails while a TODO block is left, and the
-  tool exits 2 to say so.
+1. removed objects are dropped (functions, views, triggers; a removed table
+   is a TODO block), unless a current file creates the same object;
+2. changed functions whose arguments (names, types, defaults, OUT) or result
+   changed have the old signature dropped (CREATE OR REPLACE cannot change
+   those), as do triggers and views renamed inside their file;
+3. new and changed files are included in ``sql/install.sql``'s order; a
+   changed table or policies.sql is a ``-- TODO(new_revision)`` block with
+   the diff, for the ALTER statements only a person can write (a table's
+   rows cannot be re-created by its CREATE TABLE; tests/test_revisions.py
+   fails while one is left, and the tool exits 2);
+4. privileges.sql (re-runnable: it revokes, then grants exactly) runs last
+   whenever grants, tables, views or function signatures changed.
 
-A released revision (listed in migrations/released.sha256) never changes;
-tests/test_revisions.py checks every pinned hash.
+Expression indexes (sql/indexes/) are built outside the transaction, in
+``concurrently.sql`` (``DROP INDEX CONCURRENTLY IF EXISTS`` +
+``CREATE INDEX CONCURRENTLY``; ``downgrade_concurrently.sql`` restores the
+earlier one), and a changed function that an expression index calls gets a
+``REINDEX INDEX CONCURRENTLY`` there. downgrade.sql mirrors upgrade.sql: new
+objects dropped first (reverse order), then the earlier files of changed
+and removed objects restored (install order), privileges last.
+
+Known limit: a view whose columns are removed or reordered cannot be
+replaced by CREATE OR REPLACE VIEW; the upgrade then fails in the tests
+(tests/test_offline_sql.py), and the revision needs a hand-written DROP
+VIEW of it and its dependents.
+
+A released revision (pinned in migrations/released.sha256) never changes;
+``--release`` only appends revisions not pinned yet and refuses when a
+pinned file changed.
 """
 
 from __future__ import annotations
@@ -39,23 +52,35 @@ import difflib
 import hashlib
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "pyapi"))
+
+from findings_ledger.migration_ops import includes  # noqa: E402
+
 TODO = "-- TODO(new_revision)"
 DROPPED = "-- dropped: "
-_INCLUDE = re.compile(r"^\\ir\s+(\S+)\s*$", re.MULTILINE)
+MAX_REVISION_ID = 32  # alembic's version_num is varchar(32)
+SCRIPTS = {"install.sql", "upgrade.sql", "downgrade.sql", "concurrently.sql", "downgrade_concurrently.sql"}
 _MODULE_REV = re.compile(r"""^revision = (["'])(?P<rev>[^"']+)\1""", re.MULTILINE)
 _MODULE_DOWN = re.compile(r"""^down_revision = (?:(["'])(?P<down>[^"']+)\1|None)""", re.MULTILINE)
 _FUNCTION = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+(?P<name>ledger\.\w+)\s*\(", re.IGNORECASE)
 _VIEW = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+(?P<name>ledger\.\w+)", re.IGNORECASE)
 _TRIGGER = re.compile(r"CREATE\s+TRIGGER\s+(?P<name>\w+)\s.*?\sON\s+(?P<table>ledger\.\w+)", re.IGNORECASE | re.DOTALL)
-_INDEX = re.compile(r"CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?(?P<name>\w+)",
-                    re.IGNORECASE)
+_INDEX = re.compile(r"CREATE\s+(?P<unique>UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?"
+                    r"(?P<name>\w+)", re.IGNORECASE)
 _TABLE = re.compile(r"CREATE\s+TABLE\s+(?P<name>ledger\.\w+)", re.IGNORECASE)
+_RETURNS = re.compile(r"\)\s*RETURNS\s+(?P<returns>.+?)\s+(?:LANGUAGE|AS|SET|IMMUTABLE|STABLE|VOLATILE|SECURITY|"
+                      r"PARALLEL|STRICT|CALLED|LEAKPROOF|COST|ROWS|WINDOW)\b", re.IGNORECASE | re.DOTALL)
+# What a downgrade restores first: what others depend on (a removed file has no
+# place in install.sql any more; its kind says where it goes).
+_RESTORE_RANK = {"tables": 1, "functions": 2, "views": 2, "indexes": 3, "triggers": 4, "policies.sql": 5}
 # Files whose text can simply be run again.
 _RERUNNABLE = {"roles.sql", "schema.sql", "privileges.sql"}
+# What a removed file's drops wait for: dependents first.
+_DROP_ORDER = {"triggers": 0, "indexes": 1, "views": 2, "functions": 3, "tables": 4}
 
 
 class RevisionError(SystemExit):
@@ -94,21 +119,27 @@ def revisions(versions: Path) -> list[Revision]:
 
 
 def object_files(directory: Path) -> dict[str, Path]:
-    """Every object file below ``directory`` by its path relative to it
-    (``install.sql``, ``upgrade.sql`` and ``downgrade.sql`` are scripts, not objects)."""
-    skip = {"install.sql", "upgrade.sql", "downgrade.sql", "concurrently.sql", "downgrade_concurrently.sql"}
+    """Every object file below ``directory`` by its path relative to it (the
+    scripts at its top, install.sql, upgrade*.sql, downgrade*.sql and
+    concurrently.sql, are not objects)."""
     return {p.relative_to(directory).as_posix(): p for p in sorted(directory.rglob("*.sql"))
-            if p.relative_to(directory).as_posix() not in skip}
+            if not (p.parent == directory and (p.name in SCRIPTS or p.name.startswith(("upgrade", "downgrade"))))}
 
 
 def frozen_state(revs: list[Revision]) -> dict[str, tuple[Revision, Path]]:
     """Each object's newest frozen file, with the revision that holds it."""
+    by_name = {rev.directory.name: rev for rev in revs}
     state: dict[str, tuple[Revision, Path]] = {}
     for rev in revs:
         for rel, path in object_files(rev.directory).items():
             state[rel] = (rev, path)
         upgrade = rev.directory / "upgrade.sql"
-        for line in upgrade.read_text().splitlines() if upgrade.exists() else []:
+        text = upgrade.read_text() if upgrade.exists() else ""
+        for target in includes(text):  # a revert to an earlier frozen text
+            parts = target.split("/", 2)
+            if parts[0] == ".." and len(parts) == 3 and parts[1] in by_name:
+                state[parts[2]] = (by_name[parts[1]], rev.directory / target)
+        for line in text.splitlines():
             if line.startswith(DROPPED):
                 state.pop(line[len(DROPPED):].strip(), None)
     return state
@@ -116,7 +147,7 @@ def frozen_state(revs: list[Revision]) -> dict[str, tuple[Revision, Path]]:
 
 def manifest(sql_dir: Path) -> list[str]:
     """The object files in ``sql/install.sql``'s order."""
-    order = _INCLUDE.findall((sql_dir / "install.sql").read_text())
+    order = includes((sql_dir / "install.sql").read_text())
     files = object_files(sql_dir)
     missing = sorted(set(files) - set(order))
     if missing:
@@ -124,12 +155,34 @@ def manifest(sql_dir: Path) -> list[str]:
     return order
 
 
+def strip_comments(text: str) -> str:
+    """``text`` without ``--`` comments (outside single quotes)."""
+    out, quoted = [], False
+    for line in text.splitlines():
+        keep = []
+        i = 0
+        while i < len(line):
+            ch = line[i]
+            if ch == "'":
+                quoted = not quoted
+            elif not quoted and line.startswith("--", i):
+                break
+            keep.append(ch)
+            i += 1
+        out.append("".join(keep))
+    return "\n".join(out)
+
+
 def _split_args(args: str) -> list[str]:
-    out, depth, start = [], 0, 0
+    out, depth, start, quoted = [], 0, 0, False
     for i, ch in enumerate(args):
-        if ch == "(":
+        if ch == "'":
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif ch in "([":
             depth += 1
-        elif ch == ")":
+        elif ch in ")]":
             depth -= 1
         elif ch == "," and depth == 0:
             out.append(args[start:i])
@@ -138,38 +191,93 @@ def _split_args(args: str) -> list[str]:
     return [a.strip() for a in out if a.strip()]
 
 
-def function_signatures(text: str) -> list[str]:
-    """``ledger.name(arg, ...)`` of each function a file creates, defaults
-    and OUT arguments left out: the form DROP FUNCTION takes."""
-    sigs = []
-    for match in _FUNCTION.finditer(text):
-        depth, i = 1, match.end()
-        while depth:
-            depth += {"(": 1, ")": -1}.get(text[i], 0)
-            i += 1
-        args = []
-        for arg in _split_args(text[match.end():i - 1]):
-            arg = re.split(r"\s+DEFAULT\s+|\s*=\s*", arg, maxsplit=1, flags=re.IGNORECASE)[0]
+@dataclass(frozen=True)
+class FunctionHeader:
+    signature: str  # ledger.name(type, ...): what DROP FUNCTION takes
+    arguments: str  # the whole argument list, names, defaults and modes included
+    returns: str
+
+
+def _argument_list(code: str, start: int) -> tuple[str, int]:
+    depth, i, quoted = 1, start, False
+    while depth:
+        ch = code[i]
+        if ch == "'":
+            quoted = not quoted
+        elif not quoted:
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+        i += 1
+    return code[start:i - 1], i - 1
+
+
+def function_headers(text: str) -> list[FunctionHeader]:
+    """Each function a file creates: its DROP signature (defaults and OUT
+    arguments left out), its whole argument list and its result type."""
+    code = strip_comments(text)
+    headers = []
+    for match in _FUNCTION.finditer(code):
+        args, end = _argument_list(code, match.end())
+        kept = []
+        for arg in _split_args(args):
             if re.match(r"OUT\s", arg, re.IGNORECASE):
                 continue
-            args.append(" ".join(re.sub(r"^(IN|INOUT|VARIADIC)\s+", "", arg, flags=re.IGNORECASE).split()))
-        sigs.append(f"{match['name']}({', '.join(args)})")
-    return sigs
+            arg = re.split(r"\s+DEFAULT\s+|\s*=\s*", arg, maxsplit=1, flags=re.IGNORECASE)[0]
+            kept.append(" ".join(re.sub(r"^(IN|INOUT|VARIADIC)\s+", "", arg, flags=re.IGNORECASE).split()))
+        returns = _RETURNS.match(code, end)
+        headers.append(FunctionHeader(f"{match['name']}({', '.join(kept)})", " ".join(args.split()),
+                                      " ".join(returns["returns"].split()) if returns else ""))
+    return headers
 
 
-def drop_statement(rel: str, text: str) -> str | None:
-    """The statement that removes what ``text`` (file ``rel``) creates, or
-    None when it must be written by hand."""
+def function_signatures(text: str) -> list[str]:
+    """``ledger.name(arg, ...)`` of each function a file creates, as DROP FUNCTION takes it."""
+    return [h.signature for h in function_headers(text)]
+
+
+def object_names(rel: str, text: str) -> set[str]:
+    """What a file creates, as comparable names (``function ledger.f(text)``, ``trigger _100_x ON ledger.t``...)."""
     kind = rel.split("/")[0]
+    code = strip_comments(text)
     if kind == "functions":
-        return "\n".join(f"DROP FUNCTION {sig};" for sig in function_signatures(text)) or None
-    if kind == "views" and (m := _VIEW.search(text)):
-        return f"DROP VIEW {m['name']};"
-    if kind == "triggers" and (m := _TRIGGER.search(text)):
-        return f"DROP TRIGGER {m['name']} ON {m['table']};"
-    if kind == "indexes" and (m := _INDEX.search(text)):
-        return f"DROP INDEX ledger.{m['name']};"
-    return None
+        return {f"function {s}" for s in function_signatures(text)}
+    patterns = {"views": (_VIEW, "view {name}"), "triggers": (_TRIGGER, "trigger {name} ON {table}"),
+                "indexes": (_INDEX, "index {name}"), "tables": (_TABLE, "table {name}")}
+    if kind not in patterns:
+        return set()
+    pattern, form = patterns[kind]
+    return {form.format(**m.groupdict()) for m in pattern.finditer(code)}
+
+
+def drop_statements(rel: str, text: str) -> list[str] | None:
+    """What removes what ``text`` (file ``rel``) creates, or None when it
+    must be written by hand (tables, policies, roles)."""
+    out = []
+    for name in sorted(object_names(rel, text)):
+        kind, rest = name.split(" ", 1)
+        if kind == "table":
+            return None
+        if kind == "index":
+            continue  # indexes are dropped in the concurrently scripts
+        out.append(f"DROP {kind.upper()} {rest};")
+    return out if out or rel.startswith("indexes/") else None
+
+
+def index_statements(text: str) -> list[str]:
+    """The CREATE INDEX statements of an index file, made CONCURRENTLY,
+    each preceded by DROP INDEX CONCURRENTLY IF EXISTS (a failed build
+    leaves an INVALID index behind; rerunnable)."""
+    import sqlparse
+
+    out = []
+    for statement in sqlparse.split(strip_comments(text)):
+        statement = statement.strip()
+        match = _INDEX.search(statement)
+        if not match:
+            continue
+        create = re.sub(r"^CREATE\s+(UNIQUE\s+)?INDEX\s+(?!CONCURRENTLY)", lambda m: f"CREATE {m[1] or ''}INDEX "
+                        "CONCURRENTLY ", statement, count=1, flags=re.IGNORECASE)
+        out += [f"DROP INDEX CONCURRENTLY IF EXISTS ledger.{match['name']};", create]
+    return out
 
 
 def _todo(rel: str, why: str, old: str, new: str) -> str:
@@ -180,84 +288,176 @@ def _todo(rel: str, why: str, old: str, new: str) -> str:
 
 @dataclass
 class Plan:
-    upgrade: list[str]
-    downgrade: list[str]
-    files: dict[str, str]  # relative path -> new text to freeze
+    upgrade: list[str] = field(default_factory=list)
+    downgrade: list[str] = field(default_factory=list)
+    concurrently: list[str] = field(default_factory=list)
+    downgrade_concurrently: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # relative path -> new text to freeze
+    reverts: dict[str, str] = field(default_factory=dict)  # relative path -> earlier frozen file it goes back to
     todos: int = 0
 
     @property
     def empty(self) -> bool:
-        return not self.files and not self.upgrade
+        return not (self.files or self.reverts or self.upgrade)
 
 
-def plan(sql_dir: Path, versions: Path, new_dir_name: str) -> Plan:
+def plan(sql_dir: Path, versions: Path) -> Plan:
     """What the next revision must hold to bring the frozen state to ``sql/``."""
     revs = revisions(versions)
     frozen = frozen_state(revs)
     current = object_files(sql_dir)
     order = manifest(sql_dir)
-    up: list[str] = []
-    down: list[str] = []
-    files: dict[str, str] = {}
-    todos = 0
+    texts = {rel: path.read_text() for rel, path in current.items()}
+    result = Plan()
+    current_objects = set().union(*(object_names(rel, text) for rel, text in texts.items())) if texts else set()
+    every_frozen_text: dict[str, str] = {}  # text -> include path of an earlier frozen file, for reverts
+    for rev in revs:
+        for rel, path in object_files(rev.directory).items():
+            every_frozen_text.setdefault(f"{rel}\0{path.read_text()}", f"../{rev.directory.name}/{rel}")
 
     def earlier(rel: str) -> str:
-        rev, _ = frozen[rel]
-        return f"\\ir ../{rev.directory.name}/{rel}"
+        rev, path = frozen[rel]
+        return f"../{path.relative_to(rev.directory.parent).as_posix()}"
 
+    rerun_privileges = False
+    new_drops: list[str] = []  # downgrade: what the new objects need dropped, in install order
+    restores: list[str] = []  # downgrade: earlier files to include again, in install order
+    changed_functions: set[str] = set()
+
+    # 1. removed objects
+    removed = sorted((r for r in frozen if r not in current), key=lambda r: _DROP_ORDER.get(r.split("/")[0], 9))
+    for rel in removed:
+        old = frozen[rel][1].read_text()
+        if object_names(rel, old) - current_objects == set() and object_names(rel, old):
+            result.upgrade.append(f"{DROPPED}{rel}  (its objects now come from another file)")
+            restores.append(rel)
+            continue
+        drops = drop_statements(rel, old)
+        if drops is None:
+            result.todos += 1
+            result.upgrade.append(_todo(rel, "removed; write what drops it", old, ""))
+        else:
+            result.upgrade.extend(drops)
+            if rel.startswith("indexes/"):
+                for name in object_names(rel, old):
+                    result.concurrently.append(f"DROP INDEX CONCURRENTLY IF EXISTS ledger.{name.split(' ', 1)[1]};")
+                result.downgrade_concurrently.extend(index_statements(old))
+        result.upgrade.append(f"{DROPPED}{rel}")
+        restores.append(rel)
+        rerun_privileges = True
+
+    # 2 + 3. new and changed files, in install order
     for rel in order:
-        new = current[rel].read_text()
-        kind = rel.split("/")[0]
+        new, kind = texts[rel], rel.split("/")[0]
         if rel not in frozen:
-            files[rel] = new
-            up.append(f"\\ir {rel}")
-            drop = drop_statement(rel, new)
-            if drop is None and rel not in _RERUNNABLE:
-                todos += 1
-                down.append(_todo(rel, "new; write what drops it", "", new))
-            elif drop:
-                down.append(drop)
+            rerun_privileges |= kind in ("functions", "tables", "views")
+            if kind == "indexes":
+                result.files[rel] = new
+                result.concurrently.extend(index_statements(new))
+                result.upgrade.append(f"-- {rel}: built CONCURRENTLY, see concurrently.sql")
+                for name in object_names(rel, new):
+                    result.downgrade_concurrently.append(
+                        f"DROP INDEX CONCURRENTLY IF EXISTS ledger.{name.split(' ', 1)[1]};")
+                continue
+            result.files[rel] = new
+            result.upgrade.append(f"\\ir {rel}")
+            drops = drop_statements(rel, new)
+            if kind == "tables":
+                new_drops.extend(f"DROP TABLE {n.split(' ', 1)[1]};" for n in sorted(object_names(rel, new)))
+            elif drops is None and rel not in _RERUNNABLE:
+                result.todos += 1
+                new_drops.append(_todo(rel, "new; write what drops it", "", new))
+            elif drops:
+                new_drops.extend(drops)
             continue
         old = frozen[rel][1].read_text()
         if old == new:
             continue
-        files[rel] = new
+        revert = every_frozen_text.get(f"{rel}\0{new}")
+        if revert:
+            result.reverts[rel] = revert
+            include = f"\\ir {revert}"
+        else:
+            result.files[rel] = new
+            include = f"\\ir {rel}"
         if kind == "functions":
-            old_sigs, new_sigs = function_signatures(old), function_signatures(new)
-            gone = [s for s in old_sigs if s not in new_sigs]
-            added = [s for s in new_sigs if s not in old_sigs]
-            up.extend(f"DROP FUNCTION {s};" for s in gone)
-            up.append(f"\\ir {rel}")
-            down.extend(f"DROP FUNCTION {s};" for s in added)
-            down.append(earlier(rel))
+            old_headers = {h.signature: h for h in function_headers(old)}
+            new_headers = {h.signature: h for h in function_headers(new)}
+            for sig, header in old_headers.items():
+                if new_headers.get(sig) != header:
+                    result.upgrade.append(f"DROP FUNCTION {sig};")
+                    rerun_privileges = True
+            for sig, header in new_headers.items():
+                if old_headers.get(sig) != header:
+                    new_drops.append(f"DROP FUNCTION {sig};")
+                    rerun_privileges = True
+            changed_functions |= {sig.split("(")[0] for sig in new_headers}
+            result.upgrade.append(include)
+            restores.append(rel)
         elif kind == "indexes":
-            name = _INDEX.search(old)
-            up.append(f"DROP INDEX IF EXISTS ledger.{name['name'] if name else '?'};\n\\ir {rel}")
-            name = _INDEX.search(new)
-            down.append(f"DROP INDEX IF EXISTS ledger.{name['name'] if name else '?'};\n{earlier(rel)}")
-        elif kind in ("views", "triggers") or rel in _RERUNNABLE:
-            up.append(f"\\ir {rel}")
-            down.append(earlier(rel))
+            result.concurrently.extend(index_statements(new))
+            result.downgrade_concurrently.extend(index_statements(old))
+            result.upgrade.append(f"-- {rel}: rebuilt CONCURRENTLY, see concurrently.sql")
+        elif kind in ("views", "triggers"):
+            for name in sorted(object_names(rel, old) - object_names(rel, new)):
+                result.upgrade.append(f"DROP {name.split(' ', 1)[0].upper()} {name.split(' ', 1)[1]};")
+            for name in sorted(object_names(rel, new) - object_names(rel, old)):
+                new_drops.append(f"DROP {name.split(' ', 1)[0].upper()} {name.split(' ', 1)[1]};")
+            rerun_privileges |= kind == "views"
+            result.upgrade.append(include)
+            restores.append(rel)
+        elif rel == "privileges.sql":
+            rerun_privileges = True
+        elif rel in _RERUNNABLE:
+            result.upgrade.append(include)
+            restores.append(rel)
         else:
-            todos += 2
-            up.append(_todo(rel, "changed; write the ALTER statements", old, new))
-            down.append(_todo(rel, "changed; write the ALTER statements that undo it", new, old))
-    for rel in reversed([r for r in frozen if r not in current]):
-        old = frozen[rel][1].read_text()
-        drop = drop_statement(rel, old)
-        if drop is None:
-            todos += 1
-            up.append(_todo(rel, "removed; write what drops it", old, ""))
+            result.todos += 2
+            result.upgrade.append(_todo(rel, "changed; write the ALTER statements", old, new))
+            new_drops.append(_todo(rel, "changed; write the ALTER statements that undo it", new, old))
+
+    # expression indexes over a changed function: their keys may change
+    for rel in order:
+        if rel.startswith("indexes/") and rel not in result.files:
+            text = strip_comments(texts[rel])
+            for function in changed_functions:
+                if re.search(rf"\b{re.escape(function)}\s*\(", text):
+                    for name in sorted(object_names(rel, texts[rel])):
+                        statement = f"REINDEX INDEX CONCURRENTLY ledger.{name.split(' ', 1)[1]};"
+                        result.concurrently.append(statement)
+                        result.downgrade_concurrently.append(statement)
+
+    # 4. privileges last
+    if rerun_privileges or "privileges.sql" in result.files or "privileges.sql" in result.reverts:
+        if "privileges.sql" in frozen and frozen["privileges.sql"][1].read_text() != texts.get("privileges.sql"):
+            target = result.reverts.get("privileges.sql")
+            if target:
+                result.upgrade.append(f"\\ir {target}")
+            else:
+                result.files["privileges.sql"] = texts["privileges.sql"]
+                result.upgrade.append("\\ir privileges.sql")
         else:
-            up.append(drop)
-        up.append(f"{DROPPED}{rel}")
-        down.insert(0, earlier(rel))
-    down.reverse()
-    return Plan(up, down, files, todos)
+            result.upgrade.append(f"\\ir {earlier('privileges.sql')}")
+        restores.append("privileges.sql")
+
+    # downgrade: new objects dropped in reverse install order, then the earlier files
+    result.downgrade.extend(reversed(new_drops))
+    position = {rel: i for i, rel in enumerate(order)}
+    for rel in sorted(dict.fromkeys(restores), key=lambda r: (r == "privileges.sql", _RESTORE_RANK.get(
+            r.split("/")[0], 0), position.get(r, len(order)))):
+        if rel in frozen:
+            result.downgrade.append(f"\\ir {earlier(rel)}")
+    return result
 
 
 def script(header: str, steps: list[str]) -> str:
     return header + "\n" + "\n".join(steps) + "\n"
+
+
+def revision_id(number: int, message: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "_", message.lower()).strip("_") or "change"
+    rev_id = f"{number:04d}_{slug}"[:MAX_REVISION_ID].rstrip("_")
+    return rev_id
 
 
 def write_revision(message: str, sql_dir: Path, migrations: Path) -> tuple[Path, Plan]:
@@ -268,38 +468,62 @@ def write_revision(message: str, sql_dir: Path, migrations: Path) -> tuple[Path,
 
     versions = migrations / "versions"
     revs = revisions(versions)
-    slug = re.sub(r"[^a-z0-9]+", "_", message.lower()).strip("_")[:40] or "change"
-    rev_id = f"{len(revs) + 1:04d}_{slug}"
-    result = plan(sql_dir, versions, rev_id)
+    rev_id = revision_id(len(revs) + 1, message)
+    result = plan(sql_dir, versions)
     if result.empty:
         raise RevisionError("sql/ matches the last frozen revision: nothing to write")
     cfg = Config()
     cfg.set_main_option("script_location", str(migrations))
     cfg.set_main_option("file_template", "%%(rev)s")
-    summary = "\n".join(f"* {rel}" for rel in result.files)
+    summary = "\n".join([*(f"* {rel}" for rel in result.files),
+                         *(f"* {rel} (back to {target})" for rel, target in result.reverts.items())])
     command.revision(cfg, message=f"{message}\n\nFrozen files:\n\n{summary}", rev_id=rev_id)
     directory = versions / rev_id
+    directory.mkdir(exist_ok=True)
     for rel, text in result.files.items():
         (directory / rel).parent.mkdir(parents=True, exist_ok=True)
         (directory / rel).write_text(text)
     (directory / "upgrade.sql").write_text(script(f"-- {rev_id}: {message}\n", result.upgrade))
     (directory / "downgrade.sql").write_text(script(f"-- {rev_id} undone: restores the frozen files it replaced\n",
                                                     result.downgrade))
+    if result.concurrently:
+        (directory / "concurrently.sql").write_text(script(
+            f"-- {rev_id}: run outside a transaction, after upgrade.sql\n", result.concurrently))
+    if result.downgrade_concurrently:
+        (directory / "downgrade_concurrently.sql").write_text(script(
+            f"-- {rev_id} undone: run outside a transaction, before downgrade.sql\n", result.downgrade_concurrently))
     return versions / f"{rev_id}.py", result
 
 
 def revision_files(rev: Revision) -> list[Path]:
-    return [rev.module, *sorted(p for p in rev.directory.rglob("*") if p.is_file())]
+    return [rev.module, *sorted(p for p in rev.directory.rglob("*") if p.is_file() and "__pycache__" not in p.parts)]
+
+
+def pin_line(migrations: Path, path: Path) -> str:
+    return f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.relative_to(migrations).as_posix()}"
+
+
+def read_pins(pins: Path) -> dict[str, str]:
+    """``released.sha256`` as {path relative to migrations/: sha256}."""
+    if not pins.exists():
+        return {}
+    return {path: digest for digest, path in (line.split("  ", 1) for line in pins.read_text().splitlines() if line)}
 
 
 def pin_released(migrations: Path) -> Path:
-    """Write ``released.sha256`` (sha256sum format) for every file of every revision."""
-    lines = []
-    for rev in revisions(migrations / "versions"):
-        for path in revision_files(rev):
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-            lines.append(f"{digest}  {path.relative_to(migrations).as_posix()}")
+    """Append the revisions not pinned yet to ``released.sha256``; refuse
+    when a pinned file changed or went missing."""
     out = migrations / "released.sha256"
+    pinned = read_pins(out)
+    changed = [p for p, digest in pinned.items()
+               if not (migrations / p).is_file() or pin_line(migrations, migrations / p).split("  ")[0] != digest]
+    if changed:
+        raise RevisionError(f"released revision files changed: {', '.join(changed)}: write a new revision instead")
+    lines = [f"{digest}  {path}" for path, digest in pinned.items()]
+    for rev in revisions(migrations / "versions"):
+        if rev.module.relative_to(migrations).as_posix() in pinned:
+            continue
+        lines += [pin_line(migrations, path) for path in revision_files(rev)]
     out.write_text("\n".join(lines) + "\n")
     return out
 
@@ -308,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("message", nargs="?", help="what the revision does (its name and docstring)")
     parser.add_argument("--check", action="store_true", help="exit 1 when sql/ differs from the frozen state")
-    parser.add_argument("--release", action="store_true", help="pin every revision in migrations/released.sha256")
+    parser.add_argument("--release", action="store_true", help="pin the revisions not pinned yet")
     parser.add_argument("--sql-dir", type=Path, default=ROOT / "sql")
     parser.add_argument("--migrations", type=Path, default=ROOT / "migrations")
     args = parser.parse_args(argv)
@@ -316,8 +540,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pinned: {pin_released(args.migrations)}")
         return 0
     if args.check:
-        result = plan(args.sql_dir, args.migrations / "versions", "next")
-        for rel in result.files:
+        result = plan(args.sql_dir, args.migrations / "versions")
+        for rel in [*result.files, *result.reverts]:
             print(f"changed since the last revision: sql/{rel}")
         if not result.empty:
             print("write a revision: make revision M='what it does'")
@@ -325,8 +549,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.message:
         parser.error("say what the revision does: new_revision.py 'observed_at on findings'")
     module, result = write_revision(args.message, args.sql_dir, args.migrations)
-    print(f"wrote {module.relative_to(ROOT) if ROOT in module.parents else module} and its directory:"
-          f" {len(result.files)} frozen file(s)")
+    shown = module.relative_to(ROOT) if ROOT in module.parents else module
+    print(f"wrote {shown} and its directory: {len(result.files)} frozen file(s), {len(result.reverts)} revert(s)")
     if result.todos:
         print(f"{result.todos} {TODO} block(s) to write by hand (tables, policies): see upgrade.sql / downgrade.sql")
         return 2

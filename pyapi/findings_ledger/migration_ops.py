@@ -6,8 +6,10 @@ A revision is a module ``migrations/versions/NNNN_name.py`` and a directory
 ``downgrade.sql`` and the frozen object files they include. Both scripts are
 plain psql scripts: a DBA runs them with ``psql -f`` (from any directory:
 ``\\ir`` includes are relative to the including file). The module calls
-:func:`run_revision_file`, which expands the ``\\ir`` includes exactly as
-psql does and hands the text to :func:`run_sql`.
+:func:`run_revision_file`, which expands the ``\\ir`` includes the way psql
+resolves them (a line holding only ``\\ir FILE``, FILE optionally in single
+quotes; revision files use no other meta-command, and none inside a
+dollar-quoted body) and hands the text to :func:`run_sql`.
 
 Online, the text goes to the driver unparsed (``no_parameters``: psycopg
 sees no placeholders); offline (``alembic upgrade --sql``) it is written to
@@ -30,7 +32,7 @@ from pathlib import Path
 from alembic import op
 
 # psql's include-relative meta-command, alone on its line.
-_INCLUDE = re.compile(r"^\\ir\s+(?P<path>\S+)\s*$")
+INCLUDE = re.compile(r"^\\ir\s+(?:'(?P<quoted>[^']+)'|(?P<path>\S+))\s*$")
 # Any other psql meta-command at the start of a line: not supported here, since
 # alembic would not run it the way psql does.
 _META = re.compile(r"^\\[a-zA-Z]")
@@ -39,6 +41,17 @@ _META = re.compile(r"^\\[a-zA-Z]")
 class RevisionFileError(RuntimeError):
     """A revision's SQL file is missing, includes a file outside
     ``migrations/versions/``, or uses a psql meta-command other than ``\\ir``."""
+
+
+def included(line: str) -> str | None:
+    """The file a ``\\ir`` line includes, or None for any other line."""
+    match = INCLUDE.match(line.rstrip("\n"))
+    return (match["quoted"] or match["path"]) if match else None
+
+
+def includes(text: str) -> list[str]:
+    """The files a psql script includes, in order."""
+    return [target for line in text.splitlines() if (target := included(line)) is not None]
 
 
 def expand_includes(path: Path, root: Path | None = None, _seen: tuple[Path, ...] = ()) -> str:
@@ -60,9 +73,9 @@ def expand_includes(path: Path, root: Path | None = None, _seen: tuple[Path, ...
         raise RevisionFileError(f"{path}: no such file")
     out: list[str] = []
     for number, line in enumerate(path.read_text().splitlines(keepends=True), 1):
-        match = _INCLUDE.match(line.rstrip("\n"))
-        if match:
-            text = expand_includes(path.parent / match["path"], root, (*_seen, path))
+        target = included(line)
+        if target is not None:
+            text = expand_includes(path.parent / target, root, (*_seen, path))
             out.append(text if text.endswith("\n") else text + "\n")
         elif _META.match(line):
             raise RevisionFileError(f"{path}:{number}: only \\ir is supported in revision files: {line.strip()}")
@@ -81,19 +94,16 @@ def run_sql(sql: str) -> None:
 
 
 def _statements(sql: str) -> list[str]:
-    """Split a script of simple statements (no function bodies), one or more
-    lines each, ending with ``;`` at the end of a line."""
-    out: list[str] = []
-    current: list[str] = []
-    for line in sql.splitlines():
-        if not current and (not line.strip() or line.lstrip().startswith("--")):
-            continue
-        current.append(line)
-        if line.rstrip().endswith(";"):
-            out.append("\n".join(current))
-            current = []
-    if current:
-        raise RevisionFileError(f"statement without a final ';': {' '.join(current)[:80]}")
+    """The statements of a script, split the way psql splits them
+    (sqlparse: quotes, comments and dollar quoting respected), comments and
+    empty statements dropped."""
+    import sqlparse
+
+    out = []
+    for statement in sqlparse.split(sql):
+        code = sqlparse.format(statement, strip_comments=True).strip()
+        if code and code != ";":
+            out.append(code)
     return out
 
 

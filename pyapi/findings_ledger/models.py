@@ -24,7 +24,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Finding:
-    """A row of ``ledger.finding`` (all columns the foundation defines)."""
+    """A row of ``ledger.finding``: its identity, text and supersession columns."""
 
     id: int
     scope: str

@@ -1,6 +1,5 @@
 -- Schema objects: the tables, columns, keys, indexes, functions, triggers
--- and views that services and DBAs rely on (every revision, 0001-0004) are
--- present with their shapes, and every function pins its search_path.
+-- and views that services and DBAs rely on are present with their shapes, and every function pins its search_path.
 BEGIN;
 SELECT plan(121);
 
@@ -13,18 +12,18 @@ SELECT has_table('ledger', 'merge', 'The merge table exists.');
 SELECT has_table('ledger', 'supersession', 'The supersession (audit) table exists.');
 SELECT has_table('ledger', 'alembic_version', 'The migrations keep their version table in the ledger schema.');
 SELECT has_view('ledger', 'active_finding', 'The active_finding view exists.');
-SELECT has_table('ledger', 'issue', 'The issue table exists (0002).');
-SELECT has_table('ledger', 'agent_task', 'The agent_task table exists (0002).');
-SELECT has_table('ledger', 'poisoned_failure_reason', 'The poisoned_failure_reason table exists (0002).');
-SELECT has_table('ledger', 'retired_session', 'The retired_session table exists (0002).');
-SELECT has_table('ledger', 'injection', 'The injection table exists (0003).');
-SELECT has_view('ledger', 'finding_lifecycle', 'The finding_lifecycle view exists (0003).');
+SELECT has_table('ledger', 'issue', 'The issue table exists.');
+SELECT has_table('ledger', 'agent_task', 'The agent_task table exists.');
+SELECT has_table('ledger', 'poisoned_failure_reason', 'The poisoned_failure_reason table exists.');
+SELECT has_table('ledger', 'retired_session', 'The retired_session table exists.');
+SELECT has_table('ledger', 'injection', 'The injection table exists.');
+SELECT has_view('ledger', 'finding_lifecycle', 'The finding_lifecycle view exists.');
 SELECT tables_are('ledger',
     ARRAY['scope', 'finding', 'merge', 'supersession', 'alembic_version', 'issue', 'agent_task',
           'poisoned_failure_reason', 'retired_session', 'injection'],
-    'The ledger schema holds exactly the tables the revisions create.');
+    'The ledger schema holds exactly the tables of sql/tables/ and alembic''s version table.');
 SELECT views_are('ledger', ARRAY['active_finding', 'finding_lifecycle'],
-    'The ledger schema holds exactly the views the revisions create.');
+    'The ledger schema holds exactly the views of sql/views/.');
 
 -- keys
 SELECT col_is_pk('ledger', 'scope', 'scope', 'A scope is identified by its name.');
@@ -74,14 +73,14 @@ SELECT col_default_is('ledger', 'scope', 'hygiene_mode', 'on', 'A new scope supe
 SELECT columns_are('ledger', 'active_finding',
     ARRAY['id', 'scope', 'finding_key', 'kind', 'severity', 'title', 'description', 'paths', 'source', 'created_at'],
     'The active_finding view has exactly the columns a prompt builder reads.');
--- 0002: claims
+-- claims
 SELECT col_type_is('ledger', 'agent_task', 'issue_snapshot', 'jsonb', 'A claim''s issue snapshot is jsonb.');
 SELECT col_is_null('ledger', 'agent_task', 'issue_snapshot',
     'issue_snapshot may be NULL, which means not compared (never claimed, or claimed before the column).');
 SELECT col_default_is('ledger', 'agent_task', 'status', 'queued', 'A new task is queued.');
 SELECT col_default_is('ledger', 'agent_task', 'dispatch_count', '0', 'A new task has never been dispatched.');
 SELECT col_default_is('ledger', 'issue', 'status', 'todo', 'A new issue is todo.');
--- 0003: lifecycle
+-- lifecycle
 SELECT col_default_is('ledger', 'finding', 'report_count', '1', 'A finding counts its first report.');
 SELECT col_default_is('ledger', 'finding', 'reopen_count', '0', 'A new finding has never been reopened.');
 SELECT col_is_null('ledger', 'finding', 'dismissed_at', 'dismissed_at may be NULL, which means not dismissed.');
@@ -96,7 +95,7 @@ SELECT columns_are('ledger', 'finding_lifecycle',
           'dismissed_by', 'dismissal_reason', 'superseded_at', 'superseded_by', 'superseded_by_merge_id',
           'supersede_rule', 'report_count', 'last_reported_at', 'reopen_count', 'review_run', 'created_at'],
     'The finding_lifecycle view has exactly its documented columns.');
--- 0004: matching
+-- matching
 SELECT col_type_is('ledger', 'finding', 'strong_keywords', 'text[]', 'A finding''s strong keywords are a text array.');
 SELECT col_not_null('ledger', 'finding', 'strong_keywords', 'strong_keywords are never NULL (none is {}).');
 SELECT col_is_null('ledger', 'finding', 'slug', 'A finding may have no slug.');
@@ -117,7 +116,7 @@ SELECT has_index('ledger', 'merge', 'merge_unprocessed_idx', 'Unprocessed merges
 SELECT has_index('ledger', 'supersession', 'supersession_finding_idx', 'The audit is indexed by finding.');
 SELECT has_index('ledger', 'supersession', 'supersession_merge_idx', 'The audit is indexed by merge.');
 SELECT has_index('ledger', 'finding', 'finding_active_evidence_idx',
-    'The GIN index that finds active findings by message evidence exists (0004).');
+    'The GIN index that finds active findings by message evidence exists.');
 SELECT index_is_type('ledger', 'finding', 'finding_active_evidence_idx', 'gin', 'The evidence index is a GIN index.');
 SELECT index_is_unique('ledger', 'finding', 'finding_scope_slug_key', 'A slug is unique within its scope.');
 SELECT is_empty($$SELECT indexrelid::regclass::text FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
@@ -137,9 +136,9 @@ SELECT has_function('ledger', 'add_finding', ARRAY['text', 'text', 'text', 'text
     'add_finding exists with its eight parameters.');
 SELECT has_function('ledger', 'record_merge',
     ARRAY['text', 'text', 'text[]', 'text', 'text', 'timestamp with time zone', 'text'],
-    'record_merge exists with its seven parameters (0004 added p_branch).');
+    'record_merge exists with its seven parameters.');
 SELECT hasnt_function('ledger', 'record_merge', ARRAY['text', 'text', 'text[]', 'text', 'text', 'timestamp with time zone'],
-    'The six-parameter record_merge of 0001 is gone, so no call is ambiguous.');
+    'There is no six-parameter record_merge, so no call is ambiguous.');
 SELECT has_function('ledger', 'active_findings', ARRAY['text'], 'active_findings(text) exists.');
 SELECT has_function('ledger', 'read_audit', ARRAY['text', 'bigint', 'bigint'], 'read_audit exists.');
 SELECT function_returns('ledger', 'active_findings', ARRAY['text'], 'setof ledger.active_finding',

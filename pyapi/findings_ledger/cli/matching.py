@@ -22,7 +22,7 @@ from .helpers import dsn_option, resolve_dsn, user_errors
     "--workspace",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="derive the scope key from this workspace directory instead (collision-free; docs/cli.md, workspace scope keys)",
+    help="derive the scope key from this workspace directory instead (collision-free; see docs/cli.md)",
 )
 @user_errors
 def import_findings(dsn: str | None, source: Path, scope: str | None, workspace: Path | None) -> None:

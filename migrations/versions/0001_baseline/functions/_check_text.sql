@@ -9,7 +9,7 @@
 --   LD004 value_too_long  more than p_max_length characters.
 -- White space trimmed: space, tab, CR, LF, form feed and vertical tab. The
 -- vertical tab is written E'\x0b': PostgreSQL's escape strings have no \v
--- (E'\v' is the letter v, which the foundation's first version trimmed).
+-- (E'\v' is the letter v, and trimming it would eat a leading or trailing v).
 CREATE OR REPLACE FUNCTION ledger._check_text(
     p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean DEFAULT true)
 RETURNS text
