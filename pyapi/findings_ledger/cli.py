@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from . import api, cluster, demo, gitlog
+from . import api, cluster, demo, gitlog, pg_binaries
 from .errors import LedgerError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -214,6 +214,8 @@ def demo_command(dsn: str | None, scope: str | None) -> None:
     target = resolve_dsn(dsn)
     api.migrate(target)
     with psycopg.connect(target, autocommit=True) as conn:
+        console.print(pg_binaries.server_line(conn, throwaway=not (dsn or os.environ.get(cluster.DSN_ENV))),
+                      soft_wrap=True, markup=False, highlight=False)
         report = demo.run_scenario(conn, scope or demo.default_scope())
     demo.print_report(report, console)
 

@@ -228,7 +228,7 @@ def _embedded(major: int, raw: str) -> Binaries:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def server_version(bindir: Path) -> str:
     """``18.6`` from ``postgres --version`` (which runs fine as root)."""
     try:
@@ -371,7 +371,7 @@ def _check_reachable(path: Path) -> None:
 
 def _open_up(root: Path) -> None:
     """Directories 755, files readable by all (the server runs as ``postgres``)."""
-    for d, dirs, files in os.walk(root):
+    for d, _dirs, files in os.walk(root):
         os.chmod(d, os.stat(d).st_mode | 0o755)
         for f in files:
             p = Path(d) / f
