@@ -82,4 +82,4 @@ bench-quick: venv pg-ensure ## the benchmark at small sizes (what CI's smoke tes
 	$(BIN)/python bench/run.py --quick
 
 clean:
-	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache
+	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache .compat
