@@ -140,7 +140,7 @@ def test_the_variable_is_what_bindir_and_the_commands_read(monkeypatch: pytest.M
         cluster.bindir()
     env = {k: v for k, v in os.environ.items() if k != cluster.DSN_ENV}
     for module in ("findings_ledger.pg_binaries", "findings_ledger.cluster"):
-        proc = subprocess.run([sys.executable, "-m", module, "status" if module.endswith("cluster") else "show"],
+        proc = subprocess.run([sys.executable, "-m", module, "start" if module.endswith("cluster") else "show"],
                               capture_output=True, text=True, env=env)
         assert proc.returncode == 1, proc
         assert proc.stderr.splitlines() == [f"error: {ENV}='bogus' is not understood: use system, embedded, "
