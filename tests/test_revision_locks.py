@@ -60,6 +60,12 @@ def test_a_revision_takes_the_documented_locks_on_existing_tables(
         for table, mode in conn.execute(LOCKS, (tables,)).fetchall():
             strongest[table] = max(mode, strongest.get(table, mode), key=STRENGTH.index)
         conn.rollback()
+        server_version = conn.info.server_version
+    if server_version >= 180000:
+        # PostgreSQL 18 takes ACCESS SHARE on every table a GRANT names (13-17 take no lock); it conflicts
+        # only with ACCESS EXCLUSIVE. Any other ACCESS SHARE still shows on 13-17, where this test runs too.
+        listed = EXPECTED.get(revision) or {}
+        strongest = {t: m for t, m in strongest.items() if m != "AccessShareLock" or t in listed}
     assert strongest == EXPECTED.get(revision), (
         f"{revision} locks {strongest} on tables that already exist; say so in EXPECTED here and in "
         "docs/dba.md (What each revision does)"

