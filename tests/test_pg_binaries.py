@@ -14,6 +14,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from packaging.requirements import Requirement
 
 from findings_ledger.testing import cluster, pg_binaries
 from findings_ledger.testing.pg_binaries import ENV, BinariesError, resolve
@@ -87,8 +88,12 @@ def test_embedded_is_postgresql_18_from_the_wheel() -> None:
 def test_the_wheel_pin_is_the_embedded_extra_of_pyproject() -> None:
     text = (ROOT / "pyproject.toml").read_text()
     extra = re.search(r"^embedded = \[\s*\"([^\"]+)\"", text, re.M)
-    assert extra and pg_binaries.wheel_requirement() == extra[1]
-    assert extra[1] == f"{pg_binaries.WHEEL}=={pg_binaries.WHEEL_PIN}"
+    assert extra
+    wanted = Requirement(extra[1])
+    assert Requirement(pg_binaries.wheel_requirement()).specifier == wanted.specifier
+    assert pg_binaries.WHEEL_PIN in wanted.specifier  # a range for users, the tested version inside it
+    lock = (ROOT / "requirements" / "dev.lock").read_text()
+    assert f"{pg_binaries.WHEEL}=={pg_binaries.WHEEL_PIN}\n" in lock
 
 
 def test_an_npm_major_not_installed_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
