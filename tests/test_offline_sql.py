@@ -72,7 +72,9 @@ VERSION_TABLE = ("CREATE TABLE ledger.alembic_version (version_num varchar(32) N
 
 def test_each_revisions_files_run_with_psql_f_equal_online(ledger_database_factory: Callable[..., str]) -> None:
     """A DBA runs ``psql -f migrations/versions/<rev>/upgrade.sql`` (and
-    downgrade.sql) revision by revision, without alembic: the same schema as
+    downgrade.sql) revision by revision, without alembic, each followed
+    (preceded, on the way down) by the revision's ``concurrently.sql``
+    (``downgrade_concurrently.sql``) when it has one: the same schema as
     online at every step (alembic's version table aside)."""
     import subprocess
 
@@ -92,8 +94,12 @@ def test_each_revisions_files_run_with_psql_f_equal_online(ledger_database_facto
     for rev in revs:
         upgrade(online, rev)
         psql_f(by_hand, VERSIONS / rev / "upgrade.sql")
+        if (VERSIONS / rev / "concurrently.sql").exists():
+            psql_f(by_hand, VERSIONS / rev / "concurrently.sql")
         assert_same_schema(online, by_hand, f"psql -f {rev}/upgrade.sql")
     for before, rev in reversed(list(zip([None, *revs[:-1]], revs, strict=True))):
         downgrade(online, before or "base")
+        if (VERSIONS / rev / "downgrade_concurrently.sql").exists():
+            psql_f(by_hand, VERSIONS / rev / "downgrade_concurrently.sql")
         psql_f(by_hand, VERSIONS / rev / "downgrade.sql")
         assert_same_schema(online, by_hand, f"psql -f {rev}/downgrade.sql")
