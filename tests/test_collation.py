@@ -72,6 +72,15 @@ def test_a_key_named_in_another_case_is_resolved(conn: psycopg.Connection[Any], 
     assert [(d.finding_id, d.action, d.rule) for d in result.decisions] == [(fid, "superseded", "key")]
 
 
+def test_a_plain_sql_writer_gets_the_same(conn: psycopg.Connection[Any]) -> None:
+    fid = conn.execute("INSERT INTO ledger.finding (scope, finding_key, title, severity, kind) "
+                       "VALUES ('spec', 'FIX-I1', 'the init check', 'INFO', 'DRIFT') RETURNING id").fetchone()[0]
+    conn.execute("INSERT INTO ledger.merge (scope, commit_sha, message) VALUES ('spec', 'abcd', 'fixes fix-i1')")
+    row = conn.execute("SELECT severity, kind, superseded_at IS NOT NULL, supersede_rule FROM ledger.finding "
+                       "WHERE id = %s", (fid,)).fetchone()
+    assert row == ("info", "drift", True, "key")
+
+
 def test_keywords_and_slugs_in_another_case_are_evidence(conn: psycopg.Connection[Any]) -> None:
     kw = fl.import_finding(conn, "spec", "init fails", strong_keywords=["INIT_DB_FAILED"]).id
     slug = fl.import_finding(conn, "spec", "the index page", slug="2026-01-02-INDEX-PAGE.md").id
