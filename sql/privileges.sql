@@ -20,6 +20,8 @@ GRANT EXECUTE ON FUNCTION ledger._visible_scopes() TO ledger_writer, ledger_read
 -- by writers (a scope is created on first use) and by the admin (policy).
 GRANT EXECUTE ON FUNCTION
     ledger._check_text(text, text, boolean, integer, boolean),
+    ledger._check_scope(text, text),
+    ledger._unicode_class(text),
     ledger._check_scope_access(text, text),
     ledger._scope_visible(text),
     ledger._normalize_branch(text, text)
@@ -32,6 +34,9 @@ GRANT EXECUTE ON FUNCTION
 -- scope policy, never UPDATE or DELETE but an issue's own fields.
 GRANT EXECUTE ON FUNCTION
     ledger._ensure_scope(text),
+    ledger._check_timestamp(timestamptz, text),
+    ledger._recorded_merge(text, text),
+    ledger._unquote_path(text, text),
     ledger.normalize_path(text, text),
     ledger.normalize_paths(text[], text, integer),
     ledger._scoped_paths(text, text[]),
@@ -78,8 +83,11 @@ GRANT EXECUTE ON FUNCTION
     ledger._severity_rank(text),
     ledger._finding_state(timestamptz, timestamptz),
     ledger._check_text(text, text, boolean, integer, boolean),
+    ledger._unicode_class(text),
+    ledger._unquote_path(text, text),
     ledger.active_findings(text),
     ledger.read_audit(text, bigint, bigint),
+    ledger.read_finding_events(bigint[]),
     ledger.read_finding(bigint),
     ledger.read_history(bigint),
     ledger.read_injections(text, bigint),
@@ -122,8 +130,10 @@ GRANT INSERT, DELETE ON ledger.retired_session TO ledger_admin;
 GRANT EXECUTE ON FUNCTION
     ledger._severity_rank(text),
     ledger._finding_state(timestamptz, timestamptz),
+    ledger._unquote_path(text, text),
     ledger.active_findings(text),
     ledger.read_audit(text, bigint, bigint),
+    ledger.read_finding_events(bigint[]),
     ledger.read_finding(bigint),
     ledger.read_history(bigint),
     ledger.read_injections(text, bigint),
@@ -140,7 +150,8 @@ GRANT EXECUTE ON FUNCTION
     TO ledger_admin;
 
 -- Not granted to any ledger role, on purpose: _apply_merge, _apply_revert,
--- _revert_targets, _reopen_finding, the matcher's internals (_match_paths,
+-- _revert_targets, _reopen_finding, _check_json_shape (replace_findings'
+-- argument check), the matcher's internals (_match_paths,
 -- _merge_decisions, _match_message, _message_tokens, _message_segments,
 -- _file_slug) and the claim's (_write_issue_snapshot, _resumed_task,
 -- _snapshot_changes, _check_task_transition): only SECURITY DEFINER

@@ -25,13 +25,14 @@ FINDINGS: list[tuple[str, str, list[str]]] = [
 ]
 
 # (commit_sha, node_id, paths): merges 2 and 3 both touch F5's files, merge 4
-# repeats merge 1 (a redelivery inside the batch: ignored, though it touches
-# docs/cli.md), merge 6 touches nothing known.
+# repeats merge 1 by an abbreviated sha, from another node, its paths in
+# another order (a redelivery inside the batch: ignored), merge 6 touches
+# nothing known.
 MERGES: list[tuple[str, str, list[str]]] = [
     ("a1" * 20, "07:2", ["packages/af/af/nightshift.py", "packages/af/af/app.py"]),
     ("b2" * 20, "07:3", ["packages/nightshift/pyproject.toml", "pyproject.toml"]),
     ("c3" * 20, "07:4", ["uv.lock", "packages/nightshift/nightshift/cli.py"]),
-    ("a1" * 20, "07:2-again", ["docs/cli.md"]),
+    ("a1" * 6, "07:2-again", ["packages/af/af/app.py", "packages/af/af/nightshift.py"]),
     ("d4" * 20, "07:5", ["packages/af/tests/test_nightshift.py", "packages/nightshift/tests/test_cli.py"]),
     ("e5" * 20, "07:6", ["CHANGELOG.md"]),
 ]
@@ -136,7 +137,7 @@ def test_multirow_insert_with_a_redelivery_equals_single_inserts(ledger_dsn_fact
         "F3": (True, "07:2"),
         "F4": (True, "07:5"),
         "F5": (True, "07:3"),  # merge 07:4 also touches uv.lock, but F5 is gone by then
-        "F6": (False, None),  # only the redelivered merge touched docs/cli.md
+        "F6": (False, None),  # no merge touched docs/cli.md or README.md
         "F7": (False, None),
     }
     assert [(r[4], r[6]) for r in single["audit"]] == [

@@ -1,6 +1,7 @@
 """Every SQLSTATE the SQL raises is listed in one place: each LD code raised
-anywhere in sql/ has its exception class in errors.SQLSTATE_ERRORS and its
-entry in docs/errors.md, and nothing is listed that the SQL never raises."""
+anywhere in sql/ or migrations/versions/ has its exception class in
+errors.SQLSTATE_ERRORS and its entry in docs/errors.md, and nothing is
+listed that the SQL never raises."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def raised_codes() -> set[str]:
-    text = "\n".join(p.read_text() for p in (ROOT / "sql").rglob("*.sql"))
+    """Every LD code raised in sql/ or in a revision's own SQL (the baseline's
+    downgrade guard raises LD501)."""
+    files = [*(ROOT / "sql").rglob("*.sql"), *(ROOT / "migrations" / "versions").rglob("*.sql")]
+    text = "\n".join(p.read_text() for p in files)
     return set(re.findall(r"ERRCODE\s*=\s*'(LD\d{3})'", text))
 
 

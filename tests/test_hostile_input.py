@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import psycopg
@@ -40,6 +40,7 @@ MB = "x" * 1_048_576
 PATHS_10K = [f"p/{i}.py" for i in range(10_000)]
 PATHS_100K = [f"p/{i}.py" for i in range(100_001)]
 XFF = "\\xff"  # the four characters \ x f f, typed as text (a byte escape that is not one)
+FAR_FUTURE = datetime(9999, 1, 1, tzinfo=timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -493,11 +494,91 @@ CASES = [
          "workspace directory"),
     call("workspace_scope 4097 chars", "SELECT ledger.workspace_scope(%(d)s)", {"d": "/" + "d" * 4096},
          lambda c: fl.workspace_scope(c, "/" + "d" * 4096), "LD004", "workspace directory"),
+    # --- issue 14: Unicode and quoting in paths, array shapes ---------------------------------
+    finding("paths no-break space only", "LD001", "finding.paths[1]", paths=["\u00a0"]),
+    finding("paths ideographic space only", "LD001", "finding.paths[1]", paths=[" \u3000\u2003 "]),
+    finding("paths zero-width space", "LD001", "finding.paths[1]", paths=["src/a\u200b.py"]),
+    finding("paths zero-width joiner", "LD001", "finding.paths[2]", paths=["ok.py", "src/\u200da.py"]),
+    finding("paths right-to-left override", "LD001", "finding.paths[1]", paths=["src/\u202egnp.exe"]),
+    finding("paths isolate", "LD001", "finding.paths[1]", paths=["src/\u2066a.py"]),
+    finding("paths byte order mark", "LD001", "finding.paths[1]", paths=["\ufeffsrc/a.py"]),
+    finding("paths soft hyphen", "LD001", "finding.paths[1]", paths=["co\u00adnfig.py"]),
+    finding("paths C1 control", "LD001", "finding.paths[1]", paths=["src/a\u0085b.py"]),
+    finding("paths line separator inside", "LD001", "finding.paths[1]", paths=["src/a\u2028b.py"]),
+    finding("paths C-quoted, unterminated", "LD001", "finding.paths[1]", paths=['"docs/caf\\303\\251.md']),
+    finding("paths C-quoted, text after the quote", "LD001", "finding.paths[1]", paths=['"a.py" b.py']),
+    finding("paths C-quoted, unknown escape", "LD001", "finding.paths[1]", paths=['"a\\x41.py"']),
+    finding("paths C-quoted, not UTF-8", "LD001", "finding.paths[1]", paths=['"caf\\377.md"']),
+    finding("paths C-quoted tab", "LD001", "finding.paths[1]", paths=['"a\\tb.py"']),
+    finding("paths C-quoted NUL", "LD001", "finding.paths[1]", paths=['"a\\000b.py"']),
+    finding("paths leading double quote once unquoted", "LD001", "finding.paths[1]", paths=['"\\"a.py"']),
+    finding("paths 2-dimensional", "LD003", "finding.paths", paths=[["a.py"], ["b.py"]]),
+    call("finding.paths lower bound 0", "INSERT INTO ledger.finding (scope, title, paths) "
+         "VALUES ('spec', 't', '[0:1]={a.py,b.py}')", {}, None, "LD003", "finding.paths"),
+    merge("paths 2-dimensional", "LD003", "merge.paths", paths=[["b.py", "c.py"], ["d.py", "e.py"]]),
+    call("merge.paths lower bound 2", "INSERT INTO ledger.merge (scope, commit_sha, paths) "
+         "VALUES ('spec', 'beef', '[2:2]={b.py}')", {}, None, "LD003", "merge.paths"),
+    merge("paths zero-width space", "LD001", "merge.paths[1]", paths=["b\u200c.py"]),
+    merge("paths C-quoted, unterminated", "LD001", "merge.paths[1]", paths=['"b.py']),
+    # --- issue 14: scope names every feature can express -----------------------------------------
+    finding("scope with a comma", "LD003", "finding.scope", scope="a,b"),
+    finding("scope with a zero-width space", "LD003", "finding.scope", scope="spec\u200b"),
+    finding("scope no-break space only", "LD002", "finding.scope", scope="\u00a0"),
+    merge("scope with a comma", "LD003", "merge.scope", scope="spec,other"),
+    scope("scope with a comma", "LD003", "scope.scope", scope="a,b"),
+    scope("scope with a bidi override", "LD003", "scope.scope", scope="\u202espec"),
+    issue("scope with a comma", "LD003", "issue.scope", scope="a,b"),
+    call("report_finding scope with a comma", "SELECT * FROM ledger.report_finding(%(s)s, 'k', 't')", {"s": "a,b"},
+         lambda c: fl.report_finding(c, "a,b", "k", "t"), "LD003", "finding.scope"),
+    # --- issue 14: writer-supplied times in the future --------------------------------------------
+    call("finding.created_at in the future", "INSERT INTO ledger.finding (scope, title, created_at) "
+         "VALUES ('spec', 't', %(t)s)", {"t": FAR_FUTURE}, None, "LD003", "finding.created_at"),
+    call("finding.created_at infinity", "INSERT INTO ledger.finding (scope, title, created_at) "
+         "VALUES ('spec', 't', 'infinity')", {}, None, "LD003", "finding.created_at"),
+    call("merge.merged_at in the future", INSERT_MERGE.replace(", branch)", ", branch, merged_at)").replace(
+        "%(branch)s)", "%(branch)s, %(t)s)"), {**MERGE_ROW, "t": FAR_FUTURE},
+         lambda c: fl.record_merge(c, "spec", "beef", ["b.py"], merged_at=FAR_FUTURE), "LD003", "merge.merged_at"),
+    call("injection.injected_at in the future", "INSERT INTO ledger.injection (session_id, finding_id, injected_at) "
+         "VALUES ('s-new', 1, %(t)s)", {"t": FAR_FUTURE}, None, "LD003", "injection.injected_at"),
+    # --- issue 14: replace_findings elements of a declared shape ------------------------------------
+    review("element title a number", "LD003", "findings[1].title", [{"finding_key": "dup", "title": 5}]),
+    review("element finding_key a number", "LD003", "findings[1].finding_key", [{"finding_key": 7, "title": "t"}]),
+    review("element description an object", "LD003", "findings[1].description",
+           [{"finding_key": "dup", "title": "t", "description": {"text": "x"}}]),
+    review("element severity a boolean", "LD003", "findings[1].severity",
+           [{"finding_key": "dup", "title": "t", "severity": True}]),
+    review("element unknown field", "LD003", "findings[2].superseded_at",
+           [{"finding_key": "dup", "title": "t"}, {"finding_key": "k2", "title": "t", "superseded_at": None}]),
+    review("element misspelt field", "LD003", "findings[1].titel", [{"finding_key": "dup", "titel": "t"}]),
+    review("element title null", "LD002", "findings[1].title", [{"finding_key": "dup", "title": None}]),
+    # --- issue 14: merges are immutable, redelivery must agree ----------------------------------------
+    merge("commit_sha redelivered with other paths", "LD007", "merge.commit_sha", commit_sha="dddd"),
+    merge("commit_sha redelivered with another message", "LD007", "message", commit_sha="DDDD",
+          paths=["z.py"], message="rewritten"),
+    merge("commit_sha redelivered with another branch", "LD007", "branch", commit_sha="dddd", paths=["z.py"],
+          branch="main"),
+    merge("commit_sha redelivered by its full sha with other paths", "LD007", "merge.commit_sha",
+          commit_sha="dddd" + "0" * 36),
+    call("merge.commit_sha redelivered with other paths, ON CONFLICT DO NOTHING",
+         INSERT_MERGE + " ON CONFLICT (scope, commit_sha) DO NOTHING", {**MERGE_ROW, "commit_sha": "dddd"}, None,
+         "LD007", "merge.commit_sha"),
+    call("merge ON CONFLICT DO UPDATE SET message", INSERT_MERGE + " ON CONFLICT (scope, commit_sha) DO UPDATE "
+         "SET message = EXCLUDED.message", {**MERGE_ROW, "commit_sha": "dddd", "message": "rewritten"}, None,
+         "LD007", "message"),
+    call("merge ON CONFLICT DO UPDATE of an identical row", INSERT_MERGE + " ON CONFLICT (scope, commit_sha) "
+         "DO UPDATE SET node_id = EXCLUDED.node_id", {**MERGE_ROW, "commit_sha": "dddd", "paths": ["z.py"]}, None,
+         "LD006", "immutable"),
+    call("merge UPDATE of message", "UPDATE ledger.merge SET message = 'rewritten' WHERE commit_sha = 'dddd'", {},
+         None, "LD006", "merge.message"),
+    call("merge UPDATE of paths", "UPDATE ledger.merge SET paths = '{a.py}' WHERE commit_sha = 'dddd'", {}, None,
+         "LD006", "merge.paths"),
+    call("merge UPDATE of processed", "UPDATE ledger.merge SET processed = false", {}, None, "LD006",
+         "merge.processed"),
     # --- duplicates ---------------------------------------------------------------------------
     finding("finding_key duplicate", "LD301", "finding.finding_key", finding_key="dup"),
     # (record_merge redelivers a duplicate on purpose: plain INSERT only; typed through the constraint)
-    call("merge.commit_sha duplicate (plain INSERT)", INSERT_MERGE, {**MERGE_ROW, "commit_sha": "dddd"}, None,
-         "23505", "merge_scope_commit_sha_key"),
+    call("merge.commit_sha duplicate (plain INSERT)", INSERT_MERGE,
+         {**MERGE_ROW, "commit_sha": "dddd", "paths": ["z.py"]}, None, "23505", "merge_scope_commit_sha_key"),
 ]
 
 
@@ -541,6 +622,8 @@ def seeded(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[psyc
 
 STATE = [
     "SELECT f.* FROM ledger.finding f ORDER BY id",
+    "SELECT m.* FROM ledger.merge m ORDER BY id",
+    "SELECT a.* FROM ledger.supersession a ORDER BY id",
     "SELECT s.* FROM ledger.scope s ORDER BY scope",
     "SELECT i.* FROM ledger.issue i ORDER BY id",
     "SELECT t.* FROM ledger.agent_task t ORDER BY id",

@@ -1,9 +1,8 @@
 """NOTIFY ledger_finding: supersede, reopen, dismiss and restore reach a
-second connection when the transaction commits, and never when it rolls back."""
+second connection when the transaction commits, and never when it rolls back.
+(Forged and malformed notifications: tests/test_security_notify.py.)"""
 
 from __future__ import annotations
-
-import json
 
 import psycopg
 
@@ -39,14 +38,16 @@ def test_transitions_are_notified_to_a_second_connection(ledger_conn: psycopg.Co
     assert events[0].merge_id == merge.merge_id
 
 
-def test_the_payload_is_documented_json(ledger_conn: psycopg.Connection, ledger_dsn: str) -> None:
+def test_the_payload_is_only_the_audit_id(ledger_conn: psycopg.Connection, ledger_dsn: str) -> None:
+    """The payload is the audit row's id in decimal, nothing else: a listener
+    learns the rest from ledger.read_finding_events with its own rights."""
     with psycopg.connect(ledger_dsn, autocommit=True) as listener:
         listener.execute("LISTEN ledger_finding")
         f = fl.add_finding(ledger_conn, SCOPE, "x")
         fl.dismiss_finding(ledger_conn, f.id, "duplicate", "alice", "same as another")
         notes = list(listener.notifies(timeout=10, stop_after=1))
-    assert [n.channel for n in notes] == ["ledger_finding"]
-    payload = json.loads(notes[0].payload)
-    audit_id = ledger_conn.execute("SELECT max(id) FROM ledger.supersession").fetchone()[0]  # type: ignore[index]
-    assert payload == {"audit_id": audit_id, "finding_id": f.id, "scope": SCOPE, "action": "dismissed",
-                       "rule": "manual", "merge_id": None, "actor": "alice"}
+        assert [n.channel for n in notes] == ["ledger_finding"]
+        audit_id = ledger_conn.execute("SELECT max(id) FROM ledger.supersession").fetchone()[0]  # type: ignore[index]
+        assert notes[0].payload == str(audit_id)
+        rows = listener.execute("SELECT * FROM ledger.read_finding_events(%s)", ([int(notes[0].payload)],)).fetchall()
+    assert [r[:7] for r in rows] == [(audit_id, f.id, SCOPE, "dismissed", "manual", None, "alice")]

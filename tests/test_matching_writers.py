@@ -106,5 +106,5 @@ def test_api_returns_the_audit_rows_as_decisions(ledger_conn: psycopg.Connection
     assert {keys[d.finding_id] for d in res.by_action("ambiguous")} == {"S-1", "S-2"}
     amb = res.by_action("ambiguous")[0]
     assert amb.detail is not None and amb.detail["pieces"][0]["also_matches"]
-    again = fl.record_merge(ledger_conn, "s", "b0000001", message="Fixes F-421")
+    again = fl.record_merge(ledger_conn, "s", "b0000001", message="Fixes ERR_SHARED and F-41\n\nsee flaky-timeout\n")
     assert not again.recorded and again.decisions == res.decisions

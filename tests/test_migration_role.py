@@ -58,3 +58,29 @@ def test_a_migration_role_without_createrole_migrates_up_and_down(migrator_dsn: 
     with psycopg.connect(migrator_dsn) as conn:  # the roles stay: other databases of the cluster use them
         assert conn.execute("SELECT count(*) FROM pg_roles WHERE rolname = ANY (%s)", (list(ROLES),)).fetchone() \
             == (len(ROLES),)
+
+
+def test_psql_f_as_a_migration_role_without_createrole_says_which_comments_it_left(migrator_dsn: str) -> None:
+    """The DBA's path (docs/dba.md): ``psql -f`` of every revision's upgrade.sql,
+    and its concurrently.sql, as that role: it succeeds, and the NOTICE names
+    each role whose comment it could not set (item 8 of issue 14)."""
+    import subprocess
+    from pathlib import Path
+
+    from findings_ledger.testing.schema_dump import client_binary
+
+    versions = Path(__file__).resolve().parent.parent / "migrations" / "versions"
+    notices = ""
+    for rev in revisions():
+        for name in ("upgrade.sql", "concurrently.sql"):
+            if not (versions / rev / name).exists():
+                continue
+            proc = subprocess.run([client_binary("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", migrator_dsn,
+                                   "-f", str(versions / rev / name)], capture_output=True, text=True)
+            assert proc.returncode == 0, proc.stderr
+            notices += proc.stderr
+    for role in ("ledger_writer", "ledger_reader", "ledger_agent", "ledger_admin"):
+        assert f"role {role} left without its comment" in notices
+    with psycopg.connect(migrator_dsn) as conn:
+        assert conn.execute("SELECT has_function_privilege('ledger_reader', "
+                            "'ledger.read_finding_events(bigint[])', 'EXECUTE')").fetchone() == (True,)

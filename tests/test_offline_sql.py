@@ -71,7 +71,9 @@ def test_offline_script_runs_each_revision_in_its_own_transaction_with_timeouts(
 
 def test_each_revisions_files_run_with_psql_f_equal_online(ledger_database_factory: Callable[..., str]) -> None:
     """A DBA runs ``psql -f migrations/versions/<rev>/upgrade.sql`` (and
-    downgrade.sql) revision by revision, without alembic: the same schema as
+    downgrade.sql) revision by revision, without alembic, each followed
+    (preceded, on the way down) by the revision's ``concurrently.sql``
+    (``downgrade_concurrently.sql``) when it has one: the same schema as
     online at every step (alembic's version table aside)."""
     online = ledger_database_factory(migrated=False)
     by_hand = ledger_database_factory(migrated=False)

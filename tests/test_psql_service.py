@@ -39,7 +39,8 @@ MERGES = [
      ["packages/af/af/nightshift.py", "packages/af/af/app.py"]),
     ("ad342a91c0de", "07_nightshift:3", "Scaffold packages/nightshift",
      ["packages/nightshift/pyproject.toml", "pyproject.toml"]),
-    ("342b7a0b9ad4", "07_nightshift:2", "", ["README.md"]),  # redelivery
+    ("342b7a0b9ad4", "07_nightshift:2", "Remove night-shift from the af CLI",
+     ["packages/af/af/app.py", "packages/af/af/nightshift.py"]),  # redelivery
 ]  # fmt: skip
 
 ACTIVE_JSON = """

@@ -20,6 +20,11 @@ from _migrations import offline_sql, revisions, upgrade
 # Strongest lock per pre-existing table, by revision (docs/dba.md).
 EXPECTED: dict[str, dict[str, str]] = {
     # "0002_name": {"finding": "ShareUpdateExclusiveLock"},  -- one row per revision after the baseline
+    # the new merge triggers (SHARE ROW EXCLUSIVE on merge); the LANGUAGE sql functions it replaces or
+    # adds are parsed against finding and supersession (ACCESS SHARE). The concurrent index build and
+    # reindex after the transaction take SHARE UPDATE EXCLUSIVE on merge and finding.
+    "0002_harden_hostile_input": {"finding": "AccessShareLock", "supersession": "AccessShareLock",
+                                  "merge": "ShareRowExclusiveLock"},
 }
 
 STRENGTH = [

@@ -118,6 +118,12 @@ def test_revision_ids_fit_alembics_version_column() -> None:
     assert rev_id.startswith("0012_lock_the_queue") and len(rev_id) <= 32
 
 
+def _next(name: str, later: int = 1) -> str:
+    """The id the tool gives the next revision named ``name`` (after every
+    revision there is; ``later=2``: the one after that)."""
+    return f"{len(new_revision.revisions(VERSIONS)) + later:04d}_{name}"
+
+
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
     """A copy of sql/ and migrations/ to write revisions into."""
@@ -161,7 +167,7 @@ def test_a_one_function_change_is_a_revision_of_that_size(
     assert _tool(project, "--check").returncode == 1
     proc = _tool(project, "rank comment")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    rev_dir = project / "migrations" / "versions" / "0002_rank_comment"
+    rev_dir = project / "migrations" / "versions" / _next("rank_comment")
     files = sorted(p.relative_to(rev_dir).as_posix() for p in rev_dir.rglob("*") if p.is_file())
     assert files == ["downgrade.sql", "functions/_severity_rank.sql", "upgrade.sql"]
     size = sum(p.stat().st_size for p in rev_dir.rglob("*") if p.is_file())
@@ -204,7 +210,7 @@ def test_new_and_changed_signatures_are_dropped_on_the_way_back(
                 "SELECT oid::regprocedure::text FROM pg_proc WHERE proname = 'answer' ORDER BY 1")]
 
     assert overloads() == ["ledger.answer(integer,integer)"]
-    _migrate(dsn, project, "0002_answer", down=True)
+    _migrate(dsn, project, _next("answer"), down=True)
     assert overloads() == ["ledger.answer(integer)"]
     _migrate(dsn, project, "0001_baseline", down=True)
     assert overloads() == []
@@ -217,7 +223,7 @@ def test_a_changed_table_asks_for_hand_written_alter_statements(project: Path) -
     proc = _tool(project, "scope note")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "TODO(new_revision)" in proc.stdout
-    upgrade = (project / "migrations" / "versions" / "0002_scope_note" / "upgrade.sql").read_text()
+    upgrade = (project / "migrations" / "versions" / _next("scope_note") / "upgrade.sql").read_text()
     assert "-- TODO(new_revision): tables/scope.sql: changed; write the ALTER statements" in upgrade
     assert "--   +    note text," in upgrade
 
@@ -228,7 +234,7 @@ def test_concurrently_sql_runs_outside_the_revision_transaction(
     source = project / "sql" / "functions" / "_severity_rank.sql"
     source.write_text(source.read_text() + "\n")
     assert _tool(project, "kind index").returncode == 0
-    rev_dir = project / "migrations" / "versions" / "0002_kind_index"
+    rev_dir = project / "migrations" / "versions" / _next("kind_index")
     (rev_dir / "concurrently.sql").write_text(
         "DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_kind_idx;\n"
         "CREATE INDEX CONCURRENTLY finding_kind_idx\n    ON ledger.finding (scope, kind);\n")
@@ -243,11 +249,16 @@ def test_concurrently_sql_runs_outside_the_revision_transaction(
         assert conn.execute(valid).fetchone() is None
 
 
-def _same_as_baseline(dsn: str, ledger_database_factory: Callable[..., str], what: str) -> None:
+def _head() -> str:
+    return new_revision.revisions(VERSIONS)[-1].rev
+
+
+def _same_as_head(dsn: str, ledger_database_factory: Callable[..., str], what: str) -> None:
+    """The schema at ``dsn`` equals the repository's head (a fresh database)."""
     from _migrations import assert_same_schema
 
     reference = ledger_database_factory(migrated=False)
-    _migrate(reference, ROOT, "0001_baseline")
+    _migrate(reference, ROOT, "head")
     assert_same_schema(reference, dsn, what)
 
 
@@ -263,7 +274,7 @@ def test_a_removed_trigger_and_its_function_come_back_in_order(
     _drop_install_line(project, "triggers/merge___300_revert.sql")
     _drop_install_line(project, "functions/tg_merge__revert.sql")
     assert _tool(project, "no revert trigger").returncode == 0
-    rev_dir = project / "migrations" / "versions" / "0002_no_revert_trigger"
+    rev_dir = project / "migrations" / "versions" / _next("no_revert_trigger")
     upgrade = (rev_dir / "upgrade.sql").read_text()
     assert upgrade.index("DROP TRIGGER _300_revert ON ledger.merge;") < upgrade.index(
         "DROP FUNCTION ledger.tg_merge__revert();")
@@ -273,8 +284,8 @@ def test_a_removed_trigger_and_its_function_come_back_in_order(
     _migrate(dsn, project, "head")
     with psycopg.connect(dsn) as conn:
         assert conn.execute("SELECT count(*) FROM pg_trigger WHERE tgname = '_300_revert'").fetchone() == (0,)
-    _migrate(dsn, project, "0001_baseline", down=True)
-    _same_as_baseline(dsn, ledger_database_factory, "removed and restored trigger")
+    _migrate(dsn, project, _head(), down=True)
+    _same_as_head(dsn, ledger_database_factory, "removed and restored trigger")
 
 
 def test_a_granted_functions_new_argument_keeps_exact_grants(
@@ -290,7 +301,7 @@ def test_a_granted_functions_new_argument_keeps_exact_grants(
     privileges.write_text(privileges.read_text().replace("ledger.requeue_task(bigint),",
                                                          "ledger.requeue_task(bigint, text),"))
     assert _tool(project, "requeue note").returncode == 0
-    upgrade = (project / "migrations" / "versions" / "0002_requeue_note" / "upgrade.sql").read_text()
+    upgrade = (project / "migrations" / "versions" / _next("requeue_note") / "upgrade.sql").read_text()
     assert upgrade.splitlines()[-1] == "\\ir privileges.sql"
     dsn = ledger_database_factory(migrated=False)
     _migrate(dsn, project, "head")
@@ -300,8 +311,8 @@ def test_a_granted_functions_new_argument_keeps_exact_grants(
             "has_function_privilege('ledger_reader', p.oid, 'EXECUTE') FROM pg_proc p WHERE proname = 'requeue_task'"
         ).fetchall()
     assert rows == [("ledger.requeue_task(bigint,text)", True, False)]
-    _migrate(dsn, project, "0001_baseline", down=True)
-    _same_as_baseline(dsn, ledger_database_factory, "signature change undone")
+    _migrate(dsn, project, _head(), down=True)
+    _same_as_head(dsn, ledger_database_factory, "signature change undone")
 
 
 def test_an_expression_index_is_rebuilt_concurrently(
@@ -310,7 +321,7 @@ def test_an_expression_index_is_rebuilt_concurrently(
     source = project / "sql" / "indexes" / "finding_active_paths_idx.sql"
     source.write_text(source.read_text().replace("WITH (fastupdate = off)", "WITH (fastupdate = on)"))
     assert _tool(project, "paths index fastupdate").returncode == 0
-    rev_dir = project / "migrations" / "versions" / "0002_paths_index_fastupdate"
+    rev_dir = project / "migrations" / "versions" / _next("paths_index_fastupdate")
     assert "CREATE INDEX" not in (rev_dir / "upgrade.sql").read_text()
     concurrently = (rev_dir / "concurrently.sql").read_text()
     assert "DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_active_paths_idx;" in concurrently
@@ -320,8 +331,8 @@ def test_an_expression_index_is_rebuilt_concurrently(
     options = "SELECT reloptions FROM pg_class WHERE oid = 'ledger.finding_active_paths_idx'::regclass"
     with psycopg.connect(dsn) as conn:
         assert conn.execute(options).fetchone() == (["fastupdate=on"],)
-    _migrate(dsn, project, "0001_baseline", down=True)
-    _same_as_baseline(dsn, ledger_database_factory, "index rebuilt and restored")
+    _migrate(dsn, project, _head(), down=True)
+    _same_as_head(dsn, ledger_database_factory, "index rebuilt and restored")
 
 
 def test_a_revert_includes_the_earlier_file(project: Path, ledger_database_factory: Callable[..., str]) -> None:
@@ -332,13 +343,13 @@ def test_a_revert_includes_the_earlier_file(project: Path, ledger_database_facto
     assert _tool(project, "rank comment").returncode == 0
     source.write_text(original)
     assert _tool(project, "rank comment back").returncode == 0
-    rev_dir = project / "migrations" / "versions" / "0003_rank_comment_back"
+    rev_dir = project / "migrations" / "versions" / _next("rank_comment_back", later=2)
     assert sorted(p.name for p in rev_dir.rglob("*") if p.is_file()) == ["downgrade.sql", "upgrade.sql"]
     assert "\\ir ../0001_baseline/functions/_severity_rank.sql" in (rev_dir / "upgrade.sql").read_text()
-    assert "\\ir ../0002_rank_comment/functions/_severity_rank.sql" in (rev_dir / "downgrade.sql").read_text()
+    assert f"\\ir ../{_next('rank_comment')}/functions/_severity_rank.sql" in (rev_dir / "downgrade.sql").read_text()
     assert _tool(project, "--check").returncode == 0
     dsn = ledger_database_factory(migrated=False)
     _migrate(dsn, project, "head")
     assert not _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")
-    _migrate(dsn, project, "0002_rank_comment", down=True)
+    _migrate(dsn, project, _next("rank_comment"), down=True)
     assert _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")

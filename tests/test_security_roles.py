@@ -23,6 +23,8 @@ from findings_ledger.api import alembic_config
 #: (scope rows are written by writers, on first use, and by the admin).
 ROW_HELPERS = [
     "ledger._check_text(text,text,boolean,integer,boolean)",
+    "ledger._check_scope(text,text)",
+    "ledger._unicode_class(text)",  # also normalize_path's and workspace_scope's
     "ledger._check_scope_access(text,text)",
     "ledger._scope_visible(text)",
     "ledger._normalize_branch(text,text)",
@@ -33,12 +35,14 @@ READS = [
     "ledger._finding_state(timestamp with time zone,timestamp with time zone)",
     "ledger.active_findings(text)",
     "ledger.read_audit(text,bigint,bigint)",
+    "ledger.read_finding_events(bigint[])",
     "ledger.read_finding(bigint)",
     "ledger.read_history(bigint)",
     "ledger.read_injections(text,bigint)",
     "ledger.measure_convergence(text)",
     "ledger.read_prompt_findings(text,text[],interval,integer)",
     "ledger.normalize_path(text,text)",
+    "ledger._unquote_path(text,text)",  # normalize_path's
     "ledger.normalize_paths(text[],text,integer)",
     "ledger.workspace_scope(text)",
 ]
@@ -59,6 +63,9 @@ PRIVILEGES: list[tuple[str, str, str]] = [
     *[("ledger_writer", "EXECUTE", f) for f in ROW_HELPERS],
     *[("ledger_writer", "EXECUTE", f) for f in (
         "ledger._ensure_scope(text)",
+        "ledger._check_timestamp(timestamp with time zone,text)",
+        "ledger._recorded_merge(text,text)",  # the redelivery trigger's
+        "ledger._unquote_path(text,text)",
         "ledger.normalize_path(text,text)",
         "ledger.normalize_paths(text[],text,integer)",
         "ledger._scoped_paths(text,text[])",  # index expressions: EXECUTE is checked for the inserting role
@@ -108,6 +115,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
     *[("ledger_reader", "SELECT", t) for t in READ_TABLES],
     *[("ledger_reader", "EXECUTE", f) for f in (*READS, *SNAPSHOT)],
     ("ledger_reader", "EXECUTE", "ledger._check_text(text,text,boolean,integer,boolean)"),  # measure_convergence
+    ("ledger_reader", "EXECUTE", "ledger._unicode_class(text)"),  # normalize_path, workspace_scope
     # ledger_agent: task claims
     *[("ledger_agent", "EXECUTE", f) for f in (
         "ledger.claim_task(text,text)",
@@ -161,6 +169,7 @@ NO_GRANTS = [
     "ledger._resumed_task(bigint)",
     "ledger._snapshot_changes(jsonb,jsonb)",
     "ledger._check_task_transition(bigint,text,text)",
+    "ledger._check_json_shape(jsonb,text,jsonb)",  # replace_findings' argument check
     # the owner's switch
     "ledger.enable_scope_rls()",
     "ledger.disable_scope_rls()",
@@ -175,6 +184,8 @@ NO_GRANTS = [
     "ledger.tg_issue__prepare()",
     "ledger.tg_merge__prepare()",
     "ledger.tg_merge__prepare_branch()",
+    "ledger.tg_merge__check_redelivery()",
+    "ledger.tg_merge__immutable()",
     "ledger.tg_merge__revert()",
     "ledger.tg_merge__supersede()",
     "ledger.tg_scope__prepare()",
@@ -293,7 +304,7 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
         "ledger._finding_state(timestamp with time zone,timestamp with time zone)",
         "ledger._normalize_branch(text,text)", "ledger._scoped_paths(text,text[])",
         "ledger._severity_rank(text)", "ledger._significant(text)", "ledger._title_sig(text)",
-        "ledger._token_regex(boolean)", "ledger._words(text)",
+        "ledger._token_regex(boolean)", "ledger._unicode_class(text)", "ledger._words(text)",
         "ledger.add_finding(text,text,text,text[],text,text,text,text)",
         "ledger.add_issue(text,text,text,text,text,text,text)", "ledger.enqueue_task(bigint,text,text,bigint,boolean)",
         "ledger.set_hygiene_mode(text,text)", "ledger.set_match_policy(text,text[],text[],boolean,text)",

@@ -262,16 +262,17 @@ def test_redelivery_with_on_conflict_do_nothing_has_no_second_effect(ledger_conn
     state = superseded_state(ledger_conn)
     audit = ledger_conn.execute("SELECT * FROM ledger.supersession ORDER BY id").fetchall()
 
-    # the same merge again, even with other paths and another node: ignored
-    cur = ledger_conn.execute(insert, (SHA_1, "spec:9", ["a.py", "b.py"]))
+    # the same merge again, from another node, its paths spelled otherwise: ignored
+    cur = ledger_conn.execute(insert, (SHA_1, "spec:9", ["./a.py:3"]))
     assert cur.rowcount == 0
     # without a conflict target, and with the sha in upper case (stored lower-cased): ignored too
     cur = ledger_conn.execute(
-        "INSERT INTO ledger.merge (scope, commit_sha, node_id, paths) VALUES ('spec', %s, 'spec:9', '{b.py}') "
+        "INSERT INTO ledger.merge (scope, commit_sha, node_id, paths) VALUES ('spec', %s, 'spec:9', '{a.py}') "
         "ON CONFLICT DO NOTHING",
         (SHA_1.upper(),),
     )
     assert cur.rowcount == 0
+    # (other paths, message or branch are a conflict, not a redelivery: tests/test_merge_integrity.py)
 
     assert superseded_state(ledger_conn) == state
     assert ledger_conn.execute("SELECT * FROM ledger.supersession ORDER BY id").fetchall() == audit
@@ -285,7 +286,7 @@ def test_redelivery_through_record_merge_returns_the_original_decisions(ledger_c
     first = fl.record_merge(ledger_conn, "spec", SHA_1, ["a.py"], node_id="spec:2")
     state = superseded_state(ledger_conn)
 
-    again = fl.record_merge(ledger_conn, "spec", SHA_1, ["a.py", "b.py"], node_id="spec:9")
+    again = fl.record_merge(ledger_conn, "spec", SHA_1, ["a.py"], node_id="spec:9")
 
     assert first.recorded is True and again.recorded is False
     assert again.merge_id == first.merge_id
@@ -301,7 +302,7 @@ def test_a_plain_duplicate_insert_is_a_typed_error_and_changes_nothing(ledger_co
     fl.record_merge(ledger_conn, "spec", SHA_1, ["a.py"])
     with pytest.raises(psycopg.errors.UniqueViolation) as info:
         ledger_conn.execute(
-            "INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('spec', %s, '{b.py}')", (SHA_1,)
+            "INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('spec', %s, '{a.py}')", (SHA_1,)
         )
     assert info.value.sqlstate == "23505"
     assert fl.errors.error_for(info.value).__class__ is fl.DuplicateMerge

@@ -65,6 +65,21 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
 
 # Line-level ignores in the downgrade scripts, as above.
 DOWNGRADE_LINE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
+    (
+        None,
+        re.compile(r"^DROP INDEX IF EXISTS ledger\.merge_scope_commit_sha_c_idx;"),
+        "require-concurrent-index-deletion",
+        "dropped inside the downgrade's transaction, so that a downgrade that fails (lock_timeout) changes "
+        "nothing; dropping an index is instant once its brief lock is granted",
+    ),
+    (
+        None,
+        re.compile(r"^REINDEX INDEX ledger\.finding_active_evidence_idx;"),
+        "require-concurrent-reindex",
+        "the downgrade of the ASCII-only lower-casing rebuilds the evidence index with the functions it just "
+        "restored, in the same transaction (downgrade_concurrently.sql runs before them); a downgrade is run "
+        "at a quiet moment",
+    ),
 ]
 
 # Rules that do not apply to downgrade scripts at all: (rule, reason).

@@ -18,7 +18,8 @@ with psycopg.connect(dsn, autocommit=True) as conn:
     m = fl.record_merge(conn, "spec-08", "342b7a0b9ad4", ["packages/af/af/nightshift.py", "packages/af/af/app.py"],
                         message="Remove night-shift from the af CLI", node_id="group-2")
     print(m.recorded, [(d.action, d.rule, d.evidence) for d in m.decisions])
-    again = fl.record_merge(conn, "spec-08", "342b7a0b9ad4", ["README.md"])
+    again = fl.record_merge(conn, "spec-08", "342b7a0b", ["packages/af/af/app.py", "packages/af/af/nightshift.py"],
+                            message="Remove night-shift from the af CLI")   # the same commit, abbreviated
     print(again.recorded, again.merge_id == m.merge_id)  # a redelivery: the same merge, no second effect
     print(fl.active_findings(conn, "spec-08"))           # the prompt set: now empty
     for a in fl.read_audit(conn, "spec-08"):

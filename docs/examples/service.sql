@@ -20,9 +20,11 @@ INSERT INTO ledger.merge (scope, commit_sha, node_id, message, paths) VALUES
    ARRAY['packages/nightshift/pyproject.toml', 'pyproject.toml'])
 ON CONFLICT (scope, commit_sha) DO NOTHING;
 
--- 3. The same merge delivered again: no row, no second effect.
-INSERT INTO ledger.merge (scope, commit_sha, node_id, paths)
-VALUES ('07_nightshift', '342b7a0b9ad4', '07_nightshift:2', ARRAY['README.md'])
+-- 3. The same merge delivered again: no row, no second effect (other paths or
+--    another message would be an error, LD007: a merge is recorded once).
+INSERT INTO ledger.merge (scope, commit_sha, node_id, message, paths)
+VALUES ('07_nightshift', '342b7a0b9ad4', '07_nightshift:2', 'Remove night-shift from the af CLI',
+        ARRAY['packages/af/af/app.py', 'packages/af/af/nightshift.py'])
 ON CONFLICT (scope, commit_sha) DO NOTHING;
 
 -- 4. What the next prompt gets.

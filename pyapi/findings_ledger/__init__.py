@@ -11,7 +11,7 @@ neither SQLAlchemy, alembic, click, rich nor pytest. Imported on their own:
 plugin). See README.md and docs/architecture.md.
 """
 
-from .api import active_findings, add_finding, migrate, read_audit, record_merge, set_hygiene_mode
+from .api import active_findings, add_finding, downgrade, migrate, read_audit, record_merge, set_hygiene_mode
 from .claims import (
     AgentTask,
     Claim,
@@ -31,6 +31,7 @@ from .errors import (
     AuditAppendOnly,
     DeleteForbidden,
     DispatchOutsideClaim,
+    DowngradeRefused,
     DuplicateFindingKey,
     DuplicateFindingSlug,
     DuplicateInReview,
@@ -40,6 +41,8 @@ from .errors import (
     KeywordRejected,
     LedgerError,
     LifecycleInconsistent,
+    MergeConflict,
+    MergeImmutable,
     NotFound,
     PathRejected,
     ScopeDenied,
@@ -84,6 +87,7 @@ __all__ = [
     "AuditAppendOnly",
     "AuditEntry",
     "Decision",
+    "DowngradeRefused",
     "DuplicateFindingKey",
     "DuplicateFindingSlug",
     "DuplicateMerge",
@@ -92,6 +96,8 @@ __all__ = [
     "KeywordRejected",
     "LedgerError",
     "MatchPolicy",
+    "MergeConflict",
+    "MergeImmutable",
     "MergeResult",
     "NotFound",
     "PathRejected",
@@ -103,6 +109,7 @@ __all__ = [
     "active_findings",
     "add_finding",
     "disable_scope_rls",
+    "downgrade",
     "enable_scope_rls",
     "import_finding",
     "import_findings",

@@ -1,6 +1,6 @@
 """Findings, merges, the audit and hygiene mode over the ledger's stored
-functions, and :func:`migrate` (the alembic revisions shipped with the
-package).
+functions, and :func:`migrate` / :func:`downgrade` (the alembic revisions
+shipped with the package).
 
 Conventions (the same for every call here and in :mod:`~findings_ledger.claims`,
 :mod:`~findings_ledger.lifecycle`, :mod:`~findings_ledger.matching`,
@@ -18,7 +18,8 @@ Conventions (the same for every call here and in :mod:`~findings_ledger.claims`,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ import psycopg
 from psycopg.rows import class_row
 
 from . import queries
-from .errors import translate
+from .errors import error_for, translate
 from .models import ActiveFinding, AuditEntry, Decision, Finding, MergeResult
 
 
@@ -59,7 +60,45 @@ def migrate(dsn: str, revision: str = "head") -> None:
     """
     from alembic import command
 
-    command.upgrade(alembic_config(dsn), revision)
+    with _translate_migration():
+        command.upgrade(alembic_config(dsn), revision)
+
+
+def downgrade(dsn: str, revision: str, *, allow_data_loss: bool = False) -> None:
+    """Downgrade the database at ``dsn`` to ``revision`` (``"base"``: remove
+    the ledger), as ``alembic downgrade`` does.
+
+    Below the baseline every ledger table is dropped, so while the ledger
+    holds rows that step raises :class:`~findings_ledger.errors.DowngradeRefused`
+    (LD501, naming the row count of each table) and drops nothing, unless
+    ``allow_data_loss=True`` (``alembic -x allow_data_loss=true``). Each
+    revision runs in its own transaction: the revisions above the baseline
+    (which drop no rows) are already undone when the baseline's step refuses.
+    """
+    import argparse
+
+    from alembic import command
+
+    cfg = alembic_config(dsn)
+    cfg.cmd_opts = argparse.Namespace(x=[f"allow_data_loss={'true' if allow_data_loss else 'false'}"])
+    with _translate_migration():
+        command.downgrade(cfg, revision)
+
+
+@contextmanager
+def _translate_migration() -> Iterator[None]:
+    """Re-raise a ledger SQLSTATE that a revision raised as its typed
+    :class:`~findings_ledger.errors.LedgerError`. alembic runs the SQL through
+    SQLAlchemy, whose ``DBAPIError`` keeps the psycopg error as ``.orig``
+    (read without importing SQLAlchemy here)."""
+    try:
+        yield
+    except Exception as exc:
+        orig = getattr(exc, "orig", None)
+        err = error_for(orig) if isinstance(orig, psycopg.Error) else None
+        if err is None:
+            raise
+        raise err from orig
 
 
 def add_finding(
@@ -119,7 +158,9 @@ def record_merge(
     see :class:`~findings_ledger.models.Decision`). ``branch`` is the branch
     it landed on (None: unknown). Redelivering the same ``(scope,
     commit_sha)`` has no second effect and returns ``recorded=False`` with
-    the original decisions. Raises LD001-LD004 as typed errors.
+    the original decisions. Raises LD001-LD004 as typed errors, and
+    ``MergeConflict`` (LD007) for a redelivery with other paths, message or
+    branch.
     """
     params = {
         "scope": scope,

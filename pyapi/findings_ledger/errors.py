@@ -11,7 +11,7 @@ exceptions; the psycopg error stays attached as ``__cause__`` and its
 SQLSTATE as ``.sqlstate``.
 
 Code ranges: LD0xx foundation, LD1xx message matching, LD2xx claims,
-LD3xx lifecycle, LD4xx security.
+LD3xx lifecycle, LD4xx security, LD5xx migrations.
 """
 
 from __future__ import annotations
@@ -93,6 +93,22 @@ class NotFound(LedgerError):
     """LD005: an unknown scope, finding, merge, issue or task."""
 
     sqlstate = "LD005"
+
+
+class MergeImmutable(LedgerError):
+    """LD006: an UPDATE of a recorded merge (also ``INSERT ... ON CONFLICT
+    DO UPDATE``). Merges are recorded once: redeliver with ``ON CONFLICT DO
+    NOTHING`` (what :func:`findings_ledger.record_merge` does)."""
+
+    sqlstate = "LD006"
+
+
+class MergeConflict(LedgerError):
+    """LD007: a commit redelivered with other paths, message or branch than
+    the scope recorded for it (an abbreviated sha is the same commit), or
+    an abbreviated sha that matches several recorded merges."""
+
+    sqlstate = "LD007"
 
 
 class DuplicateMerge(LedgerError):
@@ -208,6 +224,15 @@ class AuditAppendOnly(LedgerError):
     by a role other than the table owner."""
 
     sqlstate = "LD402"
+
+
+class DowngradeRefused(LedgerError):
+    """LD501: a downgrade below the baseline while the ledger holds rows
+    (the message names how many of each table). Back the database up, then
+    pass ``allow_data_loss=True`` to :func:`findings_ledger.downgrade`
+    (``alembic -x allow_data_loss=true``)."""
+
+    sqlstate = "LD501"
 
 
 #: SQLSTATE (``LD...``) -> exception class, from the classes' ``sqlstate`` declarations.

@@ -14,13 +14,15 @@ States: ``active`` (``superseded_at IS NULL``), ``superseded`` (by a merge,
 a re-review, ...), ``dismissed`` (a person decided: ``accepted``,
 ``false_positive``, ``wont_fix``, ``duplicate``). Every transition writes one
 audit row in ``ledger.supersession`` and, for supersede, reopen, dismiss and
-restore, sends ``NOTIFY ledger_finding`` with a JSON payload (see
-:class:`~findings_ledger.models.FindingEvent`).
+restore, sends ``NOTIFY ledger_finding`` with the audit row's id, which
+:func:`finding_events` re-reads (see :class:`~findings_ledger.models.FindingEvent`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -46,6 +48,8 @@ from .models import (
 
 #: The channel every supersede, reopen, dismiss and restore is notified on.
 CHANNEL = queries.FINDING_CHANNEL
+
+_log = logging.getLogger(__name__)
 
 
 def report_finding(
@@ -251,8 +255,9 @@ def listen_findings(conn: psycopg.Connection[Any]) -> None:
     """Subscribe ``conn`` to channel ``ledger_finding`` (``LISTEN``).
 
     Use a dedicated connection with ``autocommit=True`` (in a transaction the
-    subscription starts only at commit); call it before the changes you want
-    to hear about, then iterate :func:`finding_events`.
+    subscription starts only at commit) whose role may read the audit
+    (``ledger_reader`` or ``ledger_admin``); call it before the changes you
+    want to hear about, then iterate :func:`finding_events`.
     """
     conn.execute(queries.LISTEN_FINDINGS)
 
@@ -260,20 +265,74 @@ def listen_findings(conn: psycopg.Connection[Any]) -> None:
 def finding_events(
     conn: psycopg.Connection[Any], *, timeout: float | None = None, stop_after: int | None = None
 ) -> Iterator[FindingEvent]:
-    """The notifications received on ``conn`` (after :func:`listen_findings`)
-    as :class:`FindingEvent`, in commit order; stops after ``timeout``
-    seconds without one or after ``stop_after`` notifications (psycopg's
-    ``Connection.notifies``). Notifications of other channels are skipped."""
-    for note in conn.notifies(timeout=timeout, stop_after=stop_after):
-        if note.channel != CHANNEL:
-            continue
-        data = json.loads(note.payload)
-        yield FindingEvent(
-            audit_id=data["audit_id"],
-            finding_id=data["finding_id"],
-            scope=data["scope"],
-            action=data["action"],
-            rule=data.get("rule"),
-            merge_id=data.get("merge_id"),
-            actor=data.get("actor"),
-        )
+    """The transitions notified on ``conn`` (after :func:`listen_findings`)
+    as :class:`FindingEvent`, in the order they arrive (commit order).
+
+    A notification carries only an audit id, and any role may send one, so
+    each id is re-read from the audit with ``conn``'s own rights
+    (``ledger.read_finding_events``: row-level security applies). A payload
+    that is not an audit id is logged (logger ``findings_ledger.lifecycle``,
+    WARNING) and skipped; an id that names no transition the connection may
+    read (forged, another action, another tenant's) is skipped with a DEBUG
+    line. Never raises for a notification's content. A forged notification
+    can only repeat a genuine event the connection may read: handle each
+    ``audit_id`` once.
+
+    Stops when ``timeout`` seconds have passed (None: never) or after
+    ``stop_after`` events (more when several arrive in one packet, as with
+    psycopg's ``Connection.notifies``). Notifications of other channels are
+    skipped. Between notifications it runs one query on ``conn`` (outside
+    autocommit, in a transaction of its own that it commits).
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
+    yielded = 0
+    while stop_after is None or yielded < stop_after:
+        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+        notes = list(conn.notifies(timeout=remaining, stop_after=1))
+        if not notes:
+            return
+        ids = [i for i in (_audit_id(n) for n in notes if n.channel == CHANNEL) if i is not None]
+        for event in _read_events(conn, ids):
+            yield event
+            yielded += 1
+        if deadline is not None and time.monotonic() >= deadline:
+            return
+
+
+def _audit_id(note: psycopg.Notify) -> int | None:
+    """The audit id a notification carries: decimal text (a JSON object with
+    an integer ``audit_id``, as servers before this payload sent, is read
+    too); None, with a warning, for anything else."""
+    text = note.payload.strip()
+    if text.isascii() and text.isdigit() and len(text) <= 19:
+        return int(text)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    value = data.get("audit_id") if isinstance(data, dict) else None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63:
+        return value
+    _log.warning("skipped a notification on %s that is not an audit id: %r (sent by backend %d)",
+                 note.channel, note.payload[:200], note.pid)
+    return None
+
+
+def _read_events(conn: psycopg.Connection[Any], ids: list[int]) -> list[FindingEvent]:
+    """The events of ``ids`` the connection may read, one per id, in the order of ``ids``."""
+    if not ids:
+        return []
+    with translate():
+        if conn.autocommit:
+            rows = conn.execute(queries.READ_FINDING_EVENTS, {"audit_ids": ids}).fetchall()
+        else:
+            with conn.transaction():
+                rows = conn.execute(queries.READ_FINDING_EVENTS, {"audit_ids": ids}).fetchall()
+    found = {row[0]: FindingEvent(*row) for row in rows}
+    events = []
+    for audit_id in ids:
+        if audit_id in found:
+            events.append(found[audit_id])
+        else:
+            _log.debug("skipped notification of audit id %d: no transition this connection may read", audit_id)
+    return events

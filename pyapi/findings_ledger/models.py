@@ -426,10 +426,12 @@ class PromptSelection:
 
 @dataclass(frozen=True)
 class FindingEvent:
-    """One ``NOTIFY ledger_finding`` payload: the audit row ``audit_id`` of
-    ``finding_id`` in ``scope`` with ``action`` ``superseded``,
-    ``reopened``, ``dismissed`` or ``restored``, its ``rule``, the
-    ``merge_id`` that caused it (if any) and the ``actor`` (if any)."""
+    """One transition notified on ``ledger_finding``, as re-read from the
+    audit (``ledger.read_finding_events``; the notification carries only
+    ``audit_id``): the audit row ``audit_id`` of ``finding_id`` in ``scope``
+    with ``action`` ``superseded``, ``reopened``, ``dismissed`` or
+    ``restored``, its ``rule``, the ``merge_id`` that caused it (if any) and
+    the ``actor`` (if any)."""
 
     audit_id: int
     finding_id: int

@@ -192,6 +192,12 @@ READ_PROMPT_FINDINGS = (
 
 LISTEN_FINDINGS = "LISTEN " + FINDING_CHANNEL
 
+#: Re-read the audit ids received on the channel (a payload is only an id).
+READ_FINDING_EVENTS = (
+    "SELECT audit_id, finding_id, scope, action, rule, merge_id, actor "
+    "FROM ledger.read_finding_events(p_audit_ids => %(audit_ids)s)"
+)
+
 # --- the CLI: its default database on the throwaway cluster --------------------
 
 DATABASE_EXISTS = "SELECT 1 FROM pg_database WHERE datname = %(name)s"

@@ -23,7 +23,7 @@ AS $$
 DECLARE
     v_ws   text[] := ledger._title_sig(p_title);
     v_keys text[] := ARRAY['i' || ledger._evidence_token(p_finding_key),
-                           'i' || lower(pg_catalog.normalize(p_slug, 'NFC'))];
+                           'i' || lower(pg_catalog.normalize(p_slug, 'NFC') COLLATE "C")];
     v_kw   text;
 BEGIN
     FOREACH v_kw IN ARRAY coalesce(p_strong_keywords, '{}') LOOP

@@ -49,10 +49,10 @@ AS $$
     ), cand AS MATERIALIZED (
         SELECT f.id, ledger._evidence_token(f.finding_key) AS key_tok,
                ledger._evidence_token(f.slug) AS slug_tok,
-               pg_catalog.lower(pg_catalog.normalize(f.slug, 'NFC')) AS slug_low,
+               pg_catalog.lower(pg_catalog.normalize(f.slug, 'NFC') COLLATE "C") AS slug_low,
                ARRAY(SELECT ledger._evidence_token(kw) FROM pg_catalog.unnest(f.strong_keywords) AS kw) AS kw_toks,
                ledger._title_sig(f.title) AS ws,
-               ARRAY(SELECT pg_catalog.lower(x) FROM pg_catalog.unnest(ledger._words(f.title)) WITH ORDINALITY AS u(x, o)
+               ARRAY(SELECT pg_catalog.lower(x COLLATE "C") FROM pg_catalog.unnest(ledger._words(f.title)) WITH ORDINALITY AS u(x, o)
                       ORDER BY u.o) AS wa
           FROM ledger.finding f
          WHERE ledger._evidence_keys(f.scope, f.finding_key, f.slug, f.strong_keywords, f.title)

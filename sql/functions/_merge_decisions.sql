@@ -72,7 +72,7 @@ BEGIN
                (ev.r = 'slug' AND EXISTS (
                     SELECT 1 FROM unnest(coalesce(p_paths, '{}')) AS mp(path)
                      WHERE ledger._file_slug(substring(mp.path FROM '[^/]*$'))
-                           = lower(pg_catalog.normalize((ev.f).slug, 'NFC')))) AS files_it,
+                           = lower(pg_catalog.normalize((ev.f).slug, 'NFC') COLLATE "C"))) AS files_it,
                ((ev.f).kind = ANY (v_policy.path_supersede_kinds) OR '*' = ANY (v_policy.path_supersede_kinds))
                    AS path_supersedes
           FROM evf AS ev

@@ -89,7 +89,7 @@ BEGIN
           FROM regexp_matches(v_s.body, ledger._token_regex(true), 'g') WITH ORDINALITY AS r(m, o);
         n := coalesce(cardinality(v_tok), 0);
         CONTINUE WHEN n = 0;
-        v_norm := ARRAY(SELECT lower(u.x) FROM unnest(v_tok) WITH ORDINALITY AS u(x, o) ORDER BY u.o);
+        v_norm := ARRAY(SELECT lower(u.x COLLATE "C") FROM unnest(v_tok) WITH ORDINALITY AS u(x, o) ORDER BY u.o);
 
         v_default := CASE v_s.context
             WHEN 'text' THEN 'no resolution verb governs it'

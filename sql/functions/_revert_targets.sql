@@ -19,7 +19,7 @@ AS $$
     SELECT s.sha,
            (SELECT mg.id FROM ledger.merge mg
              WHERE mg.scope = p_scope AND mg.commit_sha = s.sha AND mg.id IS DISTINCT FROM p_merge_id)
-      FROM (SELECT lower(m[1]) AS sha, min(strpos(p_message, m[1])) AS pos
+      FROM (SELECT lower(m[1] COLLATE "C") AS sha, min(strpos(p_message, m[1])) AS pos
               FROM regexp_matches(p_message, 'This reverts commit ([0-9A-Fa-f]{4,64})[.,]', 'g') AS m
              GROUP BY 1) AS s
      WHERE strpos(p_message, 'This reverts commit ') > 0

@@ -9,7 +9,7 @@ RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
     SELECT coalesce(array_agg(w.n ORDER BY w.o), '{}')
-      FROM (SELECT pg_catalog.lower(x) AS n, o
+      FROM (SELECT pg_catalog.lower(x COLLATE pg_catalog."C") AS n, o
               FROM pg_catalog.unnest(ledger._words(p_title)) WITH ORDINALITY AS u(x, o)) AS w
      WHERE ledger._significant(w.n)
 $$;

@@ -31,7 +31,7 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_resolution text := replace(lower(ledger._check_text(p_resolution, 'resolution', true, 40)), '-', '_');
+    v_resolution text := replace(lower(ledger._check_text(p_resolution, 'resolution', true, 40) COLLATE "C"), '-', '_');
     v_actor  text := ledger._check_text(p_actor, 'actor', true, 200);
     v_reason text := ledger._check_text(p_reason, 'reason', true, 10000, false);
     v_row    ledger.finding;

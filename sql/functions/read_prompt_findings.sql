@@ -45,7 +45,7 @@ BEGIN
             USING ERRCODE = 'LD003';
     END IF;
     IF p_kinds IS NOT NULL THEN
-        v_kinds := ARRAY(SELECT lower(btrim(k)) FROM unnest(p_kinds) AS k WHERE k IS NOT NULL);
+        v_kinds := ARRAY(SELECT lower(btrim(k) COLLATE "C") FROM unnest(p_kinds) AS k WHERE k IS NOT NULL);
     END IF;
 
     RETURN QUERY

@@ -3,7 +3,8 @@
 --
 -- Records one merge exactly like INSERT INTO ledger.merge ... ON CONFLICT
 -- (scope, commit_sha) DO NOTHING (the documented redelivery form) and returns:
---   merge_id   the merge's id (the existing one on redelivery);
+--   merge_id   the merge's id (the existing one on redelivery, also when one
+--              sha abbreviates the other: ledger._recorded_merge);
 --   recorded   true when this call inserted it, false on redelivery (no
 --              second effect);
 --   decisions  the merge's audit rows as a JSON array of
@@ -20,7 +21,8 @@
 -- trigger stores them (btrim() alone would miss tabs, new lines and the
 -- vertical tab).
 -- Raises LD001-LD004 (see tg_merge__prepare, tg_merge__prepare_branch),
--- LD401 (scope not allowed).
+-- LD007 (a redelivery whose paths, message or branch differ from the
+-- recorded merge: tg_merge__check_redelivery), LD401 (scope not allowed).
 CREATE OR REPLACE FUNCTION ledger.record_merge(
     p_scope text,
     p_commit_sha text,
@@ -43,9 +45,8 @@ BEGIN
     RETURNING id INTO v_id;
     recorded := v_id IS NOT NULL;
     IF v_id IS NULL THEN
-        SELECT m.id INTO v_id FROM ledger.merge m
-         WHERE m.scope = ledger._check_text(p_scope, 'merge.scope', true, 200)
-           AND m.commit_sha = lower(ledger._check_text(p_commit_sha, 'merge.commit_sha', true, 64));
+        v_id := ledger._recorded_merge(ledger._check_text(p_scope, 'merge.scope', true, 200),
+                                       lower(ledger._check_text(p_commit_sha, 'merge.commit_sha', true, 64) COLLATE "C"));
     END IF;
     merge_id := v_id;
     SELECT coalesce(jsonb_agg(jsonb_build_object(
@@ -58,4 +59,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.record_merge(text, text, text[], text, text, timestamptz, text) IS
-'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). p_branch: the branch it landed on. Redelivery returns recorded=false and the original decisions. SECURITY DEFINER (returns audit rows). Raises LD001-LD004, LD401.';
+'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). p_branch: the branch it landed on. Redelivery (the same sha or an abbreviation, identical paths, message, branch) returns recorded=false and the original decisions. SECURITY DEFINER (returns audit rows). Raises LD001-LD004, LD007 (conflicting redelivery), LD401.';

@@ -5,9 +5,14 @@
 --
 -- A review ran again over p_scope (and, when p_kind is not NULL, only over
 -- findings of that kind) and p_findings is its complete new set: a JSON
--- array of objects {finding_key (required), title (required), description,
--- paths (array of strings), severity, kind, source}. The new set replaces
--- the previous one (seed 000's "Option B: re-run the check", done safely):
+-- array of objects of the declared shape (ledger._check_json_shape)
+--   {finding_key: string (required), title: string (required),
+--    description, severity, kind, source: string or null,
+--    paths: array of strings or null};
+-- any other field, and a value of another JSON type ({"title": 5}), is an
+-- error naming findings[i].<field>, never dropped or coerced. The new set
+-- replaces the previous one (seed 000's "Option B: re-run the check", done
+-- safely):
 --   present and new         -> added (ledger.report_finding: 'new');
 --   present and active      -> kept (re-report counted);
 --   present and superseded  -> reopened (audit 'reopened', rule 'rereport');
@@ -22,8 +27,14 @@
 -- not in the new set, including findings without a finding_key. The scope's
 -- hygiene_mode applies to the supersession: 'dry' writes 'would_supersede'
 -- audit rows only, 'off' supersedes nothing. Re-reviews of one scope are
--- serialised (transaction-level advisory lock on the scope). Running the
--- same set again changes nothing but the re-report counters.
+-- serialised by a lock on the scope's own row (FOR NO KEY UPDATE, held to
+-- commit; it reads hygiene_mode under that lock). Only roles that may
+-- UPDATE ledger.scope could take a conflicting lock on that row, and under
+-- row-level security only for their own scopes, so another tenant cannot
+-- block a re-review (an advisory lock on a guessable key could); inserts of
+-- findings and merges (their foreign key takes FOR KEY SHARE) never wait
+-- for it. Running the same set again changes nothing but the re-report
+-- counters.
 -- Locks: before anything changes, every finding the re-review may change
 -- (those of the set's keys, and the scope's active findings of the kind
 -- unless hygiene_mode is 'off') is locked in one statement, in id order,
@@ -36,9 +47,10 @@
 -- An element's kind must equal p_kind when both are given; with p_kind NULL
 -- it defaults to 'review'. The element's source defaults to the review run.
 -- Raises LD002 (scope, review_run, an element's finding_key or title
--- missing), LD003 (p_findings not an array, an element not an object, paths
--- not an array of strings, a kind differing from p_kind), LD303 (one
--- finding_key twice in the set), each naming findings[i] and the value;
+-- missing), LD003 (p_findings not an array, an element not an object, an
+-- unknown field, a field of the wrong JSON type, a kind differing from
+-- p_kind), LD303 (one finding_key twice in the set), each naming
+-- findings[i] and the value;
 -- LD001-LD004 from the finding triggers for a new finding's stored fields
 -- (naming finding.<field>); LD401 for a scope outside ledger.scopes under
 -- row-level security. The scope is created on first use. Nothing is
@@ -58,7 +70,7 @@ AS $$
 DECLARE
     v_scope   text := ledger._check_text(p_scope, 'scope', true, 200);
     v_run     text := ledger._check_text(p_review_run, 'review_run', true, 200);
-    v_kind    text := lower(ledger._check_text(p_kind, 'kind', false, 100));
+    v_kind    text := lower(ledger._check_text(p_kind, 'kind', false, 100) COLLATE "C");
     v_actor   text := coalesce(ledger._check_text(p_actor, 'actor', false, 200), v_run);
     v_mode    text;
     v_elem    jsonb;
@@ -72,12 +84,17 @@ DECLARE
     v_present bigint[] := '{}';
     v_absent  bigint[];
     v_rep     record;
+    v_shape   constant jsonb := '{"finding_key": "text!", "title": "text!", "description": "text", "paths": "text[]",
+                                  "severity": "text", "kind": "text", "source": "text"}';
 BEGIN
     PERFORM ledger._check_scope_access(v_scope, 'scope');
     IF p_findings IS NULL OR jsonb_typeof(p_findings) <> 'array' THEN
         RAISE EXCEPTION 'invalid findings: expected a JSON array of findings, got %',
             coalesce(jsonb_typeof(p_findings), 'NULL') USING ERRCODE = 'LD003';
     END IF;
+    PERFORM ledger._check_json_shape(e.elem, format('findings[%s]', e.ord), v_shape)
+       FROM jsonb_array_elements(p_findings) WITH ORDINALITY AS e(elem, ord)
+      ORDER BY e.ord;
     -- one finding_key twice: named at its second occurrence (one sort, not a scan per element)
     SELECT d.ord, d.key INTO v_dup
       FROM (SELECT e.ord, btrim(e.elem ->> 'finding_key', E' \t\r\n\f\x0b') AS key,
@@ -92,9 +109,9 @@ BEGIN
             quote_literal(v_dup.key) USING ERRCODE = 'LD303', HINT = 'A review set names each finding once.';
     END IF;
     PERFORM ledger._ensure_scope(v_scope);
-    PERFORM pg_advisory_xact_lock(hashtextextended('ledger.replace_findings' || chr(31) || v_scope, 0));
     added := 0; kept := 0; reopened := 0; still_dismissed := 0; superseded := 0; would_supersede := 0;
-    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_scope;
+    -- one re-review of the scope at a time: the scope's own row, not a guessable advisory key
+    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_scope FOR NO KEY UPDATE;
 
     -- every finding this re-review may change, locked in one pass in id order
     v_keys := ARRAY(SELECT btrim(e ->> 'finding_key', E' \t\r\n\f\x0b')
@@ -111,25 +128,14 @@ BEGIN
 
     FOR v_elem IN SELECT e FROM jsonb_array_elements(p_findings) AS e LOOP
         v_i := v_i + 1;
-        IF jsonb_typeof(v_elem) <> 'object' THEN
-            RAISE EXCEPTION 'invalid findings[%]: expected an object, got %', v_i, left(v_elem::text, 200)
-                USING ERRCODE = 'LD003';
-        END IF;
         v_key := ledger._check_text(v_elem ->> 'finding_key', format('findings[%s].finding_key', v_i), true, 200);
-        v_ekind := lower(ledger._check_text(v_elem ->> 'kind', format('findings[%s].kind', v_i), false, 100));
+        v_ekind := lower(ledger._check_text(v_elem ->> 'kind', format('findings[%s].kind', v_i), false, 100) COLLATE "C");
         IF v_kind IS NOT NULL AND v_ekind IS NOT NULL AND v_ekind <> v_kind THEN
             RAISE EXCEPTION 'invalid findings[%].kind: % differs from the re-reviewed kind %', v_i,
                 quote_literal(v_ekind), quote_literal(v_kind) USING ERRCODE = 'LD003';
         END IF;
-        IF v_elem -> 'paths' IS NULL OR jsonb_typeof(v_elem -> 'paths') = 'null' THEN
-            v_paths := '{}';
-        ELSIF jsonb_typeof(v_elem -> 'paths') <> 'array'
-              OR EXISTS (SELECT 1 FROM jsonb_array_elements(v_elem -> 'paths') AS p WHERE jsonb_typeof(p) <> 'string') THEN
-            RAISE EXCEPTION 'invalid findings[%].paths: expected an array of strings, got %', v_i,
-                left((v_elem -> 'paths')::text, 200) USING ERRCODE = 'LD003';
-        ELSE
-            v_paths := ARRAY(SELECT jsonb_array_elements_text(v_elem -> 'paths'));
-        END IF;
+        -- the shape is checked: paths is an array of strings, or null
+        v_paths := ARRAY(SELECT jsonb_array_elements_text(coalesce(nullif(v_elem -> 'paths', 'null'), '[]')));
         SELECT r.* INTO v_rep FROM ledger.report_finding(
             p_scope => v_scope, p_finding_key => v_key,
             p_title => ledger._check_text(v_elem ->> 'title', format('findings[%s].title', v_i), true, 1000),
@@ -190,4 +196,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.replace_findings(text, text, text, jsonb, text) IS
-'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source}, actor) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede). Raises LD001-LD004, LD303, LD401.';
+'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source}: other fields and other JSON types are LD003, actor) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede). Re-reviews of a scope serialise on its scope row. Raises LD001-LD004, LD303, LD401.';

@@ -35,7 +35,7 @@ BEGIN
     NEW.session_id := ledger._check_text(NEW.session_id, 'agent_task.session_id', false, 200);
     NEW.failure_reason := ledger._check_text(NEW.failure_reason, 'agent_task.failure_reason', false, 200);
     NEW.force_fresh_session := coalesce(NEW.force_fresh_session, false);
-    NEW.status := lower(ledger._check_text(coalesce(NEW.status, 'queued'), 'agent_task.status', true, 20));
+    NEW.status := lower(ledger._check_text(coalesce(NEW.status, 'queued'), 'agent_task.status', true, 20) COLLATE "C");
     IF NEW.status NOT IN ('queued', 'dispatched', 'running', 'completed', 'failed', 'cancelled') THEN
         RAISE EXCEPTION 'invalid agent_task.status: % (expected queued, dispatched, running, completed, failed or cancelled)',
             quote_literal(NEW.status) USING ERRCODE = 'LD003';

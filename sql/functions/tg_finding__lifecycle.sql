@@ -46,7 +46,7 @@ BEGIN
     END IF;
 
     IF NEW.resolution IS NOT NULL THEN
-        NEW.resolution := replace(lower(btrim(NEW.resolution)), '-', '_');
+        NEW.resolution := replace(lower(btrim(NEW.resolution) COLLATE "C"), '-', '_');
         IF NEW.resolution NOT IN ('accepted', 'false_positive', 'wont_fix', 'duplicate') THEN
             RAISE EXCEPTION 'invalid finding.resolution: % (expected accepted, false_positive, wont_fix or duplicate)',
                 quote_literal(NEW.resolution) USING ERRCODE = 'LD003';

@@ -3,13 +3,16 @@
 --
 -- Every finding, however it is written (INSERT, multi-row INSERT, COPY, the
 -- Python API), passes through here:
---   scope        required, single line, <= 200 chars; the scope row is created
---                with defaults the first time it is named;
+--   scope        a scope name (ledger._check_scope: required, single line,
+--                <= 200 chars, no comma); the scope row is created with
+--                defaults the first time it is named;
 --   title        required, single line, <= 1000 chars, trimmed;
 --   finding_key  optional stable id, single line, <= 200 chars, trimmed;
---   kind         free text, lower-cased, <= 100 chars, default 'review';
+--   created_at   on INSERT, not in the future (ledger._check_timestamp: up
+--                to 5 minutes ahead is stored as now());
+--   kind         free text, ASCII lower-cased, <= 100 chars, default 'review';
 --   severity     critical | high | medium | low | info (major -> high,
---                minor -> low), case-insensitive, default 'medium';
+--                minor -> low), ASCII case-insensitive, default 'medium';
 --   description  optional, <= 1000000 chars, stored as given ('' -> NULL);
 --   source       optional, single line, <= 200 chars;
 --   paths        normalised by ledger.normalize_paths (at most 1000), NULL -> {}.
@@ -23,11 +26,14 @@ AS $$
 DECLARE
     v_severity text;
 BEGIN
-    NEW.scope := ledger._check_text(NEW.scope, 'finding.scope', true, 200);
+    NEW.scope := ledger._check_scope(NEW.scope, 'finding.scope');
     NEW.title := ledger._check_text(NEW.title, 'finding.title', true, 1000);
     NEW.finding_key := ledger._check_text(NEW.finding_key, 'finding.finding_key', false, 200);
-    NEW.kind := lower(ledger._check_text(coalesce(NEW.kind, 'review'), 'finding.kind', true, 100));
-    v_severity := lower(ledger._check_text(coalesce(NEW.severity, 'medium'), 'finding.severity', true, 20));
+    IF TG_OP = 'INSERT' THEN
+        NEW.created_at := ledger._check_timestamp(NEW.created_at, 'finding.created_at');
+    END IF;
+    NEW.kind := lower(ledger._check_text(coalesce(NEW.kind, 'review'), 'finding.kind', true, 100) COLLATE "C");
+    v_severity := lower(ledger._check_text(coalesce(NEW.severity, 'medium'), 'finding.severity', true, 20) COLLATE "C");
     NEW.severity := CASE v_severity WHEN 'major' THEN 'high' WHEN 'minor' THEN 'low' ELSE v_severity END;
     IF NEW.severity NOT IN ('critical', 'high', 'medium', 'low', 'info') THEN
         RAISE EXCEPTION 'invalid finding.severity: % (expected critical, high, medium, low or info)',

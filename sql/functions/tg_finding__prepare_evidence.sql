@@ -59,7 +59,7 @@ BEGIN
                 USING ERRCODE = 'LD101',
                 HINT = 'A strong keyword is one token of at least 3 characters with a digit, _, -, . or an inner capital (ECONNRESET, parse_config, F-42); a bare topic word is never evidence.';
         END IF;
-        IF NOT lower(v_kw) = ANY (ARRAY(SELECT lower(o) FROM unnest(v_out) AS o)) THEN
+        IF NOT lower(v_kw COLLATE "C") = ANY (ARRAY(SELECT lower(o COLLATE "C") FROM unnest(v_out) AS o)) THEN
             v_out := v_out || v_kw;
         END IF;
     END LOOP;

@@ -5,9 +5,11 @@
 --   session_id   required, single line, <= 200 chars, trimmed;
 --   finding_id   required, must be a finding of the ledger (LD005 rather
 --                than the foreign key's 23503);
---   injected_at  NULL -> now().
--- Raises LD002 (missing), LD003 (control character), LD004 (too long),
--- LD005 (unknown finding), each naming the field and the value.
+--   injected_at  NULL -> now(); a written value not in the future
+--                (ledger._check_timestamp: up to 5 minutes ahead -> now()).
+-- Raises LD002 (missing), LD003 (control character, a time in the future),
+-- LD004 (too long), LD005 (unknown finding), each naming the field and the
+-- value.
 CREATE OR REPLACE FUNCTION ledger.tg_injection__prepare()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -21,10 +23,12 @@ BEGIN
     IF NOT EXISTS (SELECT 1 FROM ledger.finding f WHERE f.id = NEW.finding_id) THEN
         RAISE EXCEPTION 'unknown finding in injection.finding_id: %', NEW.finding_id USING ERRCODE = 'LD005';
     END IF;
-    NEW.injected_at := coalesce(NEW.injected_at, now());
+    IF TG_OP = 'INSERT' OR NEW.injected_at IS DISTINCT FROM OLD.injected_at THEN
+        NEW.injected_at := coalesce(ledger._check_timestamp(NEW.injected_at, 'injection.injected_at'), now());
+    END IF;
     RETURN NEW;
 END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_injection__prepare() IS
-'BEFORE INSERT/UPDATE trigger on ledger.injection: trims and validates session_id, checks that finding_id is a finding (LD005), defaults injected_at. Raises LD002-LD005 naming field and value.';
+'BEFORE INSERT/UPDATE trigger on ledger.injection: trims and validates session_id, checks that finding_id is a finding (LD005), defaults injected_at and refuses one in the future. Raises LD002-LD005 naming field and value.';

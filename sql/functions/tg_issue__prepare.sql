@@ -2,8 +2,9 @@
 --
 -- Every issue, however it is written (INSERT, multi-row INSERT, COPY,
 -- UPDATE by any of its many writers, ledger.add_issue), passes through here:
---   scope          required, single line, <= 200 chars, trimmed; the scope row
---                  is created with defaults the first time it is named;
+--   scope          a scope name (ledger._check_scope: required, single line,
+--                  <= 200 chars, no comma), trimmed; the scope row is created
+--                  with defaults the first time it is named;
 --   title          required, not blank, single line, <= 1000 chars;
 --   description    optional, <= 1000000 chars;
 --                  title and description are validated but stored EXACTLY as
@@ -23,23 +24,23 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog
 AS $$
 BEGIN
-    NEW.scope := ledger._check_text(NEW.scope, 'issue.scope', true, 200);
+    NEW.scope := ledger._check_scope(NEW.scope, 'issue.scope');
     PERFORM ledger._check_text(NEW.title, 'issue.title', true, 1000);
     IF length(NEW.description) > 1000000 THEN
         RAISE EXCEPTION 'invalid issue.description: % characters, at most 1000000 are accepted',
             length(NEW.description) USING ERRCODE = 'LD004';
     END IF;
-    NEW.status := lower(ledger._check_text(coalesce(NEW.status, 'todo'), 'issue.status', true, 20));
+    NEW.status := lower(ledger._check_text(coalesce(NEW.status, 'todo'), 'issue.status', true, 20) COLLATE "C");
     IF NEW.status NOT IN ('backlog', 'todo', 'in_progress', 'in_review', 'done', 'blocked', 'cancelled') THEN
         RAISE EXCEPTION 'invalid issue.status: % (expected backlog, todo, in_progress, in_review, done, blocked or cancelled)',
             quote_literal(NEW.status) USING ERRCODE = 'LD003';
     END IF;
-    NEW.priority := lower(ledger._check_text(coalesce(NEW.priority, 'none'), 'issue.priority', true, 20));
+    NEW.priority := lower(ledger._check_text(coalesce(NEW.priority, 'none'), 'issue.priority', true, 20) COLLATE "C");
     IF NEW.priority NOT IN ('urgent', 'high', 'medium', 'low', 'none') THEN
         RAISE EXCEPTION 'invalid issue.priority: % (expected urgent, high, medium, low or none)',
             quote_literal(NEW.priority) USING ERRCODE = 'LD003';
     END IF;
-    NEW.assignee_type := lower(ledger._check_text(NEW.assignee_type, 'issue.assignee_type', false, 20));
+    NEW.assignee_type := lower(ledger._check_text(NEW.assignee_type, 'issue.assignee_type', false, 20) COLLATE "C");
     NEW.assignee_id := ledger._check_text(NEW.assignee_id, 'issue.assignee_id', false, 200);
     IF NEW.assignee_type NOT IN ('member', 'agent') THEN
         RAISE EXCEPTION 'invalid issue.assignee_type: % (expected member or agent)',

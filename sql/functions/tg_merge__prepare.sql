@@ -1,12 +1,14 @@
 -- ledger.tg_merge__prepare() -> trigger (BEFORE INSERT ON ledger.merge)
 --
 -- Every merge row, however it is written, passes through here:
---   scope       required, single line, <= 200 chars; created on first use;
---   commit_sha  required, 4-64 hexadecimal digits, lower-cased;
+--   scope       a scope name (ledger._check_scope: required, single line,
+--               <= 200 chars, no comma); created on first use;
+--   commit_sha  required, 4-64 hexadecimal digits, lower-cased (ASCII);
 --   node_id     optional session or node id, single line, <= 200 chars;
 --   message     NULL -> '', <= 262144 chars (256 KiB of text);
 --   paths       normalised by ledger.normalize_paths (at most 100000), NULL -> {};
---   merged_at   NULL -> now();
+--   merged_at   NULL -> now(); not in the future (ledger._check_timestamp:
+--               up to 5 minutes ahead is stored as now(), LD003 beyond);
 --   processed   set true: the row went through the ledger's triggers (rows
 --               applied with session_replication_role = replica keep false,
 --               and ledger.reconcile picks them up).
@@ -17,8 +19,8 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog
 AS $$
 BEGIN
-    NEW.scope := ledger._check_text(NEW.scope, 'merge.scope', true, 200);
-    NEW.commit_sha := lower(ledger._check_text(NEW.commit_sha, 'merge.commit_sha', true, 64));
+    NEW.scope := ledger._check_scope(NEW.scope, 'merge.scope');
+    NEW.commit_sha := lower(ledger._check_text(NEW.commit_sha, 'merge.commit_sha', true, 64) COLLATE "C");
     IF NEW.commit_sha !~ '^[0-9a-f]{4,64}$' THEN
         RAISE EXCEPTION 'invalid merge.commit_sha: % is not a hexadecimal commit id (4 to 64 digits)',
             quote_literal(NEW.commit_sha) USING ERRCODE = 'LD003';
@@ -30,7 +32,7 @@ BEGIN
             length(NEW.message) USING ERRCODE = 'LD004';
     END IF;
     NEW.paths := ledger.normalize_paths(NEW.paths, 'merge.paths', 100000);
-    NEW.merged_at := coalesce(NEW.merged_at, now());
+    NEW.merged_at := coalesce(ledger._check_timestamp(NEW.merged_at, 'merge.merged_at'), now());
     NEW.processed := true;
     PERFORM ledger._ensure_scope(NEW.scope);
     RETURN NEW;

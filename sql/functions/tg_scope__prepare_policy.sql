@@ -32,14 +32,14 @@ BEGIN
             USING ERRCODE = 'LD002';
     END IF;
     SELECT r INTO v_bad FROM unnest(NEW.enabled_rules) AS r
-     WHERE r IS NULL OR lower(btrim(r)) NOT IN ('path', 'key', 'slug', 'keyword', 'title') LIMIT 1;
+     WHERE r IS NULL OR lower(btrim(r) COLLATE "C") NOT IN ('path', 'key', 'slug', 'keyword', 'title') LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'invalid scope.enabled_rules: % is not a rule (expected path, key, slug, keyword or title)',
             quote_nullable(v_bad) USING ERRCODE = 'LD003';
     END IF;
     NEW.enabled_rules := ARRAY(
         SELECT r FROM unnest('{path,key,slug,keyword,title}'::text[]) WITH ORDINALITY AS c(r, o)
-         WHERE r = ANY (ARRAY(SELECT lower(btrim(x)) FROM unnest(NEW.enabled_rules) AS x))
+         WHERE r = ANY (ARRAY(SELECT lower(btrim(x) COLLATE "C") FROM unnest(NEW.enabled_rules) AS x))
          ORDER BY o);
 
     IF NEW.path_supersede_kinds IS NULL THEN
@@ -52,7 +52,7 @@ BEGIN
     END IF;
     NEW.path_supersede_kinds := ARRAY(
         SELECT k FROM (
-            SELECT lower(ledger._check_text(x, 'scope.path_supersede_kinds[' || o || ']', true, 100)) AS k, min(o) AS o
+            SELECT lower(ledger._check_text(x, 'scope.path_supersede_kinds[' || o || ']', true, 100) COLLATE "C") AS k, min(o) AS o
               FROM unnest(NEW.path_supersede_kinds) WITH ORDINALITY AS u(x, o)
              GROUP BY 1) AS d
          ORDER BY d.o);

@@ -5,8 +5,10 @@
 -- both become '-a-b-c'. Here the encoding is injective:
 --   1. repeated '/' collapse and a trailing '/' is dropped (spellings of the
 --      same directory give the same key);
---   2. '%', '-', '~', ':', '\' and control characters are percent-encoded
---      (%25, %2D, %7E, %3A, %5C, %XX of their UTF-8 bytes);
+--   2. '%', '-', '~', ':', '\', ',' and control and format characters
+--      (ledger._unicode_class) are percent-encoded (%25, %2D, %7E, %3A, %5C,
+--      %2C, %XX of their UTF-8 bytes), so the key is a valid scope name
+--      (ledger._check_scope: a comma could not be listed in ledger.scopes);
 --   3. then, and only then, '/' becomes '-'.
 -- A '-' in the key can therefore only come from a '/', and a '%' only from
 -- an escape, so distinct directories give distinct keys: '/a/b-c' ->
@@ -40,8 +42,9 @@ BEGIN
     FOREACH v_c IN ARRAY regexp_split_to_array(v_path, '') LOOP
         IF v_c = '/' THEN
             v_out := v_out || '-';
-        ELSIF v_c IN ('%', '-', '~', ':', '\') OR v_c ~ '[\x01-\x1f\x7f]' THEN
-            v_out := v_out || upper(regexp_replace(encode(convert_to(v_c, 'UTF8'), 'hex'), '(..)', '%\1', 'g'));
+        ELSIF v_c IN ('%', '-', '~', ':', '\', ',')
+              OR v_c ~ ('[' || ledger._unicode_class('control') || ledger._unicode_class('format') || ']') THEN
+            v_out := v_out || upper(regexp_replace(encode(convert_to(v_c, 'UTF8'), 'hex'), '(..)', '%\1', 'g') COLLATE "C");
         ELSE
             v_out := v_out || v_c;
         END IF;
@@ -54,4 +57,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.workspace_scope(text) IS
-'Collision-free scope key of a workspace directory: //->/, trailing / dropped, % - ~ : \ and control characters percent-encoded, then / -> -; over 200 chars: 183 chars + ~ + 16 hex of SHA-256. text -> text. Raises LD002 (blank), LD004 (> 4096 chars).';
+'Collision-free scope key of a workspace directory: //->/, trailing / dropped, % - ~ : \ , and control and format characters percent-encoded, then / -> -; over 200 chars: 183 chars + ~ + 16 hex of SHA-256. text -> text. Raises LD002 (blank), LD004 (> 4096 chars).';

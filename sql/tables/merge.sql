@@ -1,8 +1,13 @@
 -- ledger.merge: one row per merge that landed in a scope. Inserting a row
 -- (plain INSERT, multi-row INSERT, COPY or ledger.record_merge) runs the
--- merge triggers: _100_prepare validates and normalises, _200_supersede
--- supersedes the findings it resolves, _300_revert reopens what a reverted
--- merge retired. Redeliver with INSERT ... ON CONFLICT DO NOTHING.
+-- merge triggers: _100_prepare validates and normalises, _120_redelivery
+-- compares a redelivered commit with the recorded one (an abbreviated sha
+-- is the same commit; what differs is LD007), _200_supersede supersedes the
+-- findings it resolves, _300_revert reopens what a reverted merge retired.
+-- Redeliver with INSERT ... ON CONFLICT DO NOTHING. A recorded (processed)
+-- merge is immutable: _010_immutable refuses every UPDATE (LD006), ON
+-- CONFLICT DO UPDATE included. merge_scope_commit_sha_c_idx (byte order,
+-- whatever the collation) finds the recorded shas a given sha abbreviates.
 CREATE TABLE ledger.merge (
     id          bigint GENERATED ALWAYS AS IDENTITY,
     scope       text NOT NULL,
@@ -20,9 +25,10 @@ CREATE TABLE ledger.merge (
 );
 
 CREATE INDEX merge_unprocessed_idx ON ledger.merge (id) WHERE NOT processed;
+CREATE INDEX merge_scope_commit_sha_c_idx ON ledger.merge (scope, commit_sha COLLATE pg_catalog."C");
 
 COMMENT ON TABLE ledger.merge IS
-'One row per merge that landed. paths: the files it touched (both sides of a rename). node_id: the session or node that produced it. (scope, commit_sha) is unique: redeliver with INSERT ... ON CONFLICT DO NOTHING. Inserting a row supersedes findings (trigger _200_supersede).';
+'One row per merge that landed. paths: the files it touched (both sides of a rename). node_id: the session or node that produced it. (scope, commit_sha) is unique, and an abbreviated sha is the same commit: redeliver with INSERT ... ON CONFLICT DO NOTHING; a redelivery with other paths, message or branch fails (LD007). Immutable once processed: every UPDATE fails (LD006). Inserting a row supersedes findings (trigger _200_supersede).';
 COMMENT ON COLUMN ledger.merge.processed IS
 'true once the row went through the ledger triggers; false for rows applied with session_replication_role = replica.';
 COMMENT ON COLUMN ledger.merge.branch IS

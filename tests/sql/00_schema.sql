@@ -1,7 +1,7 @@
 -- Schema objects: the tables, columns, keys, indexes, functions, triggers
 -- and views that services and DBAs rely on are present with their shapes, and every function pins its search_path.
 BEGIN;
-SELECT plan(121);
+SELECT plan(122);
 
 SELECT has_schema('ledger', 'The ledger schema exists.');
 
@@ -113,6 +113,8 @@ SELECT has_index('ledger', 'finding', 'finding_active_paths_idx',
 SELECT index_is_type('ledger', 'finding', 'finding_active_paths_idx', 'gin', 'The path index is a GIN index.');
 SELECT has_index('ledger', 'finding', 'finding_scope_active_idx', 'Active findings of a scope are indexed.');
 SELECT has_index('ledger', 'merge', 'merge_unprocessed_idx', 'Unprocessed merges are indexed.');
+SELECT has_index('ledger', 'merge', 'merge_scope_commit_sha_c_idx',
+    'Commit shas are indexed in byte order, for the recorded shas an abbreviation stands for.');
 SELECT has_index('ledger', 'supersession', 'supersession_finding_idx', 'The audit is indexed by finding.');
 SELECT has_index('ledger', 'supersession', 'supersession_merge_idx', 'The audit is indexed by merge.');
 SELECT has_index('ledger', 'finding', 'finding_active_evidence_idx',
@@ -167,8 +169,9 @@ SELECT volatility_is('ledger', '_evidence_keys', ARRAY['text', 'text', 'text', '
     '_evidence_keys is immutable, as the evidence index requires.');
 
 -- triggers, in the order they fire
-SELECT triggers_are('ledger', 'merge', ARRAY['_050_scope_access', '_100_prepare', '_110_branch', '_200_supersede', '_300_revert'],
-    'merge has exactly the scope-access, prepare, branch, supersede and revert triggers.');
+SELECT triggers_are('ledger', 'merge', ARRAY['_010_immutable', '_050_scope_access', '_100_prepare', '_110_branch',
+                                             '_120_redelivery', '_200_supersede', '_300_revert'],
+    'merge has exactly the immutable, scope-access, prepare, branch, redelivery, supersede and revert triggers.');
 SELECT triggers_are('ledger', 'finding', ARRAY['_050_scope_access', '_100_forbid_delete', '_100_prepare', '_110_evidence', '_200_lifecycle'],
     'finding has exactly the scope-access, forbid-delete, prepare, evidence and lifecycle triggers.');
 SELECT triggers_are('ledger', 'scope', ARRAY['_050_scope_access', '_100_prepare', '_110_policy'],

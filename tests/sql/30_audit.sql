@@ -56,7 +56,7 @@ SELECT results_eq($$SELECT recorded, decisions -> 0 ->> 'action', decisions -> 0
     'record_merge records the merge and returns its decisions.');
 SELECT results_eq(
     $$SELECT recorded, merge_id = (SELECT merge_id FROM r), jsonb_array_length(decisions)
-        FROM ledger.record_merge('nightshift', 'abcd0001', ARRAY['src/ab.py'])$$,
+        FROM ledger.record_merge('nightshift', 'abcd0001', ARRAY['src/ab.py'], 'Rename')$$,
     $$VALUES (false, true, 1)$$,
     'Recording the same merge again returns recorded = false and the original decisions.');
 SELECT is((SELECT count(*) FROM ledger.supersession WHERE merge_id = (SELECT merge_id FROM r))::int, 1,

@@ -1,0 +1,39 @@
+-- ledger.tg_merge__immutable() -> trigger (BEFORE UPDATE ON ledger.merge,
+-- trigger _010_immutable, before every other UPDATE trigger)
+--
+-- A merge is immutable once recorded: the audit cites it, its decisions were
+-- taken on its scope, commit, paths, message and branch, and nothing would
+-- re-evaluate them. Any UPDATE of a processed merge is refused, whatever it
+-- sets (also a value equal to the stored one, and INSERT ... ON CONFLICT
+-- (scope, commit_sha) DO UPDATE, which runs this trigger on the recorded
+-- row), for every role, the owner included. A merge that is not processed
+-- yet (loaded while triggers did not fire: no decision was taken on it) may
+-- still be corrected by its owner and is normalised by ledger.reconcile,
+-- which marks it processed. Writers hold no UPDATE privilege on ledger.merge
+-- at all (42501 before this trigger).
+-- Raises LD006 (merge_immutable) naming the merge and the columns the
+-- statement changes, with a hint to redeliver with ON CONFLICT DO NOTHING.
+CREATE OR REPLACE FUNCTION ledger.tg_merge__immutable()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog
+AS $$
+DECLARE
+    v_changed text;
+BEGIN
+    IF NOT OLD.processed THEN
+        RETURN NEW;
+    END IF;
+    SELECT string_agg('merge.' || o.key, ', ' ORDER BY o.key) INTO v_changed
+      FROM jsonb_each(to_jsonb(OLD)) AS o
+      JOIN jsonb_each(to_jsonb(NEW)) AS n ON n.key = o.key
+     WHERE o.value IS DISTINCT FROM n.value;
+    RAISE EXCEPTION 'merge % of scope % (commit_sha %) is immutable once recorded: UPDATE refused (%)',
+        OLD.id, quote_literal(OLD.scope), OLD.commit_sha, coalesce('changes ' || v_changed, 'changes no value')
+        USING ERRCODE = 'LD006',
+              HINT = 'Redeliver a merge with INSERT ... ON CONFLICT (scope, commit_sha) DO NOTHING, never DO UPDATE; a correction is a new commit.';
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_merge__immutable() IS
+'BEFORE UPDATE trigger _010_immutable on ledger.merge: refuses any UPDATE of a processed merge (also ON CONFLICT DO UPDATE, also by the owner); unprocessed merges stay correctable for ledger.reconcile. Raises LD006 naming the merge and the changed columns.';

@@ -1,0 +1,26 @@
+-- ledger.tg_scope__prepare() -> trigger (BEFORE INSERT OR UPDATE ON ledger.scope)
+--
+-- Validates a scope row written directly by a service or by _ensure_scope:
+-- the name by ledger._check_scope, hygiene_mode one of on, dry, off (ASCII
+-- case-insensitive). Raises LD002 (scope missing or white space only),
+-- LD003 (hygiene_mode not one of on, dry, off; a comma, control or format
+-- character in scope), LD004 (scope longer than 200 characters), each
+-- naming the field and the value.
+CREATE OR REPLACE FUNCTION ledger.tg_scope__prepare()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog
+AS $$
+BEGIN
+    NEW.scope := ledger._check_scope(NEW.scope, 'scope.scope');
+    NEW.hygiene_mode := lower(ledger._check_text(coalesce(NEW.hygiene_mode, 'on'), 'scope.hygiene_mode', true, 10) COLLATE "C");
+    IF NEW.hygiene_mode NOT IN ('on', 'dry', 'off') THEN
+        RAISE EXCEPTION 'invalid scope.hygiene_mode: % (expected on, dry or off)', quote_literal(NEW.hygiene_mode)
+            USING ERRCODE = 'LD003';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_scope__prepare() IS
+'BEFORE INSERT OR UPDATE trigger on ledger.scope: trims and validates scope (ledger._check_scope: no comma, control or format character) and hygiene_mode. Raises LD002, LD003, LD004 naming field and value.';
