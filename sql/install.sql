@@ -25,6 +25,7 @@
 \ir functions/normalize_path.sql
 \ir functions/normalize_paths.sql
 \ir functions/_match_paths.sql
+\ir functions/_match_changes.sql
 \ir functions/tg_scope__prepare.sql
 \ir functions/tg_finding__prepare.sql
 \ir functions/tg_merge__prepare.sql
@@ -82,6 +83,7 @@
 \ir functions/tg_finding__prepare_evidence.sql
 \ir functions/tg_scope__prepare_policy.sql
 \ir functions/tg_merge__prepare_branch.sql
+\ir functions/tg_merge__prepare_changes.sql
 \ir functions/import_finding.sql
 \ir functions/workspace_scope.sql
 \ir functions/set_match_policy.sql
@@ -110,6 +112,7 @@
 \ir triggers/merge___050_scope_access.sql
 \ir triggers/merge___100_prepare.sql
 \ir triggers/merge___110_branch.sql
+\ir triggers/merge___120_changes.sql
 \ir triggers/merge___200_supersede.sql
 \ir triggers/merge___300_revert.sql
 \ir triggers/scope___050_scope_access.sql

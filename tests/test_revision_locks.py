@@ -20,6 +20,9 @@ from _migrations import offline_sql, revisions, upgrade
 # Strongest lock per pre-existing table, by revision (docs/dba.md).
 EXPECTED: dict[str, dict[str, str]] = {
     # "0002_name": {"finding": "ShareUpdateExclusiveLock"},  -- one row per revision after the baseline
+    # ADD COLUMN (constant defaults: no rewrite) and the new triggers
+    "0002_decisions_on_real_histories": {
+        "scope": "AccessExclusiveLock", "finding": "AccessExclusiveLock", "merge": "AccessExclusiveLock"},
 }
 
 STRENGTH = [

@@ -24,6 +24,8 @@ import new_revision  # noqa: E402
 MIGRATIONS = ROOT / "migrations"
 VERSIONS = MIGRATIONS / "versions"
 RELEASED = MIGRATIONS / "released.sha256"
+#: The number the tool gives the next revision (the tests below write one).
+NEXT = f"{len(list(VERSIONS.glob('*.py'))) + 1:04d}"
 
 
 def released() -> dict[str, str]:
@@ -130,7 +132,7 @@ def test_a_one_function_change_is_a_revision_of_that_size(
     assert _tool(project, "--check").returncode == 1
     proc = _tool(project, "rank comment")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    rev_dir = project / "migrations" / "versions" / "0002_rank_comment"
+    rev_dir = project / "migrations" / "versions" / f"{NEXT}_rank_comment"
     files = sorted(p.relative_to(rev_dir).as_posix() for p in rev_dir.rglob("*") if p.is_file())
     assert files == ["downgrade.sql", "functions/_severity_rank.sql", "upgrade.sql"]
     size = sum(p.stat().st_size for p in rev_dir.rglob("*") if p.is_file())
@@ -173,7 +175,7 @@ def test_new_and_changed_signatures_are_dropped_on_the_way_back(
                 "SELECT oid::regprocedure::text FROM pg_proc WHERE proname = 'answer' ORDER BY 1")]
 
     assert overloads() == ["ledger.answer(integer,integer)"]
-    _migrate(dsn, project, "0002_answer", down=True)
+    _migrate(dsn, project, f"{NEXT}_answer", down=True)
     assert overloads() == ["ledger.answer(integer)"]
     _migrate(dsn, project, "0001_baseline", down=True)
     assert overloads() == []
@@ -186,7 +188,7 @@ def test_a_changed_table_asks_for_hand_written_alter_statements(project: Path) -
     proc = _tool(project, "scope note")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "TODO(new_revision)" in proc.stdout
-    upgrade = (project / "migrations" / "versions" / "0002_scope_note" / "upgrade.sql").read_text()
+    upgrade = (project / "migrations" / "versions" / f"{NEXT}_scope_note" / "upgrade.sql").read_text()
     assert "-- TODO(new_revision): tables/scope.sql: changed; write the ALTER statements" in upgrade
     assert "--   +    note text," in upgrade
 
@@ -197,7 +199,7 @@ def test_concurrently_sql_runs_outside_the_revision_transaction(
     source = project / "sql" / "functions" / "_severity_rank.sql"
     source.write_text(source.read_text() + "\n")
     assert _tool(project, "kind index").returncode == 0
-    rev_dir = project / "migrations" / "versions" / "0002_kind_index"
+    rev_dir = project / "migrations" / "versions" / f"{NEXT}_kind_index"
     (rev_dir / "concurrently.sql").write_text(
         "DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_kind_idx;\n"
         "CREATE INDEX CONCURRENTLY finding_kind_idx\n    ON ledger.finding (scope, kind);\n")

@@ -3,6 +3,8 @@
 -- merge triggers: _100_prepare validates and normalises, _200_supersede
 -- supersedes the findings it resolves, _300_revert reopens what a reverted
 -- merge retired. Redeliver with INSERT ... ON CONFLICT DO NOTHING.
+-- added, deleted and hunks (optional: NULL means unknown) say what kind of
+-- change each path was and which lines changed (_120_changes validates them).
 CREATE TABLE ledger.merge (
     id          bigint GENERATED ALWAYS AS IDENTITY,
     scope       text NOT NULL,
@@ -14,9 +16,13 @@ CREATE TABLE ledger.merge (
     recorded_at timestamptz NOT NULL DEFAULT now(),
     processed   boolean NOT NULL DEFAULT false,
     branch      text,
+    added       text[],
+    deleted     text[],
+    hunks       jsonb,
     CONSTRAINT merge_pkey PRIMARY KEY (id),
     CONSTRAINT merge_scope_fkey FOREIGN KEY (scope) REFERENCES ledger.scope (scope),
-    CONSTRAINT merge_scope_commit_sha_key UNIQUE (scope, commit_sha)
+    CONSTRAINT merge_scope_commit_sha_key UNIQUE (scope, commit_sha),
+    CONSTRAINT merge_hunks_check CHECK (jsonb_typeof(hunks) = 'object')
 );
 
 CREATE INDEX merge_unprocessed_idx ON ledger.merge (id) WHERE NOT processed;
@@ -27,3 +33,9 @@ COMMENT ON COLUMN ledger.merge.processed IS
 'true once the row went through the ledger triggers; false for rows applied with session_replication_role = replica.';
 COMMENT ON COLUMN ledger.merge.branch IS
 'The branch the merge landed on (refs/heads/ dropped); NULL: unknown, never skipped.';
+COMMENT ON COLUMN ledger.merge.added IS
+'The paths the merge added (a subset of paths, normalised like them); NULL: unknown. A rename is its new path added and its old path deleted. Findings that expect a path present are retired only by a merge that adds it.';
+COMMENT ON COLUMN ledger.merge.deleted IS
+'The paths the merge deleted (a subset of paths, normalised like them), and directories (ending in /) that no longer exist after it, each holding one of paths; NULL: unknown. Findings that expect a path absent are retired only by a merge that deletes it.';
+COMMENT ON COLUMN ledger.merge.hunks IS
+'The changed lines per path, git''s @@ -a,b +c,d @@ of git diff -U0: {"<path>": [[old_start, old_count, new_start, new_count], ...]}, paths among paths, integers >= 0; NULL or a path left out: no line information for it (the file-level rule applies). Anchored findings on a path with hunks are superseded only when a hunk overlaps their lines; otherwise their anchors move.';
