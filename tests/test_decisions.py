@@ -260,8 +260,10 @@ def test_a_move_is_audited_with_both_ranges_and_the_finding_reads_the_new_one(
     entry = fl.read_audit(ledger_conn, "s", merge_id=m.merge_id)[0]
     assert (entry.commit_sha, entry.subject) == ("aa01", "Add a licence header")
     # the anchor's line 52 is where a later merge must hit it
-    assert fl.record_merge(ledger_conn, "s", "aa02", ["src/a.py"], hunks={"src/a.py": [[42, 1, 42, 1]]}).superseded == []
-    assert fl.record_merge(ledger_conn, "s", "aa03", ["src/a.py"], hunks={"src/a.py": [[52, 1, 52, 1]]}).superseded == [f.id]
+    at_42 = fl.record_merge(ledger_conn, "s", "aa02", ["src/a.py"], hunks={"src/a.py": [[42, 1, 42, 1]]})
+    assert at_42.superseded == []
+    at_52 = fl.record_merge(ledger_conn, "s", "aa03", ["src/a.py"], hunks={"src/a.py": [[52, 1, 52, 1]]})
+    assert at_52.superseded == [f.id]
 
 
 def test_the_causality_reason_names_both_times(ledger_conn: psycopg.Connection[Any]) -> None:

@@ -1,5 +1,18 @@
 """decisions on real histories
 
+Issue 15: decisions that hold on real histories. Causality (finding.observed_at:
+a merge older than the finding never decides it, audited not_before_observed),
+change kinds (finding.expects present/absent against merge.added/deleted),
+line anchors that move with the code (finding.anchors from path:line
+suffixes, merge.hunks, scope.line_context, audited anchor_moved/anchor_kept),
+commit prose as people write it (paragraphs, references, tokens broken across
+a line end, more hedges, a title phrase only as the whole object), the prompt
+read by task group (finding.task_group, read_prompt_findings p_current_group,
+p_max_groups), read_audit's commit_sha and subject, and set_hygiene_mode /
+set_match_policy refusing an unknown scope unless p_create. Existing findings
+read the upgrade time in observed_at (no rewrite); the causality rule compares
+least(observed_at, created_at).
+
 Frozen files:
 
 * tables/scope.sql
@@ -30,7 +43,7 @@ Frozen files:
 
 Revision ID: 0002_decisions_on_real_histories
 Revises: 0001_baseline
-Create Date: 2026-12-01 10:25:50.527749
+Create Date: 2026-12-01 10:42:17.701075
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

@@ -19,7 +19,8 @@
 --               without a trailing number or of another prefix stays: only
 --               findings known to be too old or ahead are left out). The
 --               filters narrow the active set; they never bring back a
---               superseded finding;
+--               superseded finding (p_current_group without
+--               p_max_groups filters nothing);
 --   order       most severe first (critical, high, medium, low, info), then
 --               most recently reported, then highest id;
 --   budget      each finding costs length(title) + 1 + length(description)
