@@ -5,7 +5,7 @@ One module per verb group, each exporting ``COMMANDS``; this module imports
 them and adds their commands to the group, never the other way round:
 
 * :mod:`.findings`: ``migrate``, ``active``, ``audit``, ``hygiene-mode``, ``replay-git``;
-* :mod:`.matching`: ``import-findings``, ``hygiene``;
+* :mod:`.matching`: ``import-findings``, ``policy``, ``hygiene``;
 * :mod:`.lifecycle`: ``history``, ``dismiss``, ``restore``, ``prompt``;
 * :mod:`.security`: ``reconcile``, ``scope-rls``;
 * :mod:`.demo`: ``demo``.
@@ -29,8 +29,8 @@ from .helpers import console
 def main() -> None:
     """Findings that retire themselves when merges land."""
     # piped output (CI logs, files) without $COLUMNS: 120 columns, so tables do not wrap
-    if not console.is_terminal and not os.environ.get("COLUMNS"):
-        console.width = 120
+    # (set on every call: the console outlives one invocation in tests)
+    console.width = 120 if not console.is_terminal and not os.environ.get("COLUMNS") else None  # type: ignore[assignment]
 
 
 for _module in (findings, matching, lifecycle, security, demo):

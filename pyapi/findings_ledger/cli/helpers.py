@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import alembic.util
@@ -23,7 +23,7 @@ import psycopg
 import sqlalchemy.exc
 from rich.console import Console
 
-from .. import queries
+from .. import gitlog, queries
 from ..errors import LedgerError
 from ..testing import cluster
 
@@ -85,3 +85,27 @@ def user_errors(fn: F) -> F:
         sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
+
+
+create_option = click.option(
+    "--create", is_flag=True, default=False,
+    help="create SCOPE if it does not exist (otherwise an unknown scope is an error: LD005)",
+)
+
+
+def unreadable_warning(merges: Sequence[gitlog.GitMerge]) -> str | None:
+    """The one warning line naming the commits recorded without hunks
+    because their diffs cannot be read (None when there are none)."""
+    lacking = [m for m in merges if m.diff_error is not None]
+    if not lacking:
+        return None
+    first = lacking[0]
+    example = first.diff_error if len(lacking) == 1 else f"e.g. {first.sha[:12]}: {first.diff_error}"
+    return (f"warning: {len(lacking)} commit(s) recorded without hunks ({example}); the file-level rule "
+            f"applies to them: {', '.join(m.sha[:12] for m in lacking)}")
+
+
+renames_option = click.option(
+    "--no-renames", "no_renames", is_flag=True, default=False,
+    help="no rename detection: a rename is a deletion plus an addition (reads no blob for it; for partial clones)",
+)
