@@ -77,7 +77,7 @@ def test_active_and_audit_list_what_the_database_holds(ledger_dsn: str) -> None:
     assert audit.exit_code == 0, audit.stderr
     assert "audit of spec (1 rows)" in audit.stdout
     # the commit (short sha) and its subject, not the internal merge id
-    assert re.search(r"│\s+1\s+│\s+abc1234def\s+│\s+Drop the stale app\s+│\s+superseded\s+│\s+path\s+│"
+    assert re.search(r"│\s+1\s+│\s+abc1234def Drop the stale app\s+│\s+superseded\s+│\s+path\s+│"
                      r"\s+app\.py\s+│", audit.stdout), audit.stdout
 
 

@@ -12,7 +12,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .. import api, gitlog
-from .helpers import console, create_option, dsn_option, renames_option, resolve_dsn, unreadable_warning, user_errors
+from .helpers import (
+    console,
+    create_option,
+    dsn_option,
+    offer_create,
+    renames_option,
+    resolve_dsn,
+    unreadable_warning,
+    user_errors,
+)
 
 
 @click.command()
@@ -54,15 +63,16 @@ def audit(dsn: str | None, scope: str, finding_id: int | None, merge_id: int | N
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
         rows = api.read_audit(conn, scope, finding_id=finding_id, merge_id=merge_id)
     table = Table(title=f"audit of {scope} ({len(rows)} rows)")
-    for col in ("id", "when", "finding", "commit", "subject", "action", "rule", "evidence"):
-        table.add_column(col, overflow="fold" if col in ("subject", "evidence") else "ellipsis")
+    for col in ("id", "when", "finding", "commit", "action", "rule", "evidence"):
+        # the commit is its short sha and subject; it and the evidence wrap, the rest stays on one line
+        table.add_column(col, no_wrap=col not in ("commit", "evidence"), overflow="fold")
     for a in rows:
+        commit = " ".join(x for x in ((a.commit_sha or "")[:12], a.subject or "") if x)
         table.add_row(
             str(a.id),
             a.created_at.strftime("%Y-%m-%d %H:%M:%S"),
             str(a.finding_id or ""),
-            (a.commit_sha or "")[:12],
-            a.subject or "",
+            commit,
             a.action,
             a.rule or "",
             a.evidence or "",
@@ -78,7 +88,7 @@ def audit(dsn: str | None, scope: str, finding_id: int | None, merge_id: int | N
 @user_errors
 def hygiene_mode(dsn: str | None, scope: str, mode: str, create: bool) -> None:
     """Set SCOPE's hygiene mode: on (supersede), dry (audit only), off."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn, offer_create():
         click.echo(f"{scope}: hygiene_mode = {api.set_hygiene_mode(conn, scope, mode, create=create)}")
 
 

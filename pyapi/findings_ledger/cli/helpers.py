@@ -11,10 +11,12 @@ usage errors exit 2.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import alembic.util
@@ -24,7 +26,7 @@ import sqlalchemy.exc
 from rich.console import Console
 
 from .. import gitlog, queries
-from ..errors import LedgerError
+from ..errors import LedgerError, NotFound
 from ..testing import cluster
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -91,6 +93,17 @@ create_option = click.option(
     "--create", is_flag=True, default=False,
     help="create SCOPE if it does not exist (otherwise an unknown scope is an error: LD005)",
 )
+
+
+@contextlib.contextmanager
+def offer_create() -> Iterator[None]:
+    """An unknown scope (LD005) in a verb with ``--create`` says so in the
+    verb's words: "(--create creates it)" instead of the SQL parameter."""
+    try:
+        yield
+    except NotFound as exc:
+        message = re.sub(r"\s*\(pass p_create[^)]*\)", "", str(exc)) + " (--create creates it)"
+        raise NotFound(message, exc.sqlstate, exc.hint) from exc
 
 
 def unreadable_warning(merges: Sequence[gitlog.GitMerge]) -> str | None:

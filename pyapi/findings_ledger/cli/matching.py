@@ -12,7 +12,15 @@ import psycopg
 
 from .. import gitlog, importers, matching
 from ..models import Decision, MatchPolicy
-from .helpers import create_option, dsn_option, renames_option, resolve_dsn, unreadable_warning, user_errors
+from .helpers import (
+    create_option,
+    dsn_option,
+    offer_create,
+    renames_option,
+    resolve_dsn,
+    unreadable_warning,
+    user_errors,
+)
 
 
 @click.command("import-findings")
@@ -151,7 +159,7 @@ def policy(dsn: str | None, scope: str, rules: str | None, path_kinds: str | Non
            default_branch: str | None, line_context: int | None, create: bool) -> None:
     """Show SCOPE's match policy, or change the settings given (the others
     stay). An unknown scope is an error unless --create is given."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn, offer_create():
         stored = matching.set_match_policy(
             conn,
             scope,
