@@ -73,6 +73,7 @@
 \ir functions/_significant.sql
 \ir functions/_evidence_token.sql
 \ir functions/_file_slug.sql
+\ir functions/_object_ends.sql
 \ir functions/_title_sig.sql
 \ir functions/_evidence_keys.sql
 \ir functions/_normalize_branch.sql

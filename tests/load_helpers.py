@@ -51,7 +51,7 @@ LOG = ("INSERT INTO public.stress_log "
 def setup(conn: psycopg.Connection[Any]) -> None:
     conn.execute(SETUP)
     for scope in SCOPES:
-        fl.set_hygiene_mode(conn, scope, "on")
+        fl.set_hygiene_mode(conn, scope, "on", create=True)
 
 
 @dataclass

@@ -160,6 +160,7 @@ NO_GRANTS = [
     "ledger._message_tokens(text)",
     "ledger._message_segments(text)",
     "ledger._file_slug(text)",
+    "ledger._object_ends(text)",
     "ledger._write_issue_snapshot(bigint,integer)",
     "ledger._resumed_task(bigint)",
     "ledger._snapshot_changes(jsonb,jsonb)",

@@ -80,11 +80,11 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
     (
         "0002_decisions_on_real_histories",
         re.compile(r"^DROP FUNCTION ledger\.(add_finding|record_merge|report_finding|import_finding|"
-                   r"read_prompt_findings|set_hygiene_mode|set_match_policy|_merge_decisions|read_audit)\("),
+                   r"read_prompt_findings|set_hygiene_mode|set_match_policy|_merge_decisions|read_audit|_message_tokens)\("),
         "ban-drop-function",
-        "the function is created again right after with more parameters, all with defaults (or, read_audit, "
-        "two more result columns), so every existing call keeps working; the old signature goes so that no "
-        "call is ambiguous between two overloads",
+        "the function is created again right after with more parameters, all with defaults (or, read_audit and "
+        "_message_tokens, more result columns), so every existing call keeps working; the old signature goes so "
+        "that no call is ambiguous between two overloads",
     ),
 ]
 

@@ -13,6 +13,10 @@ Frozen files:
 * functions/set_hygiene_mode.sql
 * functions/report_finding.sql
 * functions/read_prompt_findings.sql
+* functions/_object_ends.sql
+* functions/_message_segments.sql
+* functions/_message_tokens.sql
+* functions/_match_message.sql
 * functions/_merge_decisions.sql
 * functions/tg_scope__prepare_policy.sql
 * functions/tg_merge__prepare_changes.sql
@@ -26,7 +30,7 @@ Frozen files:
 
 Revision ID: 0002_decisions_on_real_histories
 Revises: 0001_baseline
-Create Date: 2026-12-01 09:46:46.606330
+Create Date: 2026-12-01 10:25:50.527749
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

@@ -12,6 +12,11 @@ DROP FUNCTION ledger.tg_merge__prepare_changes();
 \ir ../0001_baseline/functions/tg_scope__prepare_policy.sql
 \ir ../0001_baseline/functions/_merge_decisions.sql
 DROP FUNCTION ledger._merge_decisions(p_scope text, p_message text, p_paths text[], p_branch text, p_merged_at timestamptz, p_added text[], p_deleted text[], p_hunks jsonb);
+\ir ../0001_baseline/functions/_match_message.sql
+DROP FUNCTION ledger._message_tokens(p_message text);
+\ir ../0001_baseline/functions/_message_tokens.sql
+\ir ../0001_baseline/functions/_message_segments.sql
+DROP FUNCTION ledger._object_ends(p_gap text);
 \ir ../0001_baseline/functions/read_prompt_findings.sql
 DROP FUNCTION ledger.read_prompt_findings(p_scope text, p_kinds text[], p_max_age interval, p_max_chars integer, p_current_group text, p_max_groups integer);
 \ir ../0001_baseline/functions/report_finding.sql

@@ -55,6 +55,11 @@ DROP FUNCTION ledger.report_finding(p_scope text, p_finding_key text, p_title te
 \ir functions/report_finding.sql
 DROP FUNCTION ledger.read_prompt_findings(p_scope text, p_kinds text[], p_max_age interval, p_max_chars integer);
 \ir functions/read_prompt_findings.sql
+\ir functions/_object_ends.sql
+\ir functions/_message_segments.sql
+DROP FUNCTION ledger._message_tokens(p_message text);
+\ir functions/_message_tokens.sql
+\ir functions/_match_message.sql
 DROP FUNCTION ledger._merge_decisions(p_scope text, p_message text, p_paths text[], p_branch text);
 \ir functions/_merge_decisions.sql
 \ir functions/tg_scope__prepare_policy.sql

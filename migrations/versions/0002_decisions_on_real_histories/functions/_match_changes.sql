@@ -9,8 +9,13 @@
 -- a directory reference that is a prefix of one at a '/' boundary), with
 -- the smallest matching touched path as evidence (issue 15, "Change kinds",
 -- "Line anchors that move with the code"). By the finding's expects:
---   change   anchored file path, the merge deleted it (in p_deleted, not in
---            p_added): 'resolution', form deleted_file;
+--   change   anchored file path the merge deleted (in p_deleted, not in
+--            p_added) while it added a file of the same name elsewhere (a
+--            rename, as git diff --no-renames shows it: the lines moved with
+--            the file, they did not change): 'candidate', form
+--            maybe_renamed (the finding stays, on its old path);
+--            anchored file path, the merge deleted it otherwise:
+--            'resolution', form deleted_file;
 --            anchored file path with hunks in p_hunks: 'resolution', form
 --            line, when a hunk overlaps the anchored lines [first, last]
 --            widened by p_context lines on each side (a hunk that rewrites
@@ -110,6 +115,10 @@ AS $$
          GROUP BY x.id, x.fpath
     ), decided AS (
         SELECT pp.*, g.gone_as, l.hit, l.shift,
+               CASE WHEN pp.expects = 'change' AND pp.anchor IS NOT NULL AND pp.touched_deleted IS NOT NULL THEN
+                   (SELECT min(a.path) FROM added a
+                     WHERE a.path <> pp.fpath AND substring(a.path FROM '[^/]*$') = substring(pp.fpath FROM '[^/]*$'))
+               END AS renamed_to,
                pp.expects = 'change' AND pp.anchor IS NOT NULL AND pp.touched_deleted IS NULL
                    AND p_hunks ? pp.fpath AS by_lines,
                CASE WHEN pp.anchor IS NULL THEN NULL
@@ -124,6 +133,7 @@ AS $$
                 WHEN d.expects = 'absent' THEN coalesce(d.touched_deleted_any, d.touched)
                 ELSE d.touched END,
            CASE
+               WHEN d.renamed_to IS NOT NULL THEN 'candidate'
                WHEN d.expects = 'change' AND d.anchor IS NOT NULL AND d.touched_deleted IS NOT NULL THEN 'resolution'
                WHEN d.by_lines AND d.hit IS NOT NULL THEN 'resolution'
                WHEN d.by_lines AND coalesce(d.shift, 0) <> 0 THEN 'moved'
@@ -137,6 +147,7 @@ AS $$
                WHEN d.fpath ~ '/$' AND d.touched_deleted_any IS NOT NULL THEN 'candidate'
                ELSE 'mention' END,
            CASE
+               WHEN d.renamed_to IS NOT NULL THEN 'maybe_renamed'
                WHEN d.expects = 'change' AND d.anchor IS NOT NULL AND d.touched_deleted IS NOT NULL THEN 'deleted_file'
                WHEN d.by_lines AND d.hit IS NOT NULL THEN 'line'
                WHEN d.by_lines AND coalesce(d.shift, 0) <> 0 THEN 'anchor_moved'
@@ -150,6 +161,9 @@ AS $$
                WHEN d.fpath ~ '/$' AND d.touched_deleted_any IS NOT NULL THEN 'deleted_inside'
                ELSE 'not_deleted' END,
            CASE
+               WHEN d.renamed_to IS NOT NULL
+                   THEN format('the merge deleted %s and added %s: perhaps a rename, which moves the finding''s %s rather than changing them (the finding stays on %s)',
+                               d.fpath, d.renamed_to, d.anchor_text, d.fpath)
                WHEN d.expects = 'change' AND d.anchor IS NOT NULL AND d.touched_deleted IS NOT NULL
                    THEN format('the merge deleted %s, which holds the finding''s %s', d.fpath, d.anchor_text)
                WHEN d.by_lines AND d.hit IS NOT NULL
@@ -161,7 +175,7 @@ AS $$
                                CASE WHEN d.shift > 0 THEN 'lines added above' ELSE 'lines removed above' END,
                                CASE WHEN d.shift > 0 THEN '+' ELSE '' END || d.shift)
                WHEN d.by_lines
-                   THEN format('the merge changed %s away from the finding''s %s, nothing above them: the anchor stays',
+                   THEN format('the merge changed %s away from the finding''s %s, with no net change of lines above them: the anchor stays',
                                d.fpath, d.anchor_text)
                WHEN d.expects = 'change'
                    THEN format('the merge touched %s, which the finding references as %s', d.touched, d.fpath)
@@ -192,4 +206,4 @@ AS $$
 $$;
 
 COMMENT ON FUNCTION ledger._match_changes(text, text[], text[], text[], jsonb, integer) IS
-'What a merge''s touched paths, added/deleted paths and hunks say about the active findings of a scope that reference a touched path: one row per (finding, finding path) with the smallest matching touched path, a verdict (resolution, candidate, mention, moved, kept), a form (path, line, deleted_file, anchor_moved, anchor_kept, added, not_added, deleted, deleted_inside, not_deleted, unknown_change), the reason, and the anchor before and after. (scope, paths, added, deleted, hunks jsonb, context integer) -> TABLE(finding_id, finding_path, touched_path, verdict, form, reason, anchor_from, anchor_to). Index-driven (GIN finding_active_paths_idx). Raises nothing.';
+'What a merge''s touched paths, added/deleted paths and hunks say about the active findings of a scope that reference a touched path: one row per (finding, finding path) with the smallest matching touched path, a verdict (resolution, candidate, mention, moved, kept), a form (path, line, deleted_file, maybe_renamed, anchor_moved, anchor_kept, added, not_added, deleted, deleted_inside, not_deleted, unknown_change), the reason, and the anchor before and after. (scope, paths, added, deleted, hunks jsonb, context integer) -> TABLE(finding_id, finding_path, touched_path, verdict, form, reason, anchor_from, anchor_to). Index-driven (GIN finding_active_paths_idx). Raises nothing.';

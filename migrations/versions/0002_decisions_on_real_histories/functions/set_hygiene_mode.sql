@@ -15,18 +15,20 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog
 AS $$
 DECLARE
-    v_row ledger.scope;
+    v_row   ledger.scope;
+    v_scope text;
+    v_new   boolean;
 BEGIN
-    IF NOT coalesce(p_create, false)
-       AND NOT EXISTS (SELECT 1 FROM ledger.scope s
-                        WHERE s.scope = ledger._check_text(p_scope, 'scope.scope', true, 200)) THEN
-        RAISE EXCEPTION 'unknown scope: % (pass p_create => true to create it)', quote_literal(p_scope)
-            USING ERRCODE = 'LD005';
-    END IF;
     INSERT INTO ledger.scope AS s (scope, hygiene_mode)
     VALUES (p_scope, ledger._check_text(p_mode, 'scope.hygiene_mode', true, 10))
     ON CONFLICT (scope) DO UPDATE SET hygiene_mode = excluded.hygiene_mode
-    RETURNING s.* INTO v_row;
+    RETURNING s.scope, s.xmax = 0 INTO v_scope, v_new;
+    IF v_new AND NOT coalesce(p_create, false) THEN
+        -- the row passed every check; refusing now undoes the insert
+        RAISE EXCEPTION 'unknown scope: % (pass p_create => true to create it)', quote_literal(v_scope)
+            USING ERRCODE = 'LD005';
+    END IF;
+    SELECT s.* INTO v_row FROM ledger.scope s WHERE s.scope = v_scope;
     RETURN v_row;
 END
 $$;
