@@ -205,6 +205,20 @@ def test_evaluate_mistakes_are_one_line(ledger_dsn: str, tmp_path: Path) -> None
     assert_user_error(run("evaluate", str(HANDMADE), "--dsn", ledger_dsn, "--policy", "nope"),
                       "unknown policy 'nope'")
     assert_user_error(run("evaluate", str(HANDMADE), "--dsn", ledger_dsn, "--repo", "a/b"), "no file for 'a/b'")
+    # rows the ledger refuses are named by file and commit or finding, and nothing is left behind
+    data = json.loads((HANDMADE / "findings-ledger__handmade.json").read_text(encoding="utf-8"))
+    data["commits"][2]["changes"][0]["path"] = "/etc/passwd"
+    (bad / "x__y.json").write_text(json.dumps(data), encoding="utf-8")
+    assert_user_error(run("evaluate", str(bad), "--dsn", ledger_dsn, "--policy", "default"), "x__y.json",
+                      "commit 0003" + "0" * 36, "/etc/passwd", "LD001")
+    data = json.loads((HANDMADE / "findings-ledger__handmade.json").read_text(encoding="utf-8"))
+    data["findings"][0]["path"] = "../outside.py"
+    (bad / "x__y.json").write_text(json.dumps(data), encoding="utf-8")
+    assert_user_error(run("evaluate", str(bad), "--dsn", ledger_dsn, "--policy", "default"), "x__y.json",
+                      "finding findings-ledger__handmade-001", "LD001")
+    with psycopg.connect(ledger_dsn) as conn:
+        left = conn.execute("SELECT count(*) FROM pg_database WHERE datname LIKE 'ledger_evaluate_%'").fetchone()
+    assert left == (0,)
     doc = tmp_path / "nomarkers.md"
     doc.write_text("# no markers\n", encoding="utf-8")
     assert_user_error(run("evaluate", str(HANDMADE), "--dsn", ledger_dsn, "--policy", "default",

@@ -61,7 +61,7 @@ from typing import Any
 import psycopg
 
 from . import queries
-from .errors import KeywordRejected, translate
+from .errors import KeywordRejected, LedgerError, translate
 from .matching import set_match_policy
 
 #: Merges per COPY.
@@ -454,16 +454,34 @@ class Evaluation:
 
 
 def _copy_merges(conn: psycopg.Connection[Any], scope: str, commits: Sequence[Commit], hunks: bool) -> None:
-    with conn.cursor() as cur, cur.copy(queries.EVALUATE_COPY_MERGES) as copy:
-        for c in commits:
-            copy.write_row((
-                scope, c.sha, c.message, c.paths, c.committed_at, c.added, c.deleted,
-                json.dumps(c.hunks()) if hunks else None,
-            ))
+    """COPY ``commits`` into ``scope`` (each row through the merge triggers);
+    a row the ledger refuses raises :class:`CorpusError` naming the commit."""
+    try:
+        with translate(), conn.cursor() as cur, cur.copy(queries.EVALUATE_COPY_MERGES) as copy:
+            for c in commits:
+                copy.write_row((
+                    scope, c.sha, c.message, c.paths, c.committed_at, c.added, c.deleted,
+                    json.dumps(c.hunks()) if hunks else None,
+                ))
+    except LedgerError as exc:
+        context = getattr(getattr(exc.__cause__, "diag", None), "context", None) or ""
+        line = re.search(r"COPY merge, line (\d+)", context)
+        where = f"commit {commits[int(line.group(1)) - 1].sha}" if line else "a commit"
+        raise CorpusError(f"{where}: the ledger refuses it: {exc} [{exc.sqlstate}]") from exc
 
 
 def _insert_finding(conn: psycopg.Connection[Any], scope: str, f: CorpusFinding) -> tuple[int, tuple[str, ...]]:
-    """Write ``f``; returns its id and the strong keywords the ledger refused."""
+    """Write ``f``; returns its id and the strong keywords the ledger refused
+    (left out). Anything else it refuses raises :class:`CorpusError`."""
+    try:
+        return _insert_checked(conn, scope, f)
+    except KeywordRejected:
+        raise
+    except LedgerError as exc:
+        raise CorpusError(f"finding {f.id}: the ledger refuses it: {exc} [{exc.sqlstate}]") from exc
+
+
+def _insert_checked(conn: psycopg.Connection[Any], scope: str, f: CorpusFinding) -> tuple[int, tuple[str, ...]]:
     keywords = list(f.strong_keywords)
     dropped: list[str] = []
     params = {
@@ -597,33 +615,45 @@ def evaluate(
             base = f"eval-{token}-p{p_index}-{corpus.repository}"
             alone = {f.id for f in corpus.findings} if isolated else _colliding(corpus.findings)
             shared = [f for f in corpus.findings if f.id not in alone]
-            results: dict[str, tuple[str | None, str | None]] = {}
-            dropped: dict[str, tuple[str, ...]] = {}
-            if shared:
-                index = corpus.index()
-                start = min(index[f.observed_sha] for f in shared)
-                run, n = _replay(conn, base, corpus, policy, shared, start, batch_size, progress)
-                ev.merges_written += n
-                results.update(_results(conn, run))
-                dropped.update(run.dropped)
-                again = _ambiguous(conn, run)
-                alone |= again
-            for f in corpus.findings:
-                if f.id not in alone:
-                    continue
-                index = corpus.index()
-                run, n = _replay(conn, f"{base}-{f.id}", corpus, policy, [f], index[f.observed_sha], batch_size,
-                                 progress)
-                ev.merges_written += n
-                ev.isolated_reruns += 1
-                results.update(_results(conn, run))
-                dropped.update(run.dropped)
+            try:
+                results, dropped = _replay_corpus(conn, ev, base, corpus, policy, alone, shared, batch_size,
+                                                  progress)
+            except CorpusError as exc:
+                raise CorpusError(f"{corpus.source}: {exc}") from exc
             for f in corpus.findings:
                 sha, rule = results[f.id]
                 ev.outcomes.append(Outcome(policy.name, corpus.repository, f, sha, rule, f.id in alone,
                                            dropped.get(f.id, ())))
     ev.seconds = time.monotonic() - started
     return ev
+
+
+def _replay_corpus(conn: psycopg.Connection[Any], ev: Evaluation, base: str, corpus: Corpus, policy: Policy,
+                   alone: set[str], shared: list[CorpusFinding], batch_size: int,
+                   progress: Callable[[int], None] | None,
+                   ) -> tuple[dict[str, tuple[str | None, str | None]], dict[str, tuple[str, ...]]]:
+    """One corpus under one policy: the shared scope, then the findings replayed alone
+    (``alone`` grows by the ones found ambiguous)."""
+    results: dict[str, tuple[str | None, str | None]] = {}
+    dropped: dict[str, tuple[str, ...]] = {}
+    index = corpus.index()
+    if shared:
+        start = min(index[f.observed_sha] for f in shared)
+        run, n = _replay(conn, base, corpus, policy, shared, start, batch_size, progress)
+        ev.merges_written += n
+        results.update(_results(conn, run))
+        dropped.update(run.dropped)
+        alone |= _ambiguous(conn, run)
+    for f in corpus.findings:
+        if f.id not in alone:
+            continue
+        run, n = _replay(conn, f"{base}-{f.id}", corpus, policy, [f], index[f.observed_sha], batch_size,
+                         progress)
+        ev.merges_written += n
+        ev.isolated_reruns += 1
+        results.update(_results(conn, run))
+        dropped.update(run.dropped)
+    return results, dropped
 
 
 def total_merges(corpora: Sequence[Corpus], policies: Sequence[Policy] = POLICIES) -> int:
