@@ -74,7 +74,8 @@ IMPORT_FINDING = (
     "p_scope => %(scope)s, p_title => %(title)s, p_description => %(description)s, "
     "p_paths => %(paths)s, p_kind => %(kind)s, p_severity => %(severity)s, "
     "p_finding_key => %(finding_key)s, p_source => %(source)s, p_slug => %(slug)s, "
-    "p_strong_keywords => %(strong_keywords)s, p_tags => %(tags)s)"
+    "p_strong_keywords => %(strong_keywords)s, p_tags => %(tags)s, p_observed_at => %(observed_at)s, "
+    "p_expects => %(expects)s, p_task_group => %(task_group)s)"
 )
 
 WORKSPACE_SCOPE = "SELECT ledger.workspace_scope(p_directory => %(directory)s)"
@@ -246,3 +247,34 @@ DEMO_SCOPE_IS_EMPTY = """
 SELECT NOT EXISTS (SELECT 1 FROM ledger.finding WHERE scope = %(scope)s)
    AND NOT EXISTS (SELECT 1 FROM ledger.merge WHERE scope = %(scope)s)
 """
+
+# --- evaluate: replaying a labelled corpus (findings_ledger.evaluate) ------------
+
+EVALUATE_COPY_MERGES = (
+    "COPY ledger.merge (scope, commit_sha, message, paths, merged_at, added, deleted, hunks) FROM STDIN"
+)
+
+EVALUATE_INSERT_FINDING = (
+    "INSERT INTO ledger.finding (scope, title, description, kind, paths, finding_key, slug, strong_keywords, "
+    "observed_at, expects, source) VALUES (%(scope)s, %(title)s, %(description)s, %(kind)s, %(paths)s, "
+    "%(finding_key)s, %(slug)s, %(strong_keywords)s, %(observed_at)s, %(expects)s, %(source)s) RETURNING id"
+)
+
+EVALUATE_ANY_ACTIVE = "SELECT 1 FROM ledger.active_finding WHERE scope = %(scope)s LIMIT 1"
+
+# the superseding commit, the rule and the form of the piece that decided it
+EVALUATE_RESULTS = """
+SELECT f.id, m.commit_sha, f.supersede_rule,
+       (SELECT p.piece ->> 'form'
+          FROM ledger.supersession a, jsonb_array_elements(a.detail -> 'pieces') AS p(piece)
+         WHERE a.finding_id = f.id AND a.merge_id = f.superseded_by_merge_id AND a.action = 'superseded'
+           AND p.piece ->> 'outcome' = 'supersede' AND p.piece ->> 'rule' = f.supersede_rule
+         ORDER BY a.id LIMIT 1)
+  FROM ledger.finding f
+  LEFT JOIN ledger.merge m ON m.id = f.superseded_by_merge_id
+ WHERE f.id = ANY(%(ids)s)
+"""
+
+EVALUATE_AMBIGUOUS = (
+    "SELECT DISTINCT finding_id FROM ledger.supersession WHERE scope = %(scope)s AND action = 'ambiguous'"
+)
