@@ -92,6 +92,13 @@ revision: venv ## write the next revision from what changed in sql/: make revisi
 docs: venv ## build the documentation site (mkdocs, --strict: a broken link or anchor fails) into build/site
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
+# The labelled corpus lives next to the checkout (CI has it at the same place); the
+# project ships no copy of it. Any directory in its format will do: make evaluate CORPUS=dir
+CORPUS ?= ../shared/corpus
+
+evaluate: venv ## replay the labelled corpus $$CORPUS through the schema: precision and recall per rule and policy, into docs/decision-quality.md
+	$(BIN)/findings-ledger evaluate $(CORPUS) --check --write-doc docs/decision-quality.md
+
 bench: venv pg-ensure ## full benchmark (about 10 minutes): bench/out/results.{md,json}
 	$(BIN)/python bench/run.py
 

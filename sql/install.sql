@@ -30,6 +30,7 @@
 \ir functions/normalize_paths.sql
 \ir functions/_match_paths.sql
 \ir functions/_recorded_merge.sql
+\ir functions/_match_changes.sql
 \ir functions/tg_scope__prepare.sql
 \ir functions/tg_finding__prepare.sql
 \ir functions/tg_merge__prepare.sql
@@ -79,6 +80,7 @@
 \ir functions/_significant.sql
 \ir functions/_evidence_token.sql
 \ir functions/_file_slug.sql
+\ir functions/_object_ends.sql
 \ir functions/_title_sig.sql
 \ir functions/_evidence_keys.sql
 \ir functions/_normalize_branch.sql
@@ -91,6 +93,7 @@
 \ir functions/tg_merge__prepare_branch.sql
 \ir functions/tg_merge__check_redelivery.sql
 \ir functions/tg_merge__immutable.sql
+\ir functions/tg_merge__prepare_changes.sql
 \ir functions/import_finding.sql
 \ir functions/workspace_scope.sql
 \ir functions/set_match_policy.sql
@@ -121,6 +124,7 @@
 \ir triggers/merge___100_prepare.sql
 \ir triggers/merge___110_branch.sql
 \ir triggers/merge___120_redelivery.sql
+\ir triggers/merge___120_changes.sql
 \ir triggers/merge___200_supersede.sql
 \ir triggers/merge___300_revert.sql
 \ir triggers/scope___050_scope_access.sql

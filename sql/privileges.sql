@@ -46,11 +46,11 @@ GRANT EXECUTE ON FUNCTION
     ledger._words(text),
     ledger._significant(text),
     ledger._token_regex(boolean),
-    ledger.add_finding(text, text, text, text[], text, text, text, text),
-    ledger.record_merge(text, text, text[], text, text, timestamptz, text),
-    ledger.report_finding(text, text, text, text, text[], text, text, text, text),
+    ledger.add_finding(text, text, text, text[], text, text, text, text, timestamptz, text, text),
+    ledger.record_merge(text, text, text[], text, text, timestamptz, text, text[], text[], jsonb),
+    ledger.report_finding(text, text, text, text, text[], text, text, text, text, timestamptz, text, text),
     ledger.replace_findings(text, text, text, jsonb, text),
-    ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[]),
+    ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[], timestamptz, text, text),
     ledger.workspace_scope(text),
     ledger.record_injection(text, bigint[]),
     ledger.add_issue(text, text, text, text, text, text, text),
@@ -63,9 +63,10 @@ GRANT SELECT ON ledger.scope, ledger.finding, ledger.merge, ledger.issue, ledger
     TO ledger_writer;
 GRANT INSERT (scope) ON ledger.scope TO ledger_writer;
 GRANT INSERT (scope, finding_key, kind, severity, title, description, paths, source, created_at,
-              slug, strong_keywords, tags)
+              slug, strong_keywords, tags, observed_at, expects, anchors, task_group)
     ON ledger.finding TO ledger_writer;
-GRANT INSERT (scope, commit_sha, node_id, message, paths, merged_at, branch) ON ledger.merge TO ledger_writer;
+GRANT INSERT (scope, commit_sha, node_id, message, paths, merged_at, branch, added, deleted, hunks)
+    ON ledger.merge TO ledger_writer;
 GRANT INSERT (scope, title, description, status, priority, assignee_type, assignee_id),
       UPDATE (title, description, status, priority, assignee_type, assignee_id)
     ON ledger.issue TO ledger_writer;
@@ -92,7 +93,7 @@ GRANT EXECUTE ON FUNCTION
     ledger.read_history(bigint),
     ledger.read_injections(text, bigint),
     ledger.measure_convergence(text),
-    ledger.read_prompt_findings(text, text[], interval, integer),
+    ledger.read_prompt_findings(text, text[], interval, integer, text, integer),
     ledger.normalize_path(text, text),
     ledger.normalize_paths(text[], text, integer),
     ledger.workspace_scope(text),
@@ -122,8 +123,9 @@ GRANT SELECT ON ledger.active_finding, ledger.finding_lifecycle, ledger.finding,
                 ledger.supersession, ledger.injection, ledger.issue, ledger.agent_task,
                 ledger.poisoned_failure_reason, ledger.retired_session
     TO ledger_admin;
-GRANT INSERT (scope, hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch),
-      UPDATE (hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch)
+GRANT INSERT (scope, hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch,
+              line_context),
+      UPDATE (hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch, line_context)
     ON ledger.scope TO ledger_admin;
 GRANT INSERT, DELETE, UPDATE (note) ON ledger.poisoned_failure_reason TO ledger_admin;
 GRANT INSERT, DELETE ON ledger.retired_session TO ledger_admin;
@@ -138,12 +140,12 @@ GRANT EXECUTE ON FUNCTION
     ledger.read_history(bigint),
     ledger.read_injections(text, bigint),
     ledger.measure_convergence(text),
-    ledger.read_prompt_findings(text, text[], interval, integer),
+    ledger.read_prompt_findings(text, text[], interval, integer, text, integer),
     ledger.normalize_path(text, text),
     ledger.normalize_paths(text[], text, integer),
     ledger.workspace_scope(text),
-    ledger.set_hygiene_mode(text, text),
-    ledger.set_match_policy(text, text[], text[], boolean, text),
+    ledger.set_hygiene_mode(text, text, boolean),
+    ledger.set_match_policy(text, text[], text[], boolean, text, integer, boolean),
     ledger.dismiss_finding(bigint, text, text, text),
     ledger.restore_finding(bigint, text, text),
     ledger.reconcile(text)
@@ -151,9 +153,9 @@ GRANT EXECUTE ON FUNCTION
 
 -- Not granted to any ledger role, on purpose: _apply_merge, _apply_revert,
 -- _revert_targets, _reopen_finding, _check_json_shape (replace_findings'
--- argument check), the matcher's internals (_match_paths,
+-- argument check), the matcher's internals (_match_paths, _match_changes,
 -- _merge_decisions, _match_message, _message_tokens, _message_segments,
--- _file_slug) and the claim's (_write_issue_snapshot, _resumed_task,
+-- _file_slug, _object_ends) and the claim's (_write_issue_snapshot, _resumed_task,
 -- _snapshot_changes, _check_task_transition): only SECURITY DEFINER
 -- functions run them, as the owner; the tg_* trigger functions;
 -- enable_scope_rls / disable_scope_rls (the owner's switch); alembic_version.

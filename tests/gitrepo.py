@@ -78,3 +78,52 @@ def build_repo(repo: Path) -> dict[str, str]:
     git(repo, "commit", "-q", "-am", "quote", date="2026-06-24T10:00:00+00:00")
     shas["quote"] = git(repo, "rev-parse", "HEAD")
     return shas
+
+
+def lines(n: int, tag: str = "line") -> str:
+    return "".join(f"{tag} {i}\n" for i in range(1, n + 1))
+
+
+def build_hunk_repo(repo: Path) -> dict[str, str]:
+    """A history whose diffs have known ``-U0`` hunks; returns the shas by name.
+
+    1. ``add``: src/a.py (50 lines), docs/b.md (10 lines), gone.txt (3 lines), bin.dat (binary);
+    2. ``edit``: 10 lines inserted at the top of src/a.py and its old line 42 rewritten
+       (hunks ``[0, 0, 1, 10]``, ``[42, 1, 52, 1]``);
+    3. ``move``: docs/b.md renamed to docs/c.md with its line 3 changed, gone.txt deleted,
+       bin.dat changed, src/a.py made executable (a mode change, no line);
+    4. ``merge``: a ``--no-ff`` merge of a side branch that added new/x.py (2 lines).
+    """
+    repo.mkdir(parents=True, exist_ok=True)
+    git(repo, "init", "-q", "-b", "main")
+    shas = {}
+    write(repo, "src/a.py", lines(50))
+    write(repo, "docs/b.md", lines(10, "doc"))
+    write(repo, "gone.txt", lines(3, "gone"))
+    (repo / "bin.dat").write_bytes(b"\x00\x01binary")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "add", date="2026-06-20T10:00:00+00:00")
+    shas["add"] = git(repo, "rev-parse", "HEAD")
+
+    text = lines(50).replace("line 42\n", "line forty-two\n")
+    write(repo, "src/a.py", lines(10, "new") + text)
+    git(repo, "commit", "-q", "-am", "edit", date="2026-06-21T10:00:00+00:00")
+    shas["edit"] = git(repo, "rev-parse", "HEAD")
+
+    git(repo, "mv", "docs/b.md", "docs/c.md")
+    write(repo, "docs/c.md", lines(10, "doc").replace("doc 3\n", "doc three\n"))
+    git(repo, "rm", "-q", "gone.txt")
+    (repo / "bin.dat").write_bytes(b"\x00\x02binary")
+    (repo / "src/a.py").chmod(0o755)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "move", date="2026-06-22T10:00:00+00:00")
+    shas["move"] = git(repo, "rev-parse", "HEAD")
+
+    git(repo, "checkout", "-q", "-b", "side")
+    write(repo, "new/x.py", lines(2, "x"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "side", date="2026-06-23T09:00:00+00:00")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge side", "side", date="2026-06-23T10:00:00+00:00")
+    shas["merge"] = git(repo, "rev-parse", "HEAD")
+    return shas

@@ -64,7 +64,7 @@ def seed(conn: psycopg.Connection[Any]) -> None:
     supersedes it), with one or two overlapping paths."""
     rnd = random.Random(0)
     for scope in SCOPES:
-        fl.set_hygiene_mode(conn, scope, "on")
+        fl.set_hygiene_mode(conn, scope, "on", create=True)
         for key in KEYS:
             fl.report_finding(conn, scope, key, f"{key} is stale", paths=rnd.sample(FILES + DIRS, 2), kind="drift")
 

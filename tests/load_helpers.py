@@ -51,7 +51,7 @@ LOG = ("INSERT INTO public.stress_log "
 def setup(conn: psycopg.Connection[Any]) -> None:
     conn.execute(SETUP)
     for scope in SCOPES:
-        fl.set_hygiene_mode(conn, scope, "on")
+        fl.set_hygiene_mode(conn, scope, "on", create=True)
 
 
 @dataclass
@@ -160,7 +160,9 @@ def check_serial_replay(conn: psycopg.Connection[Any]) -> dict[str, int]:
       finding committed before the merge's first statement (seq <=
       start_seen) and excluded when it committed after the merge; in
       between (it committed while the merge ran) the merge's audit says
-      whether the merge saw it;
+      whether the merge saw it; a finding it saw that was observed after
+      the merge's merged_at (its transaction began after the merge's) is
+      audited 'not_before_observed' and stays active (causality);
     * a finding the merge saw but an earlier-committed merge superseded
       meanwhile is audited 'already_superseded', never superseded twice;
     * every superseded finding has exactly one 'superseded' audit row, from
@@ -173,8 +175,10 @@ def check_serial_replay(conn: psycopg.Connection[Any]) -> dict[str, int]:
     findings = {r[0]: r[1:] for r in conn.execute(
         "SELECT id, scope, paths, superseded_by_merge_id, superseded_by, supersede_rule, superseded_at IS NOT NULL "
         "FROM ledger.finding").fetchall()}
+    observed = dict(conn.execute("SELECT id, least(observed_at, created_at) FROM ledger.finding").fetchall())
     merges = {r[0]: r[1:] for r in conn.execute(
         "SELECT id, scope, paths, coalesce(node_id, commit_sha), processed FROM ledger.merge").fetchall()}
+    merged_at = dict(conn.execute("SELECT id, merged_at FROM ledger.merge").fetchall())
     audit: dict[int, dict[int, list[str]]] = defaultdict(lambda: defaultdict(list))
     for fid, mid, action in conn.execute("SELECT finding_id, merge_id, action FROM ledger.supersession").fetchall():
         audit[mid][fid].append(action)
@@ -206,6 +210,9 @@ def check_serial_replay(conn: psycopg.Connection[Any]) -> dict[str, int]:
             visible = seq_of_finding[fid] <= start_seen or fid in decisions
             if not visible:
                 continue
+            if merged_at[mid] < observed[fid]:
+                assert decisions.get(fid) == ["not_before_observed"], (mid, fid, decisions.get(fid))
+                continue
             assert decisions.get(fid) == ["superseded"], (mid, fid, decisions.get(fid))
             superseded_by[fid] = mid
             for p in findings[fid][1]:
@@ -213,6 +220,9 @@ def check_serial_replay(conn: psycopg.Connection[Any]) -> dict[str, int]:
         for fid, actions in decisions.items():
             if actions == ["superseded"]:
                 assert superseded_by.get(fid) == mid, (mid, fid, "superseded without the rule")
+                continue
+            if actions == ["not_before_observed"]:
+                assert merged_at[mid] < observed[fid], (mid, fid, "not_before_observed, yet observed before")
                 continue
             assert actions == ["already_superseded"], (mid, fid, actions)
             winner = superseded_by.get(fid)

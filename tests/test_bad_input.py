@@ -198,3 +198,70 @@ def test_a_failed_call_inside_the_callers_transaction_rolls_back_with_it(ledger_
             fl.record_merge(conn, "spec", SHA, ["a.py", "/abs"])
         conn.rollback()
         assert counts(conn) == {t: 0 for t in TABLES}
+
+
+DECISION_CASES = [
+    # (table, column values over a valid row, sqlstate, field named in the message): issue 15's columns
+    ("finding", {"expects": "gone"}, "LD003", "finding.expects"),
+    ("finding", {"expects": " "}, "LD002", "finding.expects"),
+    ("finding", {"paths": ["a.py:48-40"]}, "LD003", "finding.paths[1]"),
+    ("finding", {"paths": ["b.py", "a.py:99999999999"]}, "LD003", "finding.paths[2]"),
+    ("finding", {"paths": ["../a.py:4"]}, "LD001", "finding.paths[1]"),
+    ("finding", {"anchors": '{"b.py": [1, 2]}'}, "LD003", "finding.anchors['b.py']"),
+    ("finding", {"anchors": '{"a.py": [3, 2]}'}, "LD003", "finding.anchors['a.py']"),
+    ("finding", {"anchors": '{"a.py": [0, 2]}'}, "LD003", "finding.anchors['a.py']"),
+    ("finding", {"anchors": '{"a.py": [1.5, 2]}'}, "LD003", "finding.anchors['a.py']"),
+    ("finding", {"anchors": '{"a.py": 7}'}, "LD003", "finding.anchors['a.py']"),
+    ("finding", {"anchors": "[1, 2]"}, "LD003", "finding.anchors"),
+    ("finding", {"task_group": "g\n1"}, "LD003", "finding.task_group"),
+    ("finding", {"task_group": "g" * 201}, "LD004", "finding.task_group"),
+    ("merge", {"added": ["b.py"]}, "LD003", "merge.added[1]"),
+    ("merge", {"deleted": ["a.py", "c/"]}, "LD003", "merge.deleted[2]"),
+    ("merge", {"added": ["/abs"]}, "LD001", "merge.added[1]"),
+    ("merge", {"hunks": "[]"}, "LD003", "merge.hunks"),
+    ("merge", {"hunks": '{"a.py": {"x": 1}}'}, "LD003", "merge.hunks['a.py']"),
+    ("merge", {"hunks": '{"a.py": [[1, 2, 3]]}'}, "LD003", "merge.hunks['a.py'][1]"),
+    ("merge", {"hunks": '{"a.py": [[1, 1, 1, 1], [1, -2, 3, 4]]}'}, "LD003", "merge.hunks['a.py'][2]"),
+    ("merge", {"hunks": '{"a.py": [[1.5, 2, 3, 4]]}'}, "LD003", "merge.hunks['a.py'][1]"),
+    ("merge", {"hunks": '{"a.py": [[1, 1, 1, 3000000000]]}'}, "LD003", "merge.hunks['a.py'][1]"),
+    ("merge", {"hunks": '{"a.py": [["1", 1, 1, 1]]}'}, "LD003", "merge.hunks['a.py'][1]"),
+    ("merge", {"hunks": '{"b.py": [[1, 1, 1, 1]]}'}, "LD003", "merge.hunks['b.py']"),
+    ("merge", {"hunks": '{"../a.py": []}'}, "LD001", "merge.hunks"),
+    ("merge", {"hunks": '{"./a.py": [], "a.py": []}'}, "LD003", "merge.hunks"),
+    ("scope", {"line_context": -1}, "LD003", "scope.line_context"),
+    ("scope", {"line_context": 1001}, "LD003", "scope.line_context"),
+    ("scope", {"line_context": None}, "LD002", "scope.line_context"),
+]
+VALID = {
+    "finding": {"scope": "spec", "title": "t", "kind": "drift", "paths": ["a.py"]},
+    "merge": {"scope": "spec", "commit_sha": SHA, "paths": ["a.py"]},
+    "scope": {"scope": "new-scope"},
+}
+
+
+@pytest.mark.parametrize(("table", "values", "sqlstate", "field"), DECISION_CASES)
+def test_bad_change_kinds_anchors_and_policy_are_rejected_and_nothing_is_written(
+    seeded: psycopg.Connection, table: str, values: dict[str, Any], sqlstate: str, field: str
+) -> None:
+    row = {**VALID[table], **values}
+    before, state = counts(seeded), active_state(seeded)
+    with pytest.raises(psycopg.Error) as info:
+        seeded.execute(f"INSERT INTO ledger.{table} ({', '.join(row)}) VALUES "  # noqa: S608 (fixed names)
+                       f"({', '.join(f'%({c})s' for c in row)})", row)
+    assert info.value.sqlstate == sqlstate, info.value.diag.message_primary
+    assert field in info.value.diag.message_primary
+    assert counts(seeded) == before  # no finding, no merge, no audit row, no scope
+    assert active_state(seeded) == state
+
+
+def test_policy_verbs_refuse_an_unknown_scope_unless_asked_to_create_it(ledger_conn: psycopg.Connection) -> None:
+    for call in (lambda **kw: fl.set_hygiene_mode(ledger_conn, "spce", "dry", **kw),
+                 lambda **kw: fl.set_match_policy(ledger_conn, "spce", line_context=2, **kw)):
+        with pytest.raises(fl.NotFound) as info:
+            call()
+        assert info.value.sqlstate == "LD005" and "spce" in str(info.value)
+        assert counts(ledger_conn)["scope"] == 0  # refusing undid the row
+    assert fl.set_hygiene_mode(ledger_conn, "spce", "dry", create=True) == "dry"
+    assert fl.set_match_policy(ledger_conn, "spce", line_context=2).line_context == 2
+    with pytest.raises(fl.ValueInvalid):  # the value is checked first, for a known scope or not
+        fl.set_hygiene_mode(ledger_conn, "other", "sometimes")

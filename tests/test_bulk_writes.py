@@ -12,6 +12,7 @@ import psycopg
 
 SCOPE = "07_nightshift"
 WHEN = datetime(2026, 6, 24, 16, 51, tzinfo=timezone.utc)
+OBSERVED = datetime(2026, 6, 24, 9, 0, tzinfo=timezone.utc)  # the drift review, before the merges
 
 # (finding_key, title, paths): raw paths, as reviewers write them
 FINDINGS: list[tuple[str, str, list[str]]] = [
@@ -38,8 +39,8 @@ MERGES: list[tuple[str, str, list[str]]] = [
 ]
 
 INSERT_FINDING = (
-    "INSERT INTO ledger.finding (scope, finding_key, kind, title, paths, source) "
-    "VALUES (%s, %s, 'drift', %s, %s, 'drift-review')"
+    "INSERT INTO ledger.finding (scope, finding_key, kind, title, paths, source, observed_at) "
+    "VALUES (%s, %s, 'drift', %s, %s, 'drift-review', %s)"
 )
 INSERT_MERGE = (
     "INSERT INTO ledger.merge (scope, commit_sha, node_id, paths, merged_at) VALUES (%s, %s, %s, %s, %s) "
@@ -71,17 +72,17 @@ def end_state(dsn: str) -> dict[str, list[tuple[Any, ...]]]:
 def write_single(dsn: str, merges: list[tuple[str, str, list[str]]]) -> None:
     with psycopg.connect(dsn, autocommit=True) as conn:
         for key, title, paths in FINDINGS:
-            conn.execute(INSERT_FINDING, (SCOPE, key, title, paths))
+            conn.execute(INSERT_FINDING, (SCOPE, key, title, paths, OBSERVED))
         for sha, node, paths in merges:
             conn.execute(INSERT_MERGE, (SCOPE, sha, node, paths, WHEN))
 
 
 def write_multirow(dsn: str, merges: list[tuple[str, str, list[str]]]) -> None:
     with psycopg.connect(dsn, autocommit=True) as conn:
-        values = ", ".join(["(%s, %s, 'drift', %s, %s, 'drift-review')"] * len(FINDINGS))
+        values = ", ".join(["(%s, %s, 'drift', %s, %s, 'drift-review', %s)"] * len(FINDINGS))
         conn.execute(
-            "INSERT INTO ledger.finding (scope, finding_key, kind, title, paths, source) VALUES " + values,
-            [v for key, title, paths in FINDINGS for v in (SCOPE, key, title, paths)],
+            "INSERT INTO ledger.finding (scope, finding_key, kind, title, paths, source, observed_at) VALUES " + values,
+            [v for key, title, paths in FINDINGS for v in (SCOPE, key, title, paths, OBSERVED)],
         )
         values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(merges))
         conn.execute(
@@ -94,9 +95,10 @@ def write_multirow(dsn: str, merges: list[tuple[str, str, list[str]]]) -> None:
 
 def write_copy(dsn: str, merges: list[tuple[str, str, list[str]]]) -> None:
     with psycopg.connect(dsn, autocommit=True) as conn, conn.cursor() as cur:
-        with cur.copy("COPY ledger.finding (scope, finding_key, kind, title, paths, source) FROM STDIN") as copy:
+        with cur.copy("COPY ledger.finding (scope, finding_key, kind, title, paths, source, observed_at) "
+                      "FROM STDIN") as copy:
             for key, title, paths in FINDINGS:
-                copy.write_row((SCOPE, key, "drift", title, paths, "drift-review"))
+                copy.write_row((SCOPE, key, "drift", title, paths, "drift-review", OBSERVED))
         with cur.copy("COPY ledger.merge (scope, commit_sha, node_id, paths, merged_at) FROM STDIN") as copy:
             for sha, node, paths in merges:
                 copy.write_row((SCOPE, sha, node, paths, WHEN))

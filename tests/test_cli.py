@@ -5,6 +5,7 @@ fresh database: migrate, demo, active, audit, replay-git, and user errors
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 import psycopg
@@ -66,7 +67,8 @@ def test_active_and_audit_list_what_the_database_holds(ledger_dsn: str) -> None:
     with psycopg.connect(ledger_dsn, autocommit=True) as conn:
         fl.add_finding(conn, "spec", "stale app", paths=["app.py"], kind="drift", finding_key="K1")
         fl.add_finding(conn, "spec", "still relevant", paths=["README.md"], kind="drift", finding_key="K2")
-        fl.record_merge(conn, "spec", "abc1234", ["app.py"], node_id="spec:2")
+        fl.record_merge(conn, "spec", "abc1234def", ["app.py"], node_id="spec:2",
+                        message="Drop the stale app\n\nIt moved to packages/app/.")
     active = run("active", "spec", "--dsn", ledger_dsn)
     assert active.exit_code == 0, active.stderr
     assert "active findings of spec (1)" in active.stdout
@@ -74,15 +76,18 @@ def test_active_and_audit_list_what_the_database_holds(ledger_dsn: str) -> None:
     audit = run("audit", "spec", "--dsn", ledger_dsn)
     assert audit.exit_code == 0, audit.stderr
     assert "audit of spec (1 rows)" in audit.stdout
-    assert re.search(r"│\s+1\s+│\s+superseded\s+│\s+path\s+│\s+app\.py\s+│", audit.stdout), audit.stdout
+    # the commit (short sha) and its subject, not the internal merge id
+    assert re.search(r"│\s+1\s+│\s+abc1234def Drop the stale app\s+│\s+superseded\s+│\s+path\s+│"
+                     r"\s+app\.py\s+│", audit.stdout), audit.stdout
 
 
 def test_replay_git_records_the_history_and_resumes(ledger_dsn: str, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shas = build_repo(repo)
+    observed = datetime(2026, 6, 20, 12, tzinfo=timezone.utc)  # after the first commit, before the others
     with psycopg.connect(ledger_dsn, autocommit=True) as conn:
-        fl.add_finding(conn, "repo", "old module", paths=["src/old.py"], kind="drift")
-        fl.add_finding(conn, "repo", "feature", paths=["feat.py"], kind="drift")
+        fl.add_finding(conn, "repo", "old module", paths=["src/old.py"], kind="drift", observed_at=observed)
+        fl.add_finding(conn, "repo", "feature", paths=["feat.py"], kind="drift", observed_at=observed)
     first = run("replay-git", str(repo), "--scope", "repo", "--range", f"{shas['add']}..HEAD", "--dsn", ledger_dsn)
     assert first.exit_code == 0, first.stderr
     assert first.stdout.strip() == "repo: 3 merges recorded, 0 already recorded, 2 findings superseded"
@@ -100,7 +105,7 @@ def test_replay_git_records_the_history_and_resumes(ledger_dsn: str, tmp_path: P
         (["active", "no-such-scope"], ["unknown scope", "no-such-scope", "LD005"]),
         (["audit", "no-such-scope"], ["LD005"]),
         (["hygiene-mode", "", "on"], ["scope.scope", "LD002"]),
-        (["replay-git", "{tmp}", "--scope", "s"], ["git log", "failed"]),
+        (["replay-git", "{tmp}", "--scope", "s"], ["git rev-list", "failed", "not a git repository"]),
         (["replay-git", "{tmp}/missing", "--scope", "s"], ["failed"]),
         (["replay-git", "{repo}", "--scope", "s", "--range", "no-such-branch"], ["no-such-branch"]),
         (["replay-git", "{repo}", "--scope", "", "--range", "HEAD"], ["merge.scope", "LD002"]),

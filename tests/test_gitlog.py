@@ -1,15 +1,18 @@
-"""The git reader (first-parent merges with their exact touched paths) and
-replaying a real repository's history into the ledger."""
+"""The git reader (first-parent merges with their exact touched paths, what
+they added and deleted, their -U0 hunks; partial, damaged and shallow
+clones) and replaying a real repository's history into the ledger."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
 import psycopg
 import pytest
-from gitrepo import NON_ASCII, QUOTE, SPACE, build_repo, git
+from gitrepo import NON_ASCII, QUOTE, SPACE, build_hunk_repo, build_repo, git
 
 import findings_ledger as fl
 from findings_ledger import gitlog
@@ -90,8 +93,10 @@ def test_replay_supersedes_by_the_paths_of_each_commit(
         "untouched": ["never/touched.py"],
     }
     ids = {}
+    observed = datetime(2026, 6, 20, 12, tzinfo=timezone.utc)  # after the first commit, before the others
     for key, paths in keys.items():
-        ids[key] = fl.add_finding(ledger_conn, scope, key, paths=paths, kind="drift", finding_key=key).id
+        ids[key] = fl.add_finding(ledger_conn, scope, key, paths=paths, kind="drift", finding_key=key,
+                                  observed_at=observed).id
     # the first commit touches everything but is replayed as history: start after it
     results = gitlog.replay(ledger_conn, scope, gitlog.read_merges(path, f"{shas['add']}..HEAD"))
 
@@ -99,7 +104,7 @@ def test_replay_supersedes_by_the_paths_of_each_commit(
     superseded = ledger_conn.execute(
         "SELECT f.finding_key, f.superseded_by, m.commit_sha, a.evidence "
         "FROM ledger.finding f JOIN ledger.merge m ON m.id = f.superseded_by_merge_id "
-        "JOIN ledger.supersession a ON a.finding_id = f.id ORDER BY f.id"
+        "JOIN ledger.supersession a ON a.finding_id = f.id AND a.action = 'superseded' ORDER BY f.id"
     ).fetchall()
     assert superseded == [
         ("old-side", shas["rename"], shas["rename"], "src/old.py"),
@@ -124,8 +129,9 @@ def test_replaying_twice_has_no_second_effect(
     repo: tuple[Path, dict[str, str]], ledger_conn: psycopg.Connection
 ) -> None:
     path, _ = repo
-    fl.add_finding(ledger_conn, "repo", "space", paths=["dir with space/f.md"], kind="drift")
-    fl.add_finding(ledger_conn, "repo", "non-ascii", paths=[NON_ASCII], kind="drift")
+    observed = datetime(2026, 6, 1, tzinfo=timezone.utc)  # before the whole history
+    fl.add_finding(ledger_conn, "repo", "space", paths=["dir with space/f.md"], kind="drift", observed_at=observed)
+    fl.add_finding(ledger_conn, "repo", "non-ascii", paths=[NON_ASCII], kind="drift", observed_at=observed)
     first = gitlog.replay(ledger_conn, "repo", gitlog.read_merges(path))
     state = ledger_conn.execute("SELECT * FROM ledger.supersession ORDER BY id").fetchall()
     second = gitlog.replay(ledger_conn, "repo", gitlog.read_merges(path))
@@ -134,3 +140,117 @@ def test_replaying_twice_has_no_second_effect(
     assert [r.merge_id for r in second] == [r.merge_id for r in first]
     assert ledger_conn.execute("SELECT * FROM ledger.supersession ORDER BY id").fetchall() == state
     assert [a.evidence for a in fl.read_audit(ledger_conn, "repo")] == [SPACE, NON_ASCII]
+
+
+@pytest.fixture(scope="module")
+def hunk_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    path = tmp_path_factory.mktemp("hunks") / "repo"
+    return path, build_hunk_repo(path)
+
+
+def test_hunks_added_and_deleted_come_from_the_first_parent_diff(hunk_repo: tuple[Path, dict[str, str]]) -> None:
+    path, shas = hunk_repo
+    add, edit, move, merge = gitlog.read_merges(path)
+    assert add.added == ("bin.dat", "docs/b.md", "gone.txt", "src/a.py") and add.deleted == ()
+    # a binary file has no hunks: it is left out, so the file-level rule applies to it
+    assert add.hunks == {"docs/b.md": [(0, 0, 1, 10)], "gone.txt": [(0, 0, 1, 3)], "src/a.py": [(0, 0, 1, 50)]}
+    assert edit.hunks == {"src/a.py": [(0, 0, 1, 10), (42, 1, 52, 1)]}
+    assert (edit.added, edit.deleted) == ((), ())
+    # a rename: both sides touched, old deleted and new added, hunks under the old path;
+    # a mode change is a path without changed lines
+    assert move.paths == ("bin.dat", "docs/b.md", "docs/c.md", "gone.txt", "src/a.py")
+    assert (move.added, move.deleted) == (("docs/c.md",), ("docs/b.md", "gone.txt"))
+    assert move.hunks == {"docs/b.md": [(3, 1, 3, 1)], "gone.txt": [(1, 3, 0, 0)], "src/a.py": []}
+    assert move.hunks_json() == {"docs/b.md": [[3, 1, 3, 1]], "gone.txt": [[1, 3, 0, 0]], "src/a.py": []}
+    # a --no-ff merge against its first parent
+    assert merge.is_merge and merge.hunks == {"new/x.py": [(0, 0, 1, 2)]} and merge.added == ("new/x.py",)
+    assert all(m.diff_error is None for m in (add, edit, move, merge))
+
+
+def test_no_renames_reports_a_rename_as_a_deletion_and_an_addition(hunk_repo: tuple[Path, dict[str, str]]) -> None:
+    path, _ = hunk_repo
+    move = list(gitlog.read_merges(path, renames=False))[2]
+    assert (move.added, move.deleted) == (("docs/c.md",), ("docs/b.md", "gone.txt"))
+    assert move.hunks is not None
+    assert move.hunks["docs/b.md"] == [(1, 10, 0, 0)] and move.hunks["docs/c.md"] == [(0, 0, 1, 10)]
+
+
+def test_a_type_change_has_no_hunks_and_the_patch_still_lines_up(tmp_path: Path) -> None:
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "f.txt").write_text("one\ntwo\n")
+    (repo / "g.txt").write_text("g\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "files")
+    (repo / "f.txt").unlink()
+    (repo / "f.txt").symlink_to("g.txt")
+    (repo / "g.txt").write_text("g\nmore\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "file to symlink")
+    last = list(gitlog.read_merges(repo))[-1]
+    assert last.paths == ("f.txt", "g.txt") and last.hunks == {"g.txt": [(1, 0, 2, 1)]}
+    assert (last.added, last.deleted, last.diff_error) == ((), (), None)
+
+
+def _clone(source: Path, target: Path, *args: str) -> Path:
+    subprocess.run(["git", "-C", str(source), "config", "uploadpack.allowFilter", "true"], check=True)
+    subprocess.run(["git", "clone", "-q", *args, source.resolve().as_uri(), str(target)], check=True,
+                   capture_output=True, env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"})
+    return target
+
+
+def test_a_partial_clone_without_its_remote_reads_every_commit(hunk_repo: tuple[Path, dict[str, str]],
+                                                               tmp_path: Path) -> None:
+    path, shas = hunk_repo
+    origin = shutil.copytree(path, tmp_path / "origin", symlinks=True)
+    clone = _clone(origin, tmp_path / "partial", "--filter=blob:none", "--no-local")
+    shutil.rmtree(origin)  # the promisor remote is gone: no blob can be fetched
+    merges = list(gitlog.read_merges(clone))
+    assert [m.sha for m in merges] == [shas[k] for k in ("add", "edit", "move", "merge")]
+    by_sha = {m.sha: m for m in merges}
+    # the checked-out blobs are there; every commit whose diff needs an older one has no hunks
+    lacking = [m.subject for m in merges if m.diff_error is not None]
+    assert lacking == ["add", "edit", "move"]
+    for m in merges:
+        if m.diff_error is not None:
+            assert m.hunks is None and "missing from the repository" in m.diff_error
+    # messages, paths, added and deleted (a rename without detection: deleted + added) are still read
+    move = by_sha[shas["move"]]
+    assert move.message == "move" and set(move.paths) == {"bin.dat", "docs/b.md", "docs/c.md", "gone.txt", "src/a.py"}
+    assert (move.added, move.deleted) == (("docs/c.md",), ("docs/b.md", "gone.txt"))
+    assert by_sha[shas["merge"]].hunks == {"new/x.py": [(0, 0, 1, 2)]}
+    assert [m.sha for m in gitlog.read_merges(clone, renames=False)] == [m.sha for m in merges]
+
+
+def test_a_missing_object_costs_only_the_commits_that_need_it(hunk_repo: tuple[Path, dict[str, str]],
+                                                              tmp_path: Path) -> None:
+    path, shas = hunk_repo
+    repo = shutil.copytree(path, tmp_path / "damaged", symlinks=True)
+    blob = git(repo, "rev-parse", f"{shas['add']}:docs/b.md")  # read by the diffs of add and move
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    merges = list(gitlog.read_merges(repo))
+    assert [m.subject for m in merges] == ["add", "edit", "move", "merge side"]
+    assert [m.subject for m in merges if m.diff_error] == ["add", "move"]
+    assert merges[1].hunks == {"src/a.py": [(0, 0, 1, 10), (42, 1, 52, 1)]}
+    assert blob in (merges[0].diff_error or "")
+
+
+def test_the_boundary_of_a_shallow_clone_has_no_paths(hunk_repo: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    path, shas = hunk_repo
+    clone = _clone(path, tmp_path / "shallow", "--depth", "2")
+    merges = list(gitlog.read_merges(clone))
+    assert [m.sha for m in merges] == [shas["move"], shas["merge"]]
+    boundary = merges[0]
+    # diffed against nothing, every file would look added: nothing is claimed
+    assert (boundary.paths, boundary.added, boundary.deleted, boundary.hunks) == ((), None, None, None)
+    assert "shallow" in (boundary.diff_error or "")
+    assert merges[1].hunks == {"new/x.py": [(0, 0, 1, 2)]}
+
+
+def test_batches_keep_the_order(hunk_repo: tuple[Path, dict[str, str]]) -> None:
+    path, shas = hunk_repo
+    batches = list(gitlog.read_merge_batches(path, size=3))
+    assert [len(b) for b in batches] == [3, 1]
+    assert [m.sha for b in batches for m in b] == [shas[k] for k in ("add", "edit", "move", "merge")]
+    assert len(gitlog.read_merges(path)) == 4

@@ -604,7 +604,7 @@ def seeded(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[psyc
             fl.dismiss_finding(conn, 3, "wont_fix", "alice", "seeded")
             fl.import_finding(conn, "spec", "slugged", slug="seeded-slug", paths=["e.py"])
             fl.record_merge(conn, "spec", "dddd", ["z.py"])
-            fl.set_hygiene_mode(conn, "other", "on")
+            fl.set_hygiene_mode(conn, "other", "on", create=True)
             issue_id = fl.add_issue(conn, "spec", "an issue", description="body").id
             for runtime in ("rt-done", "rt-run", "rt-queued"):
                 fl.enqueue_task(conn, issue_id, "agent-1", runtime)

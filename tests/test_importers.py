@@ -4,6 +4,7 @@ drift-review JSON of seed 000, re-import without duplicates, the CLI."""
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +114,9 @@ def test_read_finding_file_fields(tmp_path: Path) -> None:
     assert read_finding_file(p) == {
         "title": "Drift frozen", "description": "Short.", "finding_key": "F-7", "kind": "drift",
         "severity": "high", "source": "drift-reviewer", "slug": "drift-frozen", "strong_keywords": [],
-        "tags": ["a", "b"], "paths": ["packages/x/", "src/y.py"]}
+        "tags": ["a", "b"], "paths": ["packages/x/", "src/y.py"], "expects": None, "task_group": None,
+        # the file name's date: the end of that day (no merge of that day retires it)
+        "observed_at": datetime(2026, 6, 24, 23, 59, 59, 999999, tzinfo=timezone.utc)}
 
 
 def test_cli_import_findings_with_a_workspace_scope(ledger_conn: psycopg.Connection[Any], ledger_dsn: str,
@@ -132,3 +135,83 @@ def test_cli_import_findings_with_a_workspace_scope(ledger_conn: psycopg.Connect
     again = runner.invoke(main, ["import-findings", str(d), "--scope", scope, "--dsn", ledger_dsn])
     assert "0 inserted, 0 updated, 1 unchanged" in again.output
     assert runner.invoke(main, ["import-findings", str(d), "--dsn", ledger_dsn]).exit_code == 2
+
+
+def test_findings_files_keep_when_they_were_observed(ledger_conn: psycopg.Connection[Any], tmp_path: Path) -> None:
+    d = tmp_path / "findings"
+    d.mkdir()
+    write(d, "2026-06-01-all-three.md",
+          "---\ntitle: All three\nobserved_at: 2026-06-10T08:30:00+02:00\ncreated: 2026-06-09\ndate: 2026-06-08\n---\n")
+    write(d, "2026-06-01-created.md", "---\ntitle: Created\ncreated: 2026-06-09T12:00:00\ndate: 2026-06-08\n---\n")
+    write(d, "2026-06-01-date.md", "---\ntitle: Date\ndate: '2026-06-08'\n---\n")
+    write(d, "2026-06-01-name-only.md", "---\ntitle: Name only\n---\n")
+    write(d, "2026-06-01-zulu.md", "---\ntitle: Zulu\nobserved_at: '2026-06-11T10:00:00Z'\n---\n")
+    write(d, "2026-06-01-bad-date.md", "---\ntitle: Bad date\ncreated: last tuesday\n---\n")
+    report = fl.import_findings(ledger_conn, "s", d)
+    assert [(s.name, s.reason) for s in report.skipped] == [
+        ("2026-06-01-bad-date.md", "created 'last tuesday' is not a date or an ISO 8601 timestamp")]
+    stored = dict(ledger_conn.execute("SELECT slug, observed_at FROM ledger.finding").fetchall())
+    utc = timezone.utc
+    end_of = lambda day: datetime(2026, 6, day, 23, 59, 59, 999999, tzinfo=utc)  # noqa: E731
+    assert stored == {
+        "all-three": datetime(2026, 6, 10, 6, 30, tzinfo=utc),  # observed_at wins, its offset kept
+        "created": datetime(2026, 6, 9, 12, 0, tzinfo=utc),  # no offset: UTC
+        "date": end_of(8),  # a bare date: the end of that day
+        "name-only": end_of(1),  # the file name's date
+        "zulu": datetime(2026, 6, 11, 10, tzinfo=utc),
+    }
+
+
+def test_expects_and_task_group_come_from_the_files(ledger_conn: psycopg.Connection[Any], tmp_path: Path) -> None:
+    d = tmp_path / "findings"
+    d.mkdir()
+    write(d, "2026-06-01-missing-dir.md",
+          "---\ntitle: packages/nightshift/ does not exist\nexpects: present\npaths: packages/nightshift/\n"
+          "task_group: '07_nightshift_standalone_cli:0'\n---\n")
+    write(d, "2026-06-01-still-there.md",
+          "---\ntitle: nightshift.py still exists\nexpects: absent\npaths: packages/af/af/nightshift.py\n"
+          "node_id: '07_nightshift_standalone_cli:1'\n---\n")
+    write(d, "2026-06-01-plain.md", "---\ntitle: Plain\npaths: src/app.py:40-48\n---\n")
+    write(d, "2026-06-01-bad-expects.md", "---\ntitle: Bad\nexpects: gone\n---\n")
+    report = fl.import_findings(ledger_conn, "s", d, task_group="07_nightshift_standalone_cli:2")
+    assert [s.name for s in report.skipped] == ["2026-06-01-bad-expects.md"]
+    assert "LD003" in report.skipped[0].reason and "gone" in report.skipped[0].reason
+    rows = ledger_conn.execute("SELECT slug, expects, task_group, paths, anchors FROM ledger.finding ORDER BY slug")
+    assert rows.fetchall() == [
+        ("missing-dir", "present", "07_nightshift_standalone_cli:0", ["packages/nightshift/"], None),
+        ("plain", "change", "07_nightshift_standalone_cli:2", ["src/app.py"], {"src/app.py": [40, 48]}),
+        ("still-there", "absent", "07_nightshift_standalone_cli:1", ["packages/af/af/nightshift.py"], None),
+    ]
+
+
+def test_a_drift_review_carries_its_time_group_and_expectations(ledger_conn: psycopg.Connection[Any],
+                                                                tmp_path: Path) -> None:
+    review = {
+        "observed_at": "2026-06-24T16:51:49Z", "node_id": "07_nightshift_standalone_cli:0",
+        "drift_findings": [
+            {"severity": "critical", "description": "The entire packages/nightshift/ directory does not exist.",
+             "spec_ref": "07", "artifact_ref": "packages/nightshift/", "expects": "present"},
+            {"severity": "major", "description": "packages/af/af/nightshift.py still exists in the repository.",
+             "spec_ref": "07", "artifact_ref": "packages/af/af/nightshift.py", "expects": "absent",
+             "timestamp": "2026-06-25T09:00:00+00:00", "task_group": "07_nightshift_standalone_cli:1"},
+            {"severity": "minor", "description": "A bad time", "artifact_ref": "x.py", "created_at": 17},
+        ]}
+    report = fl.import_findings(ledger_conn, "spec07", write(tmp_path, "review.json", json.dumps(review)))
+    assert [(s.name, s.reason) for s in report.skipped] == [
+        ("review.json#drift_findings[2]", "created_at 17 is not a date or an ISO 8601 timestamp")]
+    rows = ledger_conn.execute("SELECT expects, observed_at, task_group FROM ledger.finding ORDER BY id").fetchall()
+    assert rows == [
+        ("present", datetime(2026, 6, 24, 16, 51, 49, tzinfo=timezone.utc), "07_nightshift_standalone_cli:0"),
+        ("absent", datetime(2026, 6, 25, 9, tzinfo=timezone.utc), "07_nightshift_standalone_cli:1"),
+    ]
+
+
+def test_cli_import_findings_task_group(ledger_conn: psycopg.Connection[Any], ledger_dsn: str,
+                                        tmp_path: Path) -> None:
+    d = tmp_path / "findings"
+    d.mkdir()
+    write(d, "2026-06-01-one.md", "---\ntitle: One\n---\n")
+    out = CliRunner().invoke(main, ["import-findings", str(d), "--scope", "s", "--task-group", "07_x:3",
+                                    "--dsn", ledger_dsn])
+    assert out.exit_code == 0, out.output
+    assert ledger_conn.execute("SELECT task_group FROM ledger.finding").fetchone() == ("07_x:3",)

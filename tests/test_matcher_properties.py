@@ -3,8 +3,10 @@
 * adding unrelated text never creates a resolution: text that names none of
   the findings' evidence (no key, slug, strong keyword or title word), with
   any resolution verbs, trailers, fences, comments, quotes and punctuation
-  it likes, put on its own lines before or after a message, never makes the
-  merge supersede a finding the message alone did not;
+  it likes, put in a paragraph of its own (a blank line between) before or
+  after a message, never makes the merge supersede a finding the message
+  alone did not (on the next line without a blank one it is the same
+  paragraph, and a verb reaches across wrapped lines: issue 15);
 * a mention never supersedes: a message that names findings' evidence
   (keys, slugs, file names, keywords, titles) in any arrangement but
   contains no resolution verb or trailer supersedes nothing.
@@ -73,7 +75,7 @@ def examples(n: int) -> settings:
 
 @pytest.fixture(scope="module")
 def seeded(module_conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[Any]]:  # noqa: F811
-    fl.set_hygiene_mode(module_conn, SCOPE, "on")
+    fl.set_hygiene_mode(module_conn, SCOPE, "on", create=True)
     for f in FINDINGS:
         add(module_conn, SCOPE, f["title"], key=f.get("key"), slug=f.get("slug"), keywords=f.get("keywords", ()),
             kind="drift")
@@ -101,7 +103,8 @@ def test_the_vocabularies_can_resolve(seeded: psycopg.Connection[Any]) -> None:
 
 
 @examples(120)
-@given(message=messages, extra=unrelated_text, before=st.booleans(), gap=st.sampled_from(["\n", "\n\n", "\r\n"]))
+@given(message=messages, extra=unrelated_text, before=st.booleans(),
+       gap=st.sampled_from(["\n\n", "\r\n\r\n", "\n \n", "\n\n\n"]))
 def test_adding_unrelated_text_never_creates_a_resolution(
         seeded: psycopg.Connection[Any], message: str, extra: str, before: bool, gap: str) -> None:
     combined = extra + gap + message if before else message + gap + extra

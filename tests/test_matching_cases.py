@@ -48,6 +48,8 @@ PREFIX = {"a": F("F-42"), "b": F("F-421")}
 SLUG = {"a": F("D-1", slug="drift-frozen")}
 KW = {"a": F("K-1", keywords=["ECONNRESET"])}
 TITLE = {"a": F("T-1", title=TITLE_A)}
+SAFARI = {"a": F("S-1", title="Login fails on Safari")}
+WRAPPED = {"a": F("H-1", slug="lost-heartbeat-on-staging", title="Heartbeats lost on the staging cluster")}
 LONG_FILLER = "Refactor the connection pool and tidy the logging of retries. " * 3300
 
 CASES = [
@@ -201,12 +203,70 @@ CASES = [
     Case("title-mention", "Add nightshift workspace entries", TITLE, {"a": "mention:title"}),
     Case("title-two-words", "Fix nightshift workspace", TITLE, {"a": "none"}),
     Case("title-not-governed", "Fix docs; nightshift workspace entries still missing", TITLE, {"a": "mention:title"}),
-    Case("title-short-exact", "Fix parser crash on empty input", {"a": F("T-3", title="Parser crash")},
+    Case("title-short-exact", "Fix parser crash", {"a": F("T-3", title="Parser crash")},
          {"a": "superseded:title"}),
+    # the object goes on past the title: a narrower problem (issue 15)
+    Case("title-short-exact-then-more", "Fix parser crash on empty input", {"a": F("T-3", title="Parser crash")},
+         {"a": "mention:title"}),
     Case("title-short-inexact", "Fix parser crashes", {"a": F("T-3", title="Parser crash")}, {"a": "none"}),
     Case("title-one-word", "Fix crash", {"a": F("T-4", title="Crash")}, {"a": "none"}),
     Case("title-filler-start", "Closes the drift findings frozen at the initial drift-review phase",
          {"a": F("T-5", title="Drift findings are frozen at the initial drift-review phase")},
+         {"a": "superseded:title"}),
+    # --- commit prose as people write it (issue 15) -------------------------------------------
+    # a verb reaches to the end of its sentence across wrapped lines; a blank line, a list
+    # item or a trailer ends it
+    Case("wrapped-slug-reference",
+         "Resolves the lost heartbeat observed on the staging cluster after the\nupgrade to 2.4 (finding "
+         "2026-05-24-lost-heartbeat-on-\nstaging)", WRAPPED, {"a": "superseded:slug"}),
+    Case("wrapped-slug-reference-own-line",
+         "Tidy the pool\n\nResolves the lost heartbeat observed on the staging cluster\n(finding "
+         "2026-05-24-lost-heartbeat-on-\nstaging)", WRAPPED, {"a": "superseded:slug"}),
+    Case("wrapped-verb-object", "Tidy the retry loop, and this fixes\nF-42 for good", K42, {"a": "superseded:key"}),
+    Case("wrapped-list", "Fixes F-41,\nF-42 and F-43", K414243,
+         {"a": "superseded:key", "b": "superseded:key", "c": "superseded:key"}),
+    Case("wrapped-blank-line-ends-reach", "Fixes\n\nF-42", K42, {"a": "mention:key"}),
+    Case("wrapped-trailer-ends-reach", "Fixes the pool\nRefs: F-42", K42, {"a": "mention:key"}),
+    Case("wrapped-list-item-ends-reach", "Fixes the pool\n* F-42 stays open", K42, {"a": "mention:key"}),
+    Case("wrapped-sentence-end", "Resolves the pool leak.\n(finding F-42)", K42, {"a": "mention:key"}),
+    # a slug, key or file name broken at a hyphen or slash across a line end is rejoined
+    Case("broken-key", "Fixes AUTH-\n0007 in the login form", {"a": F("AUTH-0007")}, {"a": "superseded:key"}),
+    Case("broken-file-name", "Closes findings/2026-06-24-drift-\nfrozen.md", SLUG, {"a": "superseded:slug"}),
+    Case("broken-at-slash", "Closes findings/\n2026-06-24-drift-frozen.md", SLUG, {"a": "superseded:slug"}),
+    Case("broken-slug-bare", "See 2026-05-24-lost-heartbeat-on-\nstaging", WRAPPED, {"a": "mention:slug"}),
+    Case("broken-short-key", "Fixes F-\n42", K42, {"a": "superseded:key"}),
+    Case("broken-joined-names-nothing", "Fixes F-\n43", K42, {"a": "none"}),
+    Case("dated-slug", "Fixes 2026-05-24-lost-heartbeat-on-staging", WRAPPED, {"a": "superseded:slug"}),
+    # references: a parenthesis of nothing but references, in the verb's sentence
+    Case("reference-key", "Fix the parser crash (F-42)", K42, {"a": "superseded:key"}),
+    Case("reference-list", "Fix two parser crashes (F-41, F-42)", K4142,
+         {"a": "superseded:key", "b": "superseded:key"}),
+    Case("reference-not-only-references", "Fix the parser crash (F-42 follow-up)", K42, {"a": "mention:key"}),
+    Case("reference-see", "Fix the parser crash (see F-42)", K42, {"a": "mention:key"}),
+    Case("reference-pull-request-number", "Fix the parser crash (#4207)", {"a": F("4207")}, {"a": "mention:key"}),
+    Case("reference-negated", "Does not fix the parser crash (F-42)", K42, {"a": "mention:key"}),
+    Case("reference-no-verb", "Tidy the parser (F-42)", K42, {"a": "mention:key"}),
+    # negations and non-resolutions never resolve
+    Case("rather-than-fixed", "Filed rather than fixed: Login fails on Safari", SAFARI, {"a": "mention:title"}),
+    Case("instead-of-fixing", "Instead of fixing F-42, document the limit", K42, {"a": "mention:key"}),
+    Case("not-fixed-yet", "Login fails on Safari: not fixed yet", SAFARI, {"a": "mention:title"}),
+    Case("filed", "Filed F-42 for the next cycle", K42, {"a": "mention:key"}),
+    Case("filed-then-fixed-verb", "Filed and fixed F-42", K42, {"a": "mention:key"}),
+    Case("reported", "Reported: F-42 still happens", K42, {"a": "mention:key"}),
+    Case("reproduces", "Reproduces F-42 in a test", K42, {"a": "mention:key"}),
+    Case("reproduced-then-fixed", "Reproduced it in a test, then fixed F-42", K42, {"a": "superseded:key"}),
+    # a title phrase counts only as the whole object of the verb
+    Case("title-narrower-problem", "Fixes Login fails on Safari 15", SAFARI, {"a": "mention:title"}),
+    Case("title-whole-object", "Fixes Login fails on Safari", SAFARI, {"a": "superseded:title"}),
+    Case("title-then-period", "Fixes Login fails on Safari. Also tidies CSS", SAFARI, {"a": "superseded:title"}),
+    Case("title-then-reference", "Fixes Login fails on Safari (#1203)", SAFARI, {"a": "superseded:title"}),
+    Case("title-then-clause", "Fixes Login fails on Safari, and tidies CSS", SAFARI, {"a": "superseded:title"}),
+    Case("title-then-dash", "Fixes Login fails on Safari - a cookie race", SAFARI, {"a": "superseded:title"}),
+    Case("title-then-word", "Fixes Login fails on Safari when offline", SAFARI, {"a": "mention:title"}),
+    Case("title-then-possessive", "Fixes Login fails on Safari's private mode", SAFARI, {"a": "mention:title"}),
+    Case("title-wrapped", "Fixes Login fails on\nSafari", SAFARI, {"a": "superseded:title"}),
+    Case("title-wrapped-then-more", "Fixes Login fails on Safari\nwhen offline", SAFARI, {"a": "mention:title"}),
+    Case("title-then-paragraph", "Fixes Login fails on Safari\n\nThe cookie was set twice.", SAFARI,
          {"a": "superseded:title"}),
     # --- non-ASCII text ----------------------------------------------------------------------
     Case("non-ascii-title", "Fixes naïve café exports",
@@ -265,7 +325,7 @@ def test_message_case(module_conn: psycopg.Connection[Any], case: Case) -> None:
             conn.execute("UPDATE ledger.finding SET superseded_at = now() WHERE id = %s", (fid,))
     if case.policy:
         fl.set_match_policy(conn, scope, **case.policy)
-    fl.set_hygiene_mode(conn, scope, case.mode)
+    fl.set_hygiene_mode(conn, scope, case.mode, create=True)
 
     result = fl.record_merge(conn, scope, "abc1234", case.paths, message=case.message, branch=case.branch)
 

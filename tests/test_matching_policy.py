@@ -21,7 +21,7 @@ def test_scope_defaults(ledger_conn: psycopg.Connection[Any]) -> None:
 
 
 def test_set_match_policy_normalises_and_keeps_unset_values(ledger_conn: psycopg.Connection[Any]) -> None:
-    p = fl.set_match_policy(ledger_conn, "s", enabled_rules=["TITLE", "key", "key"],
+    p = fl.set_match_policy(ledger_conn, "s", enabled_rules=["TITLE", "key", "key"], create=True,
                             path_supersede_kinds=[" Drift ", "review"], default_branch="refs/heads/main")
     assert (p.enabled_rules, p.path_supersede_kinds, p.slug_mention_resolves, p.default_branch) == (
         ["key", "title"], ["drift", "review"], False, "main")
@@ -41,7 +41,7 @@ def test_set_match_policy_normalises_and_keeps_unset_values(ledger_conn: psycopg
     ("UPDATE ledger.scope SET default_branch = repeat('b', 256)", "LD004"),
 ])
 def test_bad_policy_is_rejected(module_conn: psycopg.Connection[Any], sql: str, state: str) -> None:  # noqa: F811
-    before = fl.set_match_policy(module_conn, "policy")
+    before = fl.set_match_policy(module_conn, "policy", create=True)
     with pytest.raises(psycopg.Error) as info:
         module_conn.execute(sql + " WHERE scope = 'policy'")
     assert info.value.sqlstate == state
@@ -50,7 +50,7 @@ def test_bad_policy_is_rejected(module_conn: psycopg.Connection[Any], sql: str, 
 
 def test_unknown_rule_raises_typed_error_naming_the_field(ledger_conn: psycopg.Connection[Any]) -> None:
     with pytest.raises(fl.ValueInvalid) as info:
-        fl.set_match_policy(ledger_conn, "s", enabled_rules=["keys"])
+        fl.set_match_policy(ledger_conn, "s", enabled_rules=["keys"], create=True)
     assert "enabled_rules" in str(info.value)
 
 

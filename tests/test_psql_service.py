@@ -55,8 +55,8 @@ SELECT coalesce(json_agg(f ORDER BY f.id), '[]')
 """
 AUDIT_JSON = """
 SELECT coalesce(json_agg(a ORDER BY a.id), '[]')
-  FROM (SELECT id, scope, finding_id, merge_id, action, rule, evidence, detail, actor, reason
-          FROM ledger.supersession) a
+  FROM (SELECT id, scope, finding_id, merge_id, action, rule, evidence, detail, actor, reason, commit_sha, subject
+          FROM ledger.read_audit('07_nightshift')) a
 """
 
 
@@ -76,10 +76,14 @@ def psql_json(dsn: str, query: str) -> Any:
 
 
 def without_created_at(rows: list[Any]) -> list[dict[str, Any]]:
+    """The rows as dicts, without wall-clock columns (and the fields only
+    read_prompt_findings fills in an ActiveFinding)."""
     out = []
     for row in rows:
         d = dataclasses.asdict(row)
         d.pop("created_at")
+        if isinstance(row, fl.ActiveFinding):
+            assert d.pop("observed_at") is None and d.pop("task_group") is None
         out.append(d)
     return out
 

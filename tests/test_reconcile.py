@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 from security_helpers import as_role, counts, wait_until_blocked
 
 import findings_ledger as fl
@@ -179,7 +181,7 @@ MATCHING_MERGES = [
 
 
 def write_matching(conn: psycopg.Connection[Any], via_replica: bool) -> None:
-    fl.set_match_policy(conn, "spec", default_branch="main")
+    fl.set_match_policy(conn, "spec", default_branch="main", create=True)
     for key, title, keywords, paths in (("F-1", "parser drops data", [], ["src/a.py"]),
                                         ("F-2", "lexer is slow", [], ["lib/"]),
                                         (None, "socket reset", ["ECONNRESET_7"], [])):
@@ -223,3 +225,67 @@ def test_reconcile_applies_message_rules_branches_and_reverts_like_the_triggers(
         assert ledger_conn.execute("SELECT id, reopen_count, state FROM ledger.finding_lifecycle ORDER BY id")\
             .fetchall() == live.execute("SELECT id, reopen_count, state FROM ledger.finding_lifecycle ORDER BY id")\
             .fetchall()
+
+
+T0 = datetime(2026, 6, 1, tzinfo=timezone.utc)
+DECISION_FINDINGS = [
+    # (title, paths as written, expects, observed on day, written by the replica?)
+    ("anchored", ["./src/a.py:42"], "change", 0, True),
+    ("ranged", ["src/b.py:40-48"], "change", 0, True),
+    ("package missing", ["pkg/"], "present", 0, False),
+    ("old module", ["old.py"], "absent", 0, True),
+    ("filed later", ["src/c.py"], "change", 5, False),
+]
+DECISION_MERGES = [
+    # (commit_sha, day, paths, added, deleted, hunks), all as a replica carries them
+    ("d1d1", 1, ["src\\a.py", "src/b.py", "./src/c.py"], None, None,
+     {"./src/a.py": [[0, 0, 1, 10]], "src/b.py": [[44, 0, 45, 1]]}),
+    ("d2d2", 2, ["pkg/x.py", "old.py"], ["./pkg/x.py"], ["old.py"], None),
+    ("d3d3", 3, ["src/a.py"], None, None, {"src/a.py": [[52, 1, 52, 1]]}),
+]
+
+
+def write_decisions(conn: psycopg.Connection[Any], via_replica: bool) -> None:
+    for title, paths, expects, observed, by_replica in DECISION_FINDINGS:
+        replica(conn, via_replica and by_replica)
+        conn.execute("INSERT INTO ledger.finding (scope, title, kind, paths, expects, observed_at) "
+                     "VALUES ('spec', %s, 'drift', %s, %s, %s)", (title, paths, expects, T0 + timedelta(days=observed)))
+    replica(conn, via_replica)
+    for sha, on, paths, added, deleted, hunks in DECISION_MERGES:
+        conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths, merged_at, added, deleted, hunks) "
+                     "VALUES ('spec', %s, %s, %s, %s, %s, %s)",
+                     (sha, paths, T0 + timedelta(days=on), added, deleted, None if hunks is None else Jsonb(hunks)))
+    replica(conn, False)
+
+
+def decision_state(conn: psycopg.Connection[Any]) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    return (
+        conn.execute("SELECT id, paths, anchors, superseded_at IS NOT NULL, superseded_by_merge_id "
+                     "FROM ledger.finding ORDER BY id").fetchall(),
+        conn.execute("SELECT id, paths, added, deleted, hunks, processed FROM ledger.merge ORDER BY id").fetchall(),
+        conn.execute("SELECT id, finding_id, merge_id, action, rule, evidence, reason, detail "
+                     "FROM ledger.supersession ORDER BY id").fetchall(),
+    )
+
+
+def test_reconcile_applies_causality_change_kinds_and_anchors_like_the_triggers(
+    ledger_conn: psycopg.Connection, ledger_dsn_factory: Callable[[], str]
+) -> None:
+    """Findings and merges a replica wrote (raw paths with line suffixes,
+    un-normalised hunk keys and change kinds) reconcile to exactly what the
+    triggers decide for the same rows written live: the anchors are taken
+    and moved, present/absent follow added/deleted, an older merge leaves a
+    later finding alone."""
+    write_decisions(ledger_conn, via_replica=True)
+    with as_role(ledger_conn, "ledger_admin") as conn:
+        applied = fl.reconcile(conn, "spec")
+    assert [[(d.finding_id, d.action) for d in r.decisions] for r in applied] == [
+        [(1, "anchor_moved"), (2, "superseded"), (5, "not_before_observed")],
+        [(3, "superseded"), (4, "superseded")],
+        [(1, "superseded")],
+    ]
+    with psycopg.connect(ledger_dsn_factory(), autocommit=True) as live:
+        write_decisions(live, via_replica=False)
+        assert decision_state(ledger_conn) == decision_state(live)
+    assert ledger_conn.execute("SELECT hunks FROM ledger.merge WHERE commit_sha = 'd1d1'").fetchone() == (
+        {"src/a.py": [[0, 0, 1, 10]], "src/b.py": [[44, 0, 45, 1]]},)

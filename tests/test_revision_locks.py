@@ -25,6 +25,9 @@ EXPECTED: dict[str, dict[str, str]] = {
     # reindex after the transaction take SHARE UPDATE EXCLUSIVE on merge and finding.
     "0002_harden_hostile_input": {"finding": "AccessShareLock", "supersession": "AccessShareLock",
                                   "merge": "ShareRowExclusiveLock"},
+    # ADD COLUMN (constant defaults: no rewrite) and the new triggers
+    "0003_decisions_on_real_histories": {
+        "scope": "AccessExclusiveLock", "finding": "AccessExclusiveLock", "merge": "AccessExclusiveLock"},
 }
 
 STRENGTH = [

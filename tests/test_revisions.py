@@ -24,6 +24,8 @@ import new_revision  # noqa: E402
 MIGRATIONS = ROOT / "migrations"
 VERSIONS = MIGRATIONS / "versions"
 RELEASED = MIGRATIONS / "released.sha256"
+#: The number the tool gives the next revision (the tests below write one).
+NEXT = f"{len(list(VERSIONS.glob('*.py'))) + 1:04d}"
 
 
 def released() -> dict[str, str]:

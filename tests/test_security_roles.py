@@ -40,7 +40,7 @@ READS = [
     "ledger.read_history(bigint)",
     "ledger.read_injections(text,bigint)",
     "ledger.measure_convergence(text)",
-    "ledger.read_prompt_findings(text,text[],interval,integer)",
+    "ledger.read_prompt_findings(text,text[],interval,integer,text,integer)",
     "ledger.normalize_path(text,text)",
     "ledger._unquote_path(text,text)",  # normalize_path's
     "ledger.normalize_paths(text[],text,integer)",
@@ -53,7 +53,7 @@ READ_TABLES = [
 ]
 SNAPSHOT = ["ledger.issue_snapshot(text,text,integer)", "ledger._snapshot_version()"]
 SCOPE_POLICY_COLUMNS = ("hygiene_mode", "enabled_rules", "path_supersede_kinds", "slug_mention_resolves",
-                        "default_branch")
+                        "default_branch", "line_context")
 
 # role, privilege, object ("schema ledger", a relation, relation(column), or a function signature)
 PRIVILEGES: list[tuple[str, str, str]] = [
@@ -75,11 +75,12 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger._words(text)",
         "ledger._significant(text)",
         "ledger._token_regex(boolean)",
-        "ledger.add_finding(text,text,text,text[],text,text,text,text)",
-        "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text)",
-        "ledger.report_finding(text,text,text,text,text[],text,text,text,text)",
+        "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",
+        "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text,text[],text[],jsonb)",
+        "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",
         "ledger.replace_findings(text,text,text,jsonb,text)",
-        "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[])",
+        "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],"
+        "timestamp with time zone,text,text)",
         "ledger.workspace_scope(text)",
         "ledger.record_injection(text,bigint[])",
         "ledger.add_issue(text,text,text,text,text,text,text)",
@@ -92,11 +93,12 @@ PRIVILEGES: list[tuple[str, str, str]] = [
     *[
         ("ledger_writer", "INSERT", f"ledger.finding({c})")
         for c in ("scope", "finding_key", "kind", "severity", "title", "description", "paths", "source", "created_at",
-                  "slug", "strong_keywords", "tags")
+                  "slug", "strong_keywords", "tags", "observed_at", "expects", "anchors", "task_group")
     ],
     *[
         ("ledger_writer", "INSERT", f"ledger.merge({c})")
-        for c in ("scope", "commit_sha", "node_id", "message", "paths", "merged_at", "branch")
+        for c in ("scope", "commit_sha", "node_id", "message", "paths", "merged_at", "branch", "added", "deleted",
+                  "hunks")
     ],
     *[
         ("ledger_writer", "INSERT", f"ledger.issue({c})")
@@ -135,8 +137,8 @@ PRIVILEGES: list[tuple[str, str, str]] = [
     *[("ledger_admin", "SELECT", t) for t in READ_TABLES],
     *[("ledger_admin", "EXECUTE", f) for f in READS],
     *[("ledger_admin", "EXECUTE", f) for f in (
-        "ledger.set_hygiene_mode(text,text)",
-        "ledger.set_match_policy(text,text[],text[],boolean,text)",
+        "ledger.set_hygiene_mode(text,text,boolean)",
+        "ledger.set_match_policy(text,text[],text[],boolean,text,integer,boolean)",
         "ledger.dismiss_finding(bigint,text,text,text)",
         "ledger.restore_finding(bigint,text,text)",
         "ledger.reconcile(text)",
@@ -160,11 +162,13 @@ NO_GRANTS = [
     "ledger._revert_targets(text,text,bigint)",
     "ledger._reopen_finding(ledger.finding,text,text,text,text,text,bigint,jsonb)",
     "ledger._match_paths(text,text[])",
-    "ledger._merge_decisions(text,text,text[],text)",
+    "ledger._match_changes(text,text[],text[],text[],jsonb,integer)",
+    "ledger._merge_decisions(text,text,text[],text,timestamp with time zone,text[],text[],jsonb)",
     "ledger._match_message(text,text)",
     "ledger._message_tokens(text)",
     "ledger._message_segments(text)",
     "ledger._file_slug(text)",
+    "ledger._object_ends(text)",
     "ledger._write_issue_snapshot(bigint,integer)",
     "ledger._resumed_task(bigint)",
     "ledger._snapshot_changes(jsonb,jsonb)",
@@ -186,6 +190,7 @@ NO_GRANTS = [
     "ledger.tg_merge__prepare_branch()",
     "ledger.tg_merge__check_redelivery()",
     "ledger.tg_merge__immutable()",
+    "ledger.tg_merge__prepare_changes()",
     "ledger.tg_merge__revert()",
     "ledger.tg_merge__supersede()",
     "ledger.tg_scope__prepare()",
@@ -262,11 +267,14 @@ def test_no_privilege_for_public(ledger_conn: psycopg.Connection) -> None:
 DEFINERS = {
     "ledger.tg_merge__supersede()": "a writer's INSERT of a merge supersedes findings and writes the audit",
     "ledger.tg_merge__revert()": "a writer's INSERT of a revert reopens findings and writes the audit",
-    "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text)": "returns audit rows",
+    "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text,text[],text[],jsonb)":
+        "returns audit rows",
     "ledger.reconcile(text)": "updates findings and merges, writes the audit (admin)",
-    "ledger.report_finding(text,text,text,text,text[],text,text,text,text)": "re-report, reopen, audit (writer)",
+    "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)":
+        "re-report, reopen, audit (writer)",
     "ledger.replace_findings(text,text,text,jsonb,text)": "supersedes absent findings, audit (writer)",
-    "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[])": "refreshes findings",
+    "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],timestamp with time zone,"
+    "text,text)": "refreshes findings",
     "ledger.dismiss_finding(bigint,text,text,text)": "updates a finding, writes the audit (admin)",
     "ledger.restore_finding(bigint,text,text)": "updates a finding, writes the audit (admin)",
     "ledger.claim_task(text,text)": "dispatches a task and writes issue_snapshot (agent)",
@@ -305,9 +313,8 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
         "ledger._normalize_branch(text,text)", "ledger._scoped_paths(text,text[])",
         "ledger._severity_rank(text)", "ledger._significant(text)", "ledger._title_sig(text)",
         "ledger._token_regex(boolean)", "ledger._unicode_class(text)", "ledger._words(text)",
-        "ledger.add_finding(text,text,text,text[],text,text,text,text)",
+        "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",
         "ledger.add_issue(text,text,text,text,text,text,text)", "ledger.enqueue_task(bigint,text,text,bigint,boolean)",
-        "ledger.set_hygiene_mode(text,text)", "ledger.set_match_policy(text,text[],text[],boolean,text)",
     ])
     definers = ledger_conn.execute(
         "SELECT count(*) FROM pg_proc WHERE pronamespace = 'ledger'::regnamespace AND prosecdef AND proconfig IS NULL"
@@ -358,7 +365,7 @@ def test_reader_and_admin_api_calls_work(ledger_conn: psycopg.Connection) -> Non
         assert [a.finding_id for a in fl.read_audit(conn, "s", merge_id=mid)] == [fid]
     with as_role(ledger_conn, "ledger_admin") as conn:
         assert fl.set_hygiene_mode(conn, "s", "dry") == "dry"
-        assert fl.set_hygiene_mode(conn, "new-scope", "off") == "off"
+        assert fl.set_hygiene_mode(conn, "new-scope", "off", create=True) == "off"
         conn.execute("UPDATE ledger.scope SET hygiene_mode = 'on' WHERE scope = 's'")
         assert [f.title for f in fl.active_findings(conn, "s")] == ["open"]
     assert ledger_conn.execute("SELECT scope, hygiene_mode FROM ledger.scope ORDER BY 1").fetchall() == [

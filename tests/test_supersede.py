@@ -199,7 +199,7 @@ def test_a_rename_touches_both_sides(ledger_conn: psycopg.Connection) -> None:
 
 
 def test_dry_mode_audits_would_supersede_and_changes_no_finding(ledger_conn: psycopg.Connection) -> None:
-    assert fl.set_hygiene_mode(ledger_conn, "spec", "dry") == "dry"
+    assert fl.set_hygiene_mode(ledger_conn, "spec", "dry", create=True) == "dry"
     f1 = drift(ledger_conn, "t1", ["a.py"])
     f2 = drift(ledger_conn, "t2", ["d/"])
     f3 = drift(ledger_conn, "t3", ["z.py"])
@@ -219,7 +219,7 @@ def test_dry_mode_audits_would_supersede_and_changes_no_finding(ledger_conn: psy
 
 
 def test_off_mode_does_nothing(ledger_conn: psycopg.Connection) -> None:
-    fl.set_hygiene_mode(ledger_conn, "spec", "off")
+    fl.set_hygiene_mode(ledger_conn, "spec", "off", create=True)
     fid = drift(ledger_conn, "t", ["a.py"])
     result = fl.record_merge(ledger_conn, "spec", SHA_1, ["a.py"], node_id="spec:2")
     assert result.recorded and result.decisions == []
@@ -229,7 +229,7 @@ def test_off_mode_does_nothing(ledger_conn: psycopg.Connection) -> None:
 
 
 def test_switching_dry_to_on_applies_to_later_merges_only(ledger_conn: psycopg.Connection) -> None:
-    fl.set_hygiene_mode(ledger_conn, "spec", "dry")
+    fl.set_hygiene_mode(ledger_conn, "spec", "dry", create=True)
     fid = drift(ledger_conn, "t", ["a.py"])
     fl.record_merge(ledger_conn, "spec", SHA_1, ["a.py"])
     fl.set_hygiene_mode(ledger_conn, "spec", "on")

@@ -61,6 +61,31 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "finding.report_count / reopen_count count the reports and reopens of ONE finding; 2^31 of them "
         "cannot happen. Widening later would rewrite ledger.finding, so the choice is deliberate",
     ),
+    (
+        "0002_decisions_on_real_histories",
+        re.compile(r"^ALTER TABLE ledger\.scope ADD COLUMN line_context integer NOT NULL DEFAULT 0;"),
+        "prefer-bigint-over-int",
+        "scope.line_context is a number of lines from 0 to 1000 (scope_line_context_check)",
+    ),
+    (
+        "0002_decisions_on_real_histories",
+        re.compile(r"^ALTER TABLE ledger\.(finding|merge|scope) VALIDATE CONSTRAINT "
+                   r"(finding_expects_check|finding_anchors_check|merge_hunks_check|scope_line_context_check);"),
+        "constraint-missing-not-valid",
+        "each constraint checks a column this revision adds, in the transaction whose ADD COLUMN already holds "
+        "ACCESS EXCLUSIVE on the table; every existing row holds the column's constant default or NULL, so the "
+        "validation is one scan that cannot fail (tests/test_populated_upgrade.py), and leaving it NOT VALID "
+        "would make the database differ from sql/",
+    ),
+    (
+        "0002_decisions_on_real_histories",
+        re.compile(r"^DROP FUNCTION ledger\.(add_finding|record_merge|report_finding|import_finding|"
+                   r"read_prompt_findings|set_hygiene_mode|set_match_policy|_merge_decisions|read_audit|_message_tokens)\("),
+        "ban-drop-function",
+        "the function is created again right after with more parameters, all with defaults (or, read_audit and "
+        "_message_tokens, more result columns), so every existing call keeps working; the old signature goes so "
+        "that no call is ambiguous between two overloads",
+    ),
 ]
 
 # Line-level ignores in the downgrade scripts, as above.

@@ -33,7 +33,9 @@ Expression indexes (sql/indexes/) are built outside the transaction, in
 earlier one), and a changed function that an expression index calls gets a
 ``REINDEX INDEX CONCURRENTLY`` there. downgrade.sql mirrors upgrade.sql: new
 objects dropped first (reverse order), then the earlier files of changed
-and removed objects restored (install order), privileges last.
+and removed objects restored (install order), then the tables' own changes
+(a trigger that names a new column must be restored before the column is
+dropped), privileges last.
 
 Known limit: a view whose columns are removed or reordered cannot be
 replaced by CREATE OR REPLACE VIEW; the upgrade then fails in the tests
@@ -321,6 +323,7 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
 
     rerun_privileges = False
     new_drops: list[str] = []  # downgrade: what the new objects need dropped, in install order
+    table_downs: list[str] = []  # downgrade: new or changed tables, after the earlier files are back
     restores: list[str] = []  # downgrade: earlier files to include again, in install order
     changed_functions: set[str] = set()
 
@@ -363,7 +366,7 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
             result.upgrade.append(f"\\ir {rel}")
             drops = drop_statements(rel, new)
             if kind == "tables":
-                new_drops.extend(f"DROP TABLE {n.split(' ', 1)[1]};" for n in sorted(object_names(rel, new)))
+                table_downs.extend(f"DROP TABLE {n.split(' ', 1)[1]};" for n in sorted(object_names(rel, new)))
             elif drops is None and rel not in _RERUNNABLE:
                 result.todos += 1
                 new_drops.append(_todo(rel, "new; write what drops it", "", new))
@@ -414,7 +417,7 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
         else:
             result.todos += 2
             result.upgrade.append(_todo(rel, "changed; write the ALTER statements", old, new))
-            new_drops.append(_todo(rel, "changed; write the ALTER statements that undo it", new, old))
+            table_downs.append(_todo(rel, "changed; write the ALTER statements that undo it", new, old))
 
     # expression indexes over a changed function: their keys may change
     for rel in order:
@@ -440,13 +443,19 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
             result.upgrade.append(f"\\ir {earlier('privileges.sql')}")
         restores.append("privileges.sql")
 
-    # downgrade: new objects dropped in reverse install order, then the earlier files
+    # downgrade: new objects dropped in reverse install order, then the earlier
+    # files (triggers that name a new column in UPDATE OF go back before the
+    # column goes), then the tables' own changes, then the privileges
     result.downgrade.extend(reversed(new_drops))
     position = {rel: i for i, rel in enumerate(order)}
-    for rel in sorted(dict.fromkeys(restores), key=lambda r: (r == "privileges.sql", _RESTORE_RANK.get(
-            r.split("/")[0], 0), position.get(r, len(order)))):
-        if rel in frozen:
+    ordered = sorted(dict.fromkeys(restores), key=lambda r: (_RESTORE_RANK.get(r.split("/")[0], 0),
+                                                             position.get(r, len(order))))
+    for rel in ordered:
+        if rel in frozen and rel != "privileges.sql":
             result.downgrade.append(f"\\ir {earlier(rel)}")
+    result.downgrade.extend(reversed(table_downs))
+    if "privileges.sql" in ordered and "privileges.sql" in frozen:
+        result.downgrade.append(f"\\ir {earlier('privileges.sql')}")
     return result
 
 

@@ -12,13 +12,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-# A drift review in seed 000's format: three findings.
+# A drift review in seed 000's format: three findings, observed an hour before the commits below
+# (a commit older than a finding never retires it); the second expects its directory to appear.
 cat > review.json <<'JSON'
-{"drift_findings": [
+{"observed_at": "2026-06-01T11:00:00Z", "node_id": "spec-07:0",
+ "drift_findings": [
   {"severity": "high", "description": "packages/af/af/app.py still registers night-shift.",
    "spec_ref": "spec-07", "artifact_ref": "packages/af/af/app.py"},
   {"severity": "medium", "description": "The packages/nightshift/ directory does not exist.",
-   "spec_ref": "spec-07", "artifact_ref": "packages/nightshift/"},
+   "spec_ref": "spec-07", "artifact_ref": "packages/nightshift/", "expects": "present"},
   {"severity": "low", "description": "The README quick start still runs af night-shift.",
    "spec_ref": "spec-07", "artifact_ref": "README.md"}]}
 JSON
@@ -43,6 +45,8 @@ findings-ledger prompt spec-07 --max-chars 4000
 findings-ledger dismiss 3 wont_fix --actor alice --reason "the quick start goes in the next release"
 findings-ledger history 3
 findings-ledger active nope
+findings-ledger hygiene-mode spec-7 dry
 findings-ledger replay-git . --scope spec-07 --range nope
 findings-ledger hygiene-mode spec-07 sometimes
+findings-ledger policy spec-07 --path-kinds drift,review
 { set +x; } 2>/dev/null

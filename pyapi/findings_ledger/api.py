@@ -18,7 +18,7 @@ Conventions (the same for every call here and in :mod:`~findings_ledger.claims`,
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -26,6 +26,7 @@ from typing import Any
 
 import psycopg
 from psycopg.rows import class_row
+from psycopg.types.json import Jsonb
 
 from . import queries
 from .errors import error_for, translate
@@ -112,11 +113,19 @@ def add_finding(
     severity: str = "medium",
     finding_key: str | None = None,
     source: str | None = None,
+    observed_at: datetime | None = None,
+    expects: str | None = None,
+    task_group: str | None = None,
 ) -> Finding:
     """Insert one finding (``ledger.add_finding``) and return the stored row.
 
     ``paths`` are normalised by the database (see the README's table);
-    directories end with ``/``. Raises :class:`~findings_ledger.errors.PathRejected`
+    directories end with ``/``; a line suffix (``src/a.py:42``,
+    ``src/a.py:40-48``) becomes the finding's ``anchors``. ``observed_at``:
+    when the problem was observed (None: now; no older merge retires it);
+    ``expects``: ``change`` (None), ``present`` or ``absent``;
+    ``task_group``: the task group it was generated for (None: ``source``
+    when that is a node id ending in ``:<number>``). Raises :class:`~findings_ledger.errors.PathRejected`
     (LD001), ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003),
     ``ValueTooLong`` (LD004), ``FindingAlreadyReported`` (LD301, a subclass
     of ``DuplicateFindingKey``) when the key is already used in the scope
@@ -132,6 +141,9 @@ def add_finding(
         "severity": severity,
         "finding_key": finding_key,
         "source": source,
+        "observed_at": observed_at,
+        "expects": expects,
+        "task_group": task_group,
     }
     with translate(), conn.cursor(row_factory=class_row(Finding)) as cur:
         cur.execute(queries.ADD_FINDING, params)
@@ -150,13 +162,21 @@ def record_merge(
     node_id: str | None = None,
     merged_at: datetime | None = None,
     branch: str | None = None,
+    added: Sequence[str] | None = None,
+    deleted: Sequence[str] | None = None,
+    hunks: Mapping[str, Sequence[Sequence[int]]] | None = None,
 ) -> MergeResult:
     """Record a merge that landed (``ledger.record_merge``) and return what it did.
 
     ``decisions`` explain every finding the merge's paths or message touched
     (superseded, would_supersede, ambiguous, candidate, mention, skipped;
     see :class:`~findings_ledger.models.Decision`). ``branch`` is the branch
-    it landed on (None: unknown). Redelivering the same ``(scope,
+    it landed on (None: unknown). ``added`` and ``deleted``: the paths it
+    added and deleted (subsets of ``paths``; None: unknown); ``hunks``:
+    ``{path: [[old_start, old_count, new_start, new_count], ...]}`` as
+    ``git diff -U0`` prints them (None: no line information).
+    ``merged_at`` (None: now) before a finding's ``observed_at`` never
+    retires it. Redelivering the same ``(scope,
     commit_sha)`` has no second effect and returns ``recorded=False`` with
     the original decisions. Raises LD001-LD004 as typed errors, and
     ``MergeConflict`` (LD007) for a redelivery with other paths, message or
@@ -170,6 +190,9 @@ def record_merge(
         "node_id": node_id,
         "merged_at": merged_at,
         "branch": branch,
+        "added": None if added is None else list(added),
+        "deleted": None if deleted is None else list(deleted),
+        "hunks": None if hunks is None else Jsonb({p: [list(h) for h in hs] for p, hs in hunks.items()}),
     }
     with translate(), conn.cursor() as cur:
         cur.execute(queries.RECORD_MERGE, params)
@@ -201,17 +224,19 @@ def read_audit(
     merge_id: int | None = None,
 ) -> list[AuditEntry]:
     """The audit rows of ``scope`` in write order, optionally for one finding
-    or one merge. Raises ``NotFound`` (LD005) for an unknown scope."""
+    or one merge, each with its merge's ``commit_sha`` and ``subject``.
+    Raises ``NotFound`` (LD005) for an unknown scope."""
     with translate(), conn.cursor(row_factory=class_row(AuditEntry)) as cur:
         cur.execute(queries.READ_AUDIT, {"scope": scope, "finding_id": finding_id, "merge_id": merge_id})
         return cur.fetchall()
 
 
-def set_hygiene_mode(conn: psycopg.Connection[Any], scope: str, mode: str) -> str:
-    """Set ``scope``'s hygiene mode (``on``, ``dry`` or ``off``), creating the
-    scope if needed; returns the stored mode. Raises ``ValueInvalid`` (LD003)."""
+def set_hygiene_mode(conn: psycopg.Connection[Any], scope: str, mode: str, *, create: bool = False) -> str:
+    """Set ``scope``'s hygiene mode (``on``, ``dry`` or ``off``); returns the
+    stored mode. An unknown scope raises ``NotFound`` (LD005) unless
+    ``create=True``. Raises ``ValueInvalid`` (LD003)."""
     with translate(), conn.cursor() as cur:
-        cur.execute(queries.SET_HYGIENE_MODE, {"scope": scope, "mode": mode})
+        cur.execute(queries.SET_HYGIENE_MODE, {"scope": scope, "mode": mode, "create": create})
         row = cur.fetchone()
     assert row is not None
     return str(row[1])

@@ -50,16 +50,22 @@ class DriftFinding:
     title: str
     description: str
     paths: tuple[str, ...] = ()
+    #: what resolves it: a change to its paths (default), the path appearing
+    #: ("does not exist": present) or going away ("still exists": absent)
+    expects: str = "change"
 
 
 @dataclass(frozen=True)
 class GroupMerge:
-    """The merge a task group landed (scenario input): what it changed.
-    A rename lists both sides, as the git reader does."""
+    """The merge a task group landed (scenario input): what it changed, and
+    of that what it added and deleted. A rename lists both sides, as the
+    git reader does: its old path deleted, its new path added."""
 
     group: int
     message: str
     paths: tuple[str, ...]
+    added: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
 
     @property
     def node_id(self) -> str:
@@ -83,6 +89,7 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "pyproject.toml, a nightshift module and tests. None of that layout exists; the code still lives "
         "inside the af package, and every later task group builds on this layout (spec 07, section 2).",
         ("packages/nightshift/",),
+        "present",
     ),
     DriftFinding(
         "F02",
@@ -91,6 +98,7 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "The night-shift implementation is still a module of the af CLI. The spec moves it out of af "
         "entirely; after the move af must neither import nor ship it, and its wheel must not contain it.",
         ("packages/af/af/nightshift.py",),
+        "absent",
     ),
     DriftFinding(
         "F03",
@@ -135,6 +143,7 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "spec's `nightshift run` and `nightshift status` commands have nowhere to live. The entry point "
         "belongs in the new package's pyproject.toml.",
         ("packages/nightshift/nightshift/cli.py",),
+        "present",
     ),
     DriftFinding(
         "F08",
@@ -187,6 +196,7 @@ MERGES: tuple[GroupMerge, ...] = (
         2,
         "Remove night-shift from the af CLI",
         ("packages/af/af/nightshift.py", "packages/af/af/app.py", "packages/af/af/__init__.py"),
+        deleted=("packages/af/af/nightshift.py",),
     ),
     GroupMerge(
         3,
@@ -198,6 +208,11 @@ MERGES: tuple[GroupMerge, ...] = (
             "pyproject.toml",
             "uv.lock",
         ),
+        added=(
+            "packages/nightshift/pyproject.toml",
+            "packages/nightshift/README.md",
+            "packages/nightshift/nightshift/__init__.py",
+        ),
     ),
     GroupMerge(
         4,
@@ -207,6 +222,11 @@ MERGES: tuple[GroupMerge, ...] = (
             "packages/nightshift/nightshift/engine.py",
             "packages/nightshift/nightshift/settings.py",
             "packages/af/af/config.py",
+        ),
+        added=(
+            "packages/nightshift/nightshift/cli.py",
+            "packages/nightshift/nightshift/engine.py",
+            "packages/nightshift/nightshift/settings.py",
         ),
     ),
     GroupMerge(
@@ -218,8 +238,11 @@ MERGES: tuple[GroupMerge, ...] = (
             "packages/nightshift/tests/conftest.py",
             ".github/workflows/ci.yml",
         ),
+        added=("packages/nightshift/tests/test_cli.py", "packages/nightshift/tests/conftest.py"),
+        deleted=("packages/af/tests/test_nightshift.py",),
     ),
-    GroupMerge(6, "Document the standalone nightshift command", ("docs/cli.md", "docs/nightshift.md")),
+    GroupMerge(6, "Document the standalone nightshift command", ("docs/cli.md", "docs/nightshift.md"),
+               added=("docs/nightshift.md",)),
     GroupMerge(7, "Release notes and version bump", ("CHANGELOG.md", "packages/nightshift/pyproject.toml")),
 )
 
@@ -332,11 +355,13 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
             severity=f.severity,
             finding_key=f.key,
             source=REVIEW_NODE,
+            expects=f.expects,
         )
     groups = []
     for m in MERGES:
         prompt = prompt_figures(conn, scope)  # what group m.group's coder is told
-        result = api.record_merge(conn, scope, m.commit_sha, m.paths, message=m.message, node_id=m.node_id)
+        result = api.record_merge(conn, scope, m.commit_sha, m.paths, message=m.message, node_id=m.node_id,
+                                  added=m.added, deleted=m.deleted)
         groups.append(
             GroupReport(
                 group=m.group,

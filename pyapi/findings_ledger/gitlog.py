@@ -3,119 +3,514 @@
 :func:`read_merges` lists the commits of a revision range on the
 first-parent line (the commits that *landed* on the branch, merge commits
 included, their changes taken against the first parent), oldest first, with
-their full messages and the paths they touched:
+their full messages, the paths they touched, which of those they added and
+deleted, and the line ranges they changed (git's ``-U0`` hunks):
 
-* renames count both sides (old and new path) as touched, deletions count;
+* one ``git log --no-walk --stdin -z --raw -p -U0`` stream over the commits
+  ``git rev-list --first-parent`` lists: read as it arrives, so a long
+  history never sits in memory as one blob (:func:`read_merge_batches` groups
+  it into batches for bulk writers);
+* renames count both sides (old and new path) as touched; a rename is its
+  old path deleted and its new path added; ``renames=False`` (``git
+  --no-renames``) reports it as a deletion plus an addition, which needs no
+  file contents (rename detection reads blobs; a partial clone may lack them);
 * paths are read with ``-z``, so spaces, quotes, backslashes and non-ASCII
   names come through exactly (no C-style quoting);
+* ``hunks`` maps a path to its ``[old_start, old_count, new_start,
+  new_count]`` ranges (git's ``@@ -a,b +c,d @@``), keyed by the path the old
+  line numbers refer to (a rename's *old* path). A path changed without line
+  changes (a pure rename, a mode change) maps to ``[]``; a path whose lines
+  git cannot show (binary, type change) is left out, so the ledger applies
+  the file-level rule to it;
+* a commit whose diff cannot be read (a partial or damaged clone lacking a
+  blob, the boundary commit of a shallow clone) is still returned, with its
+  message and, where git can tell them without the missing objects, its
+  paths, added and deleted, but ``hunks=None`` and the reason in
+  ``diff_error``: never a crash;
 * a path that is not valid UTF-8 raises ``ValueError`` naming the commit.
 
-:func:`replay` records them in order through :func:`findings_ledger.record_merge`.
+:func:`replay` records them in order through :func:`findings_ledger.record_merge`,
+one transaction per batch.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import psycopg
 
 from .api import record_merge
 from .models import MergeResult
 
-_MARK = "\x1e\x1eFL-COMMIT"
+#: Merges per batch (:func:`read_merge_batches`, :func:`replay`).
+BATCH_SIZE = 500
+
+Hunk = tuple[int, int, int, int]
+
+_MARK = b"\x1e\x1eFL-COMMIT\x00"
 _FORMAT = "%x1e%x1eFL-COMMIT%x00%H%x00%P%x00%cI%x00%B%x00"
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_DIFF = b"diff --git "
+_NULL_OID = re.compile(r"^0+$")
+# what git prints when an object it needs is not in the repository (a
+# partial clone without its promisor, a damaged object store)
+_UNREADABLE = re.compile(
+    r"unable to read|could not read|missing blob|bad object|could not fetch|promisor|"
+    r"is corrupt|loose object .* is corrupt|packed object .* is corrupt|unable to parse object",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
 class GitMerge:
     """One first-parent commit: ``sha`` (40 hex), ``parents`` (shas),
-    ``committed_at`` (committer date), ``message`` (full, as written) and
-    ``paths`` (touched paths in git's order, both sides of renames)."""
+    ``committed_at`` (committer date), ``message`` (full, as written),
+    ``paths`` (touched paths in git's order, both sides of renames),
+    ``added`` and ``deleted`` (subsets of ``paths``), ``hunks`` (see the
+    module docstring; None when the diff could not be read) and
+    ``diff_error`` (why not, else None)."""
 
     sha: str
     parents: tuple[str, ...]
     committed_at: datetime
     message: str
     paths: tuple[str, ...]
+    added: tuple[str, ...] | None = ()
+    deleted: tuple[str, ...] | None = ()
+    hunks: Mapping[str, Sequence[Hunk]] | None = field(default=None, hash=False)
+    diff_error: str | None = None
 
     @property
     def is_merge(self) -> bool:
         return len(self.parents) > 1
 
+    @property
+    def subject(self) -> str:
+        """The message's first line."""
+        return self.message.split("\n", 1)[0]
 
-def _git(repo: Path, args: list[str]) -> bytes:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), "-c", "core.quotepath=off", *args],
-        capture_output=True,
-    )
+    def hunks_json(self) -> dict[str, list[list[int]]] | None:
+        """``hunks`` as the ledger stores them (``ledger.merge.hunks``)."""
+        if self.hunks is None:
+            return None
+        return {path: [list(h) for h in hs] for path, hs in self.hunks.items()}
+
+
+def _git(repo: Path, args: list[str], stdin: bytes | None = None) -> bytes:
+    proc = subprocess.run(_argv(repo, args), input=stdin, capture_output=True)
     if proc.returncode != 0:
-        raise ValueError(f"git {' '.join(args[:2])} in {repo} failed: {proc.stderr.decode(errors='replace').strip()}")
+        raise ValueError(f"git {' '.join(args[:2])} in {repo} failed: {_one_line(proc.stderr)}")
     return proc.stdout
 
 
-def read_merges(repo: str | Path, rev_range: str = "HEAD", since: str | None = None) -> Iterator[GitMerge]:
-    """Commits of ``rev_range`` (e.g. ``HEAD``, ``v1.0..main``) on the
-    first-parent line, oldest first; ``since`` is passed to ``git log
-    --since`` (``2026-01-01``, ``2.weeks``). Raises ``ValueError`` when git
-    fails (not a repository, unknown revision) or a path is not UTF-8."""
+def _argv(repo: Path, args: list[str]) -> list[str]:
+    return ["git", "-C", str(repo), "-c", "core.quotepath=off", *args]
+
+
+def _one_line(raw: bytes) -> str:
+    return "; ".join(line.strip() for line in raw.decode(errors="replace").splitlines() if line.strip())
+
+
+def _log_args(*, patch: bool, renames: bool) -> list[str]:
+    """``git log`` over the shas on stdin, in that order, each diffed against
+    its first parent; settings a user's configuration could change are
+    given explicitly (the hunks are git's defaults: Myers, indent heuristic,
+    no context, no merged hunks)."""
     args = [
         "log",
-        "--first-parent",
-        "--reverse",
+        "--no-walk=unsorted",
+        "--stdin",
+        "--root",
         "--no-color",
         "--no-ext-diff",
+        "--no-textconv",
+        "--no-show-signature",
+        "--encoding=UTF-8",
+        "--no-abbrev",
         "-z",
-        "--name-status",
-        "-M",
+        "--raw",
         "--diff-merges=first-parent",
         f"--format={_FORMAT}",
+        "-M" if renames else "--no-renames",
     ]
+    if patch:
+        args += ["-p", "-U0", "--inter-hunk-context=0", "--diff-algorithm=myers", "--indent-heuristic"]
+    return args
+
+
+def list_commits(repo: str | Path, rev_range: str = "HEAD", since: str | None = None) -> list[str]:
+    """The shas of ``rev_range`` on the first-parent line, oldest first
+    (``git rev-list --first-parent --reverse``). Raises ``ValueError`` when
+    git fails (not a repository, unknown revision)."""
+    args = ["rev-list", "--first-parent", "--reverse"]
     if since:
         args.append(f"--since={since}")
-    args += [rev_range, "--"]
-    raw = _git(Path(repo), args)
-    tokens = raw.split(b"\0")
-    i = 0
-    header: list[bytes] | None = None
-    paths: list[str] = []
-    while i < len(tokens):
-        tok = tokens[i].lstrip(b"\n")
-        if tok == _MARK.encode():
-            if header is not None:
-                yield _build(header, paths)
-            header, paths = tokens[i + 1 : i + 5], []
-            i += 5
-            continue
-        if not tok:
-            i += 1
-            continue
-        status = tok.decode("ascii", errors="replace")
+    args += [*rev_range.split(), "--"]
+    return _git(Path(repo), args).decode("ascii").split()
+
+
+def read_merges(
+    repo: str | Path,
+    rev_range: str = "HEAD",
+    since: str | None = None,
+    *,
+    renames: bool = True,
+) -> GitHistory:
+    """Commits of ``rev_range`` (e.g. ``HEAD``, ``v1.0..main``) on the
+    first-parent line, oldest first; ``since`` is passed to ``git rev-list
+    --since`` (``2026-01-01``, ``2.weeks``); ``renames=False`` turns rename
+    detection off (``--no-renames``). The commits are listed at once (so
+    ``len()`` is known) and read as the result is iterated. Raises
+    ``ValueError`` when git fails (not a repository, unknown revision) or a
+    path is not UTF-8; a commit whose diff cannot be read comes back with
+    ``hunks=None`` and ``diff_error`` set (see the module docstring)."""
+    path = Path(repo)
+    return GitHistory(path, list_commits(path, rev_range, since), renames)
+
+
+@dataclass(frozen=True)
+class GitHistory:
+    """The first-parent commits :func:`read_merges` lists: ``shas`` oldest
+    first; iterating reads them from git (again on each iteration)."""
+
+    repo: Path
+    shas: list[str]
+    renames: bool = True
+
+    def __len__(self) -> int:
+        return len(self.shas)
+
+    def __iter__(self) -> Iterator[GitMerge]:
+        return _Reader(self.repo, self.shas, self.renames).merges()
+
+
+class _Reader:
+    """The stream over ``shas`` and its recovery from unreadable objects.
+
+    A first ``git log -p`` runs over every commit. When git stops on an
+    object it cannot read, the repository is asked once which objects it
+    lacks (``rev-list --objects --missing=print``: fetches nothing) and the
+    raw tree diffs (which read no blob) tell which commits need one; those
+    are returned without their patch and the stream restarts after the last
+    commit known complete. A commit that still fails alone is returned
+    without its patch too. Every restart returns at least one more commit.
+    """
+
+    def __init__(self, repo: Path, shas: list[str], renames: bool) -> None:
+        self.repo, self.shas, self.renames = repo, shas, renames
+        self.shallow = _shallow_boundary(repo) & set(shas)
+        self.unreadable: dict[str, str] = {
+            sha: "the boundary commit of a shallow clone: its parent is not in the repository"
+            for sha in self.shallow
+        }
+        self.raw: dict[str, _Raw] = {}
+        self.probed = False
+
+    def merges(self) -> Iterator[GitMerge]:
+        pos = 0
+        while pos < len(self.shas):
+            while pos < len(self.shas) and self.shas[pos] in self.unreadable:
+                yield self._without_patch(self.shas[pos])
+                pos += 1
+            run = [s for s in self.shas[pos:] if s not in self.unreadable]
+            if not run:
+                continue
+            got = 0
+            failure: _Failure | None = None
+            for item in _read_patch(self.repo, run, self.renames):
+                if isinstance(item, _Failure):
+                    failure = item
+                    break
+                while self.shas[pos] != item.sha:  # unreadable commits in between
+                    yield self._without_patch(self.shas[pos])
+                    pos += 1
+                yield item
+                pos += 1
+                got += 1
+            if failure is None:
+                continue
+            if not self.probed and self._probe(self.shas[pos:], failure.message):
+                continue
+            if got == 0:
+                self.unreadable[run[0]] = f"the diff cannot be read: {_short(failure.message)}"
+
+    def _probe(self, rest: list[str], message: str) -> bool:
+        """Mark the commits of ``rest`` that need a missing object; True when any was found."""
+        self.probed = True
+        missing = _missing_objects(self.repo, rest)
+        if not missing:
+            return False
+        self.raw.update((r.merge.sha, r) for r in _read_raw(self.repo, rest))
+        found = False
+        for sha in rest:
+            lacking = sorted(self.raw[sha].oids & missing)
+            if lacking and sha not in self.unreadable:
+                more = f" and {len(lacking) - 1} more" if len(lacking) > 1 else ""
+                self.unreadable[sha] = f"the diff needs object {lacking[0]}{more}, missing from the repository"
+                found = True
+        return found
+
+    def _without_patch(self, sha: str) -> GitMerge:
+        if sha not in self.raw:
+            self.raw.update((r.merge.sha, r) for r in _read_raw(self.repo, [sha]))
+        m = self.raw[sha].merge
+        reason = self.unreadable[sha]
+        if sha in self.shallow:
+            # diffed against nothing, every file would look added: paths unknown
+            return replace(m, paths=(), added=None, deleted=None, hunks=None, diff_error=reason)
+        return replace(m, hunks=None, diff_error=reason)
+
+
+def _short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _shallow_boundary(repo: Path) -> set[str]:
+    """The shas whose parents a shallow clone lacks (its ``shallow`` file)."""
+    try:
+        out = _git(repo, ["rev-parse", "--git-path", "shallow"]).decode().strip()
+    except ValueError:
+        return set()
+    shallow = Path(out) if Path(out).is_absolute() else repo / out
+    try:
+        return set(shallow.read_text(encoding="ascii").split())
+    except OSError:
+        return set()
+
+
+def _missing_objects(repo: Path, shas: list[str]) -> set[str]:
+    """Object ids reachable from ``shas`` that the repository lacks."""
+    out = _git(repo, ["rev-list", "--objects", "--missing=print", "--stdin"], stdin=_lines(shas))
+    return {line[1:].split()[0] for line in out.decode().splitlines() if line.startswith("?")}
+
+
+def _lines(shas: Sequence[str]) -> bytes:
+    return "".join(f"{s}\n" for s in shas).encode("ascii")
+
+
+@dataclass(frozen=True)
+class _Failure:
+    message: str
+
+
+@dataclass(frozen=True)
+class _Raw:
+    merge: GitMerge
+    oids: frozenset[str]
+
+
+def _read_raw(repo: Path, shas: list[str]) -> Iterator[_Raw]:
+    """Commits without their patch and without rename detection: reads no
+    blob, only trees. Each with the blob ids its diff would need."""
+    if not shas:
+        return
+    out = _git(repo, _log_args(patch=False, renames=False), stdin=_lines(shas))
+    for chunk in _split(out):
+        header, entries, _ = _parse_chunk(chunk)
+        yield _Raw(_build(header, entries, None), frozenset(o for e in entries for o in e.oids))
+
+
+def _split(out: bytes) -> Iterator[bytes]:
+    return iter(out.split(_MARK)[1:])
+
+
+def _read_patch(repo: Path, shas: list[str], renames: bool) -> Iterator[GitMerge | _Failure]:
+    """Stream ``git log -p -U0`` over ``shas``; yields each commit once its
+    successor's header (or the end of a successful run) shows it complete,
+    then a :class:`_Failure` if git stopped on an unreadable object (the
+    commit it was printing is not yielded: it may be cut short)."""
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(_argv(repo, _log_args(patch=True, renames=renames)), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err)
+        assert proc.stdin is not None and proc.stdout is not None
+        # git reads every revision from stdin before it writes anything
+        proc.stdin.write(_lines(shas))
+        proc.stdin.close()
+        pending: bytes | None = None
+        try:
+            for chunk in _chunks(proc.stdout):
+                if pending is not None:
+                    yield _patched(pending)
+                pending = chunk
+        finally:
+            proc.stdout.close()
+            rc = proc.wait()
+        err.seek(0)
+        message = _one_line(err.read())
+    if rc == 0:
+        if pending is not None:
+            yield _patched(pending)
+        return
+    if not _UNREADABLE.search(message):
+        raise ValueError(f"git log in {repo} failed: {message}")
+    yield _Failure(message)
+
+
+def _chunks(stream: IO[bytes]) -> Iterator[bytes]:
+    """The bytes of each commit of the stream (the text between markers),
+    read in blocks; each byte is searched once."""
+    buf = bytearray()
+    start = 0
+    seen = False
+    while block := stream.read(1 << 16):
+        buf += block
+        while (at := buf.find(_MARK, start)) >= 0:
+            if seen:
+                yield bytes(buf[:at])
+            seen = True
+            del buf[: at + len(_MARK)]
+            start = 0
+        start = max(0, len(buf) - len(_MARK) + 1)
+    if seen:
+        yield bytes(buf)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    status: str
+    paths: tuple[str, ...]  # (path,) or (old, new)
+    oids: tuple[str, ...]  # the blobs its diff reads
+
+
+def _parse_chunk(chunk: bytes) -> tuple[list[bytes], list[_Entry], bytes]:
+    """Split one commit's bytes into its header fields, raw entries and patch text."""
+    fields = chunk.split(b"\0", 4)
+    if len(fields) < 5:
+        raise ValueError(f"unexpected git log output: {chunk[:80]!r}")
+    header, rest = fields[:4], fields[4].lstrip(b"\0")
+    if rest.startswith(b"\n"):
+        rest = rest[1:]
+    sha = header[0].decode("ascii", errors="replace")
+    entries: list[_Entry] = []
+    while rest.startswith(b":"):
+        meta_raw, rest = rest.split(b"\0", 1)
+        meta = meta_raw[1:].decode("ascii").split(" ")
+        status = meta[4]
         width = 2 if status[0] in "RC" else 1
-        for raw_path in tokens[i + 1 : i + 1 + width]:
+        *raw_paths, rest = rest.split(b"\0", width)
+        paths = []
+        for raw_path in raw_paths:
             try:
                 paths.append(raw_path.decode("utf-8"))
             except UnicodeDecodeError as exc:
-                sha = header[0].decode() if header else "?"
                 raise ValueError(f"commit {sha}: path {raw_path!r} is not valid UTF-8") from exc
-        i += 1 + width
-    if header is not None:
-        yield _build(header, paths)
+        oids = tuple(o for o, mode in zip(meta[2:4], meta[0:2], strict=True)
+                     if not _NULL_OID.match(o) and mode != "160000")
+        entries.append(_Entry(status, tuple(paths), oids))
+    return header, entries, rest.lstrip(b"\0")
 
 
-def _build(header: list[bytes], paths: list[str]) -> GitMerge:
+@dataclass
+class _Section:
+    """One ``diff --git`` section of a patch."""
+
+    readable: bool = True
+    hunks: list[Hunk] = field(default_factory=list)
+    deleted_mode: bool = False
+    new_mode: bool = False
+
+
+def _sections(patch: bytes) -> list[_Section]:
+    out: list[_Section] = []
+    in_hunks = False
+    for line in patch.split(b"\n"):
+        if line.startswith(_DIFF):
+            out.append(_Section())
+            in_hunks = False
+        elif not out:
+            continue
+        elif line.startswith(b"@@ -"):
+            m = _HUNK.match(line)
+            if m:
+                in_hunks = True
+                a, b, c, d = m.groups()
+                out[-1].hunks.append((int(a), 1 if b is None else int(b), int(c), 1 if d is None else int(d)))
+        elif in_hunks:
+            continue  # a changed line (+, -, or "\\ No newline at end of file")
+        elif line.startswith((b"Binary files ", b"GIT binary patch")):
+            out[-1].readable = False
+        elif line.startswith(b"deleted file mode"):
+            out[-1].deleted_mode = True
+        elif line.startswith(b"new file mode"):
+            out[-1].new_mode = True
+    return out
+
+
+def _patched(chunk: bytes) -> GitMerge:
+    """One commit of the ``-p`` stream: the raw entries give the exact paths,
+    the patch sections (in the same order) their hunks."""
+    header, entries, patch = _parse_chunk(chunk)
+    sections = _sections(patch)
+    hunks: dict[str, list[Hunk]] = {}
+    i = 0
+    for e in entries:
+        if i >= len(sections):
+            return _build(header, entries, None, "the patch does not line up with the changed paths")
+        s = sections[i]
+        i += 1
+        if e.status == "T":
+            # shown as a deletion and an addition: the old lines are not
+            # comparable to the new ones, so the file-level rule applies
+            if s.deleted_mode and i < len(sections) and sections[i].new_mode:
+                i += 1
+            continue
+        if s.readable:
+            hunks.setdefault(e.paths[0], []).extend(s.hunks)
+    if i != len(sections):
+        return _build(header, entries, None, "the patch does not line up with the changed paths")
+    return _build(header, entries, hunks)
+
+
+def _build(header: list[bytes], entries: list[_Entry], hunks: dict[str, list[Hunk]] | None,
+           diff_error: str | None = None) -> GitMerge:
     sha, parents, date, body = (h.decode("utf-8", errors="replace") for h in header)
+    paths: list[str] = []
+    added: list[str] = []
+    deleted: list[str] = []
+    for e in entries:
+        paths.extend(e.paths)
+        if e.status[0] in "RD":
+            deleted.append(e.paths[0])
+        if e.status[0] in "RCA":
+            added.append(e.paths[-1])
     return GitMerge(
         sha=sha,
         parents=tuple(parents.split()),
         committed_at=datetime.fromisoformat(date),
         message=body.rstrip("\n"),
         paths=tuple(dict.fromkeys(paths)),
+        added=tuple(dict.fromkeys(added)),
+        deleted=tuple(dict.fromkeys(deleted)),
+        hunks=hunks,
+        diff_error=diff_error,
     )
+
+
+def batches(merges: Iterable[GitMerge], size: int = BATCH_SIZE) -> Iterator[list[GitMerge]]:
+    """``merges`` in lists of at most ``size``, in order."""
+    it = iter(merges)
+    while batch := list(islice(it, size)):
+        yield batch
+
+
+def read_merge_batches(
+    repo: str | Path,
+    rev_range: str = "HEAD",
+    since: str | None = None,
+    *,
+    renames: bool = True,
+    size: int = BATCH_SIZE,
+) -> Iterator[list[GitMerge]]:
+    """:func:`read_merges` in batches of at most ``size`` merges, oldest first."""
+    return batches(read_merges(repo, rev_range, since, renames=renames), size)
 
 
 def replay(
@@ -123,15 +518,25 @@ def replay(
     scope: str,
     merges: Iterable[GitMerge],
     on_merge: Callable[[GitMerge, MergeResult], None] | None = None,
+    *,
+    batch_size: int = BATCH_SIZE,
 ) -> list[MergeResult]:
-    """Record ``merges`` in order into ``scope``; returns one
-    :class:`MergeResult` per merge. A merge already recorded (same scope and
-    sha) has no second effect. ``on_merge`` is called after each one (the
-    CLI's progress bar). Runs in the caller's transaction mode."""
+    """Record ``merges`` in order into ``scope`` with their added, deleted
+    and hunks; returns one :class:`MergeResult` per merge. Each batch of
+    ``batch_size`` merges is one transaction (a savepoint inside the
+    caller's), so an interrupted replay keeps the batches it finished. A
+    merge already recorded (same scope and sha) has no second effect.
+    ``on_merge`` is called after each one (the CLI's progress bar)."""
     results = []
-    for m in merges:
-        res = record_merge(conn, scope, m.sha, m.paths, message=m.message, merged_at=m.committed_at)
-        results.append(res)
-        if on_merge is not None:
-            on_merge(m, res)
+    for batch in batches(merges, batch_size):
+        with conn.transaction():
+            for m in batch:
+                res = record_merge(
+                    conn, scope, m.sha, m.paths, message=m.message, merged_at=m.committed_at,
+                    added=m.added, deleted=m.deleted,
+                    hunks=m.hunks_json(),
+                )
+                results.append(res)
+                if on_merge is not None:
+                    on_merge(m, res)
     return results

@@ -9,7 +9,12 @@ SQL call per finding, the same triggers as any INSERT):
   the stable id as ``id`` / ``finding_id`` / ``issue_id`` / ``key`` /
   ``uid`` (first present wins), ``kind``, ``severity``, ``source_bot`` (or
   ``source``), ``strong_keywords``, ``tags`` and ``paths`` (lists, or
-  comma-separated strings). The slug comes from the file name. Only the
+  comma-separated strings; a path may carry a line anchor, ``src/a.py:42``
+  or ``src/a.py:40-48``), ``expects`` (``change``, ``present``,
+  ``absent``), ``task_group`` (else ``node_id``/``node``, the reporting
+  node such as ``07_nightshift_standalone_cli:0``) and when the problem was
+  observed: ``observed_at``, else ``created``, else ``date``, else the file
+  name's ``YYYY-MM-DD`` (see *Dates* below). The slug comes from the file name. Only the
   directory's own ``*.md`` files are read (not subdirectories); a file whose
   name is not ``YYYY-MM-DD-<slug>.md``, that cannot be parsed, or that the
   ledger rejects is reported by name and skipped, and the others are
@@ -20,7 +25,19 @@ SQL call per finding, the same triggers as any INSERT):
   title is the description's first line, whose path is ``artifact_ref``
   and whose key is ``drift-`` + 12 hex digits of the SHA-256 of (spec_ref,
   artifact_ref, description), so a re-import finds it again; ``spec_ref``
-  is kept as the tag ``spec:<spec_ref>``.
+  is kept as the tag ``spec:<spec_ref>``. An entry may say what it expects
+  of its path (``"expects": "present"`` for "X does not exist",
+  ``"absent"`` for "X still exists"; default ``change``), and when and for
+  which task group it was observed: ``observed_at`` / ``created_at`` /
+  ``timestamp`` and ``task_group`` / ``node_id``, on the entry or at the top
+  level of the file (the entry wins).
+
+*Dates.* A timestamp with a time and no offset is UTC; a bare date
+(``2026-06-24``, or the file name's) means the end of that day in UTC
+(``23:59:59.999999``): the latest moment the finding can have been observed,
+so no merge of that day or earlier retires it (a fix merged later that same
+day does not either: under-archiving is the safe failure). A value that is
+not a date is reported as the file's error and the file is skipped.
 
 Re-importing creates no duplicates: a finding is identified by its key,
 else by its slug, and is refreshed when active, left alone when retired
@@ -38,6 +55,7 @@ import json
 import os
 import re
 from collections.abc import Sequence
+from datetime import date, datetime, time, timezone
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +70,12 @@ from .models import ImportedFile, ImportedFinding, ImportReport, SkippedFile
 
 FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+)\.md$")
 ID_FIELDS = ("id", "finding_id", "issue_id", "key", "uid")
+#: Front matter fields that say when the finding was observed, first present wins.
+DATE_FIELDS = ("observed_at", "created", "date")
+#: Drift-review fields (on the entry, else at the top level) that say when it was observed.
+DRIFT_DATE_FIELDS = ("observed_at", "created_at", "timestamp")
+#: Fields that name the task group (or the reporting node), first present wins.
+GROUP_FIELDS = ("task_group", "node_id", "node")
 
 
 def import_finding(
@@ -68,9 +92,13 @@ def import_finding(
     slug: str | None = None,
     strong_keywords: Sequence[str] = (),
     tags: Sequence[str] = (),
+    observed_at: datetime | None = None,
+    expects: str | None = None,
+    task_group: str | None = None,
 ) -> ImportedFinding:
     """Insert or refresh one finding (``ledger.import_finding``), identified by
-    ``finding_key``, else ``slug``. Raises ``PathRejected`` (LD001),
+    ``finding_key``, else ``slug``. ``observed_at`` (None: now), ``expects``
+    (None: ``change``) and ``task_group`` as in ``ledger.finding``. Raises ``PathRejected`` (LD001),
     ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003), ``ValueTooLong``
     (LD004), ``KeywordRejected`` (LD101), ``SlugRejected`` (LD102),
     ``DuplicateFindingSlug`` (23505: the slug belongs to another finding)."""
@@ -86,6 +114,9 @@ def import_finding(
         "slug": slug,
         "strong_keywords": list(strong_keywords),
         "tags": list(tags),
+        "observed_at": observed_at,
+        "expects": expects,
+        "task_group": task_group,
     }
     with translate(), conn.cursor(row_factory=class_row(ImportedFinding)) as cur:
         cur.execute(queries.IMPORT_FINDING, params)
@@ -121,6 +152,34 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+def parse_observed(value: Any, field_name: str) -> datetime | None:
+    """A date or timestamp from front matter or JSON as an aware datetime (see
+    *Dates* in the module docstring); None stays None. Raises ``ValueError``
+    naming ``field_name`` and the value."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        parsed = value
+    elif isinstance(value, date):
+        return datetime.combine(value, time.max, tzinfo=timezone.utc)
+    elif isinstance(value, str):
+        text = value.strip()
+        try:
+            if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+                return datetime.combine(date.fromisoformat(text), time.max, tzinfo=timezone.utc)
+            parsed = datetime.fromisoformat(re.sub(r"[zZ]$", "+00:00", text))
+        except ValueError:
+            raise ValueError(f"{field_name} {value!r} is not a date or an ISO 8601 timestamp") from None
+    else:
+        raise ValueError(f"{field_name} {value!r} is not a date or an ISO 8601 timestamp")
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
+
+
+def _first(meta: dict[str, Any], names: Sequence[str]) -> tuple[str, Any]:
+    """The first of ``names`` with a value in ``meta``: (name, value), else (names[0], None)."""
+    return next(((n, meta[n]) for n in names if meta.get(n) not in (None, "")), (names[0], None))
+
+
 def read_finding_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Parse one ``YYYY-MM-DD-<slug>.md`` findings file into the keyword
     arguments of :func:`import_finding` (without ``scope``). Raises
@@ -147,6 +206,9 @@ def read_finding_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     description = meta.get("description")
     if description in (None, ""):
         description = body or None
+    date_field, observed = _first(meta, DATE_FIELDS)
+    observed_at = (parse_observed(observed, date_field) if observed is not None
+                   else parse_observed(m.group(1), "the file name's date"))
     return {
         "title": _text(title),
         "description": _text(description),
@@ -158,6 +220,9 @@ def read_finding_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         "strong_keywords": _strings(meta.get("strong_keywords")),
         "tags": _strings(meta.get("tags")),
         "paths": _strings(meta.get("paths")),
+        "observed_at": observed_at,
+        "expects": _text(meta.get("expects")),
+        "task_group": _text(_first(meta, GROUP_FIELDS)[1]),
     }
 
 
@@ -171,18 +236,19 @@ def _import_one(conn: psycopg.Connection[Any], scope: str, name: str, fields: di
 
 
 def import_findings_dir(conn: psycopg.Connection[Any], scope: str, directory: str | os.PathLike[str],
-                        report: ImportReport | None = None) -> ImportReport:
+                        report: ImportReport | None = None, *, task_group: str | None = None) -> ImportReport:
     """Import every ``*.md`` file of ``directory`` (not its subdirectories)
-    in name order; see the module docstring."""
+    in name order; see the module docstring. ``task_group`` is the group of
+    the files that do not name one."""
     report = report if report is not None else ImportReport()
     for p in sorted(Path(directory).glob("*.md")):
         if p.is_file():
-            import_findings_file(conn, scope, p, report)
+            import_findings_file(conn, scope, p, report, task_group=task_group)
     return report
 
 
 def import_findings_file(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str],
-                         report: ImportReport | None = None) -> ImportReport:
+                         report: ImportReport | None = None, *, task_group: str | None = None) -> ImportReport:
     """Import one findings file (``YYYY-MM-DD-<slug>.md``)."""
     report = report if report is not None else ImportReport()
     p = Path(path)
@@ -191,6 +257,7 @@ def import_findings_file(conn: psycopg.Connection[Any], scope: str, path: str | 
     except (OSError, ValueError) as exc:
         report.skipped.append(SkippedFile(p.name, str(exc)))
         return report
+    fields["task_group"] = fields["task_group"] or task_group
     _import_one(conn, scope, p.name, fields, report)
     return report
 
@@ -203,7 +270,7 @@ def drift_key(entry: dict[str, Any]) -> str:
 
 
 def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str],
-                      report: ImportReport | None = None) -> ImportReport:
+                      report: ImportReport | None = None, *, task_group: str | None = None) -> ImportReport:
     """Import a drift review ``{"drift_findings": [...]}`` (seed 000); see
     the module docstring. An unreadable file is reported as skipped; each
     bad entry is reported as ``<file>#drift_findings[<i>]``."""
@@ -217,10 +284,19 @@ def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.
     except (OSError, ValueError, KeyError, TypeError) as exc:
         report.skipped.append(SkippedFile(p.name, f"not a drift review: {type(exc).__name__}: {exc}"))
         return report
+    top = {k: v for k, v in data.items() if k != "drift_findings"}
     for i, entry in enumerate(entries):
         name = f"{p.name}#drift_findings[{i}]"
         if not isinstance(entry, dict):
             report.skipped.append(SkippedFile(name, "entry is not an object"))
+            continue
+        date_field, observed = _first(entry, DRIFT_DATE_FIELDS)
+        if observed is None:
+            date_field, observed = _first(top, DRIFT_DATE_FIELDS)
+        try:
+            observed_at = parse_observed(observed, date_field)
+        except ValueError as exc:
+            report.skipped.append(SkippedFile(name, str(exc)))
             continue
         description = _text(entry.get("description"))
         first_line = description.strip().splitlines()[0].strip() if description and description.strip() else None
@@ -236,20 +312,25 @@ def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.
             "source": "drift-review",
             "paths": [artifact] if artifact else [],
             "tags": [f"spec:{spec_ref}"] if spec_ref else [],
+            "observed_at": observed_at,
+            "expects": _text(entry.get("expects")),
+            "task_group": _text(_first(entry, GROUP_FIELDS)[1] or _first(top, GROUP_FIELDS)[1]) or task_group,
         }
         _import_one(conn, scope, name, fields, report)
     return report
 
 
-def import_findings(conn: psycopg.Connection[Any], scope: str, source: str | os.PathLike[str]) -> ImportReport:
+def import_findings(conn: psycopg.Connection[Any], scope: str, source: str | os.PathLike[str], *,
+                    task_group: str | None = None) -> ImportReport:
     """Import ``source``: a findings directory, one ``.md`` findings file, or
-    a drift-review ``.json`` file. Raises ``FileNotFoundError`` when it does
+    a drift-review ``.json`` file; ``task_group`` is the group of the
+    findings that do not name one. Raises ``FileNotFoundError`` when it does
     not exist."""
     p = Path(source)
     if p.is_dir():
-        return import_findings_dir(conn, scope, p)
+        return import_findings_dir(conn, scope, p, task_group=task_group)
     if not p.exists():
         raise FileNotFoundError(f"no such file or directory: {p}")
     if p.suffix.lower() == ".json":
-        return import_drift_json(conn, scope, p)
-    return import_findings_file(conn, scope, p)
+        return import_drift_json(conn, scope, p, task_group=task_group)
+    return import_findings_file(conn, scope, p, task_group=task_group)

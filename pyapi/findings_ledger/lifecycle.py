@@ -64,11 +64,17 @@ def report_finding(
     severity: str = "medium",
     source: str | None = None,
     review_run: str | None = None,
+    observed_at: datetime | None = None,
+    expects: str | None = None,
+    task_group: str | None = None,
 ) -> ReportResult:
     """Report a finding identified by ``(scope, finding_key)``
     (``ledger.report_finding``); a re-report never creates a second row.
 
-    A re-report keeps the stored text of the first report. Raises
+    A re-report keeps the stored text of the first report. A new finding's
+    ``observed_at`` (None: now), ``expects`` (None: ``change``) and
+    ``task_group`` (None: ``source`` when it is a node id ending in
+    ``:<number>``) are as in :func:`findings_ledger.add_finding`. Raises
     ``ValueRequired`` (LD002: scope, key or title missing) and, for a new
     finding, ``PathRejected`` (LD001), ``ValueInvalid`` (LD003),
     ``ValueTooLong`` (LD004).
@@ -83,6 +89,9 @@ def report_finding(
         "severity": severity,
         "source": source,
         "review_run": review_run,
+        "observed_at": observed_at,
+        "expects": expects,
+        "task_group": task_group,
     }
     with translate(), conn.cursor(row_factory=class_row(ReportResult)) as cur:
         cur.execute(queries.REPORT_FINDING, params)
@@ -211,18 +220,27 @@ def read_prompt_findings(
     kinds: Sequence[str] | None = None,
     max_age: timedelta | None = None,
     max_chars: int | None = None,
+    current_group: str | None = None,
+    max_groups: int | None = None,
 ) -> PromptSelection:
     """The active findings of ``scope`` for a prompt (``ledger.read_prompt_findings``):
     only ``kinds`` when given, only those reported within ``max_age`` when
-    given, most severe then most recent first, cut to ``max_chars``
-    characters of ``prompt_text()`` (a prefix cut: a less severe finding
-    never displaces a more severe one). Raises ``NotFound`` (LD005, unknown
-    scope), ``ValueInvalid`` (LD003, negative budget or age)."""
+    given, only those generated at most ``max_groups`` task groups before
+    ``current_group`` when given (seed 000's Option C, on top of
+    supersession: a finding of unknown group stays), most severe then most
+    recent first, cut to ``max_chars`` characters of ``prompt_text()`` (a
+    prefix cut: a less severe finding never displaces a more severe one).
+    Raises ``NotFound`` (LD005, unknown scope), ``ValueRequired`` (LD002,
+    ``max_groups`` without ``current_group``), ``ValueInvalid`` (LD003,
+    negative budget, age or group count, a group without a trailing
+    number)."""
     params = {
         "scope": scope,
         "kinds": list(kinds) if kinds is not None else None,
         "max_age": max_age,
         "max_chars": max_chars,
+        "current_group": current_group,
+        "max_groups": max_groups,
     }
     with translate(), conn.cursor() as cur:
         cur.execute(queries.READ_PROMPT_FINDINGS, params)
@@ -242,6 +260,8 @@ def read_prompt_findings(
                 paths=f["paths"],
                 source=f["source"],
                 created_at=datetime.fromisoformat(f["created_at"]),
+                observed_at=datetime.fromisoformat(f["observed_at"]),
+                task_group=f["task_group"],
             )
             for f in findings
         ],

@@ -29,10 +29,14 @@ def set_match_policy(
     path_supersede_kinds: Sequence[str] | None = None,
     slug_mention_resolves: bool | None = None,
     default_branch: str | None = None,
+    line_context: int | None = None,
+    create: bool = False,
 ) -> MatchPolicy:
-    """Set ``scope``'s matching policy (``ledger.set_match_policy``), creating
-    the scope if needed; None leaves a setting unchanged, ``default_branch=""``
-    clears it. Returns the stored policy. Raises ``ValueRequired`` (LD002),
+    """Set ``scope``'s matching policy (``ledger.set_match_policy``); None
+    leaves a setting unchanged, ``default_branch=""`` clears it;
+    ``line_context``: lines of context around a finding's anchor (0-1000).
+    An unknown scope raises ``NotFound`` (LD005) unless ``create=True``.
+    Returns the stored policy. Raises ``ValueRequired`` (LD002),
     ``ValueInvalid`` (LD003, e.g. an unknown rule), ``ValueTooLong`` (LD004)."""
     params = {
         "scope": scope,
@@ -40,6 +44,8 @@ def set_match_policy(
         "path_supersede_kinds": None if path_supersede_kinds is None else list(path_supersede_kinds),
         "slug_mention_resolves": slug_mention_resolves,
         "default_branch": default_branch,
+        "line_context": line_context,
+        "create": create,
     }
     with translate(), conn.cursor(row_factory=class_row(MatchPolicy)) as cur:
         cur.execute(queries.SET_MATCH_POLICY, params)
@@ -65,7 +71,7 @@ def preview_replay(
     merges = list(merges)
     out: list[tuple[GitMerge, MergeResult]] = []
     with conn.transaction() as tx:
-        set_hygiene_mode(conn, scope, "dry")
+        set_hygiene_mode(conn, scope, "dry", create=True)
         results = replay(conn, scope, merges)
         out = list(zip(merges, results, strict=True))
         raise psycopg.Rollback(tx)

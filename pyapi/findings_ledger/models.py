@@ -24,7 +24,10 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Finding:
-    """A row of ``ledger.finding``: its identity, text and supersession columns."""
+    """A row of ``ledger.finding``: its identity, text and supersession
+    columns, and what the decisions read: ``observed_at`` (when the problem was observed),
+    ``expects`` (``change``, ``present`` or ``absent``), ``anchors``
+    (``{path: [first_line, last_line]}`` or None) and ``task_group``."""
 
     id: int
     scope: str
@@ -40,6 +43,10 @@ class Finding:
     superseded_by: str | None = None
     superseded_by_merge_id: int | None = None
     supersede_rule: str | None = None
+    observed_at: datetime | None = None
+    expects: str = "change"
+    anchors: dict[str, list[int]] | None = None
+    task_group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,8 @@ class ActiveFinding:
     paths: list[str]
     source: str | None
     created_at: datetime
+    observed_at: datetime | None = None  # filled by read_prompt_findings
+    task_group: str | None = None  # filled by read_prompt_findings
 
     def prompt_text(self) -> str:
         """The text a prompt builder injects for this finding (title, then
@@ -69,10 +78,15 @@ class Decision:
 
     ``action``: ``superseded``, ``would_supersede`` (dry mode),
     ``already_superseded`` (a concurrent merge won), ``ambiguous`` (the
-    evidence also names another finding), ``candidate`` (a path match the
-    scope's policy does not act on), ``mention`` (named, not resolved) and
-    ``skipped`` (rule disabled, or a merge on another branch: then one
-    decision has ``finding_id`` None).
+    evidence also names another finding), ``anchor_moved`` (the merge changed
+    lines above the finding's anchor: it moved, ``detail["anchor_moves"]``),
+    ``candidate`` (a path match the scope's policy does not act on, or a
+    present/absent finding the merge's change kinds cannot decide),
+    ``anchor_kept`` (the merge changed the file away from the anchored
+    lines), ``mention`` (named, not resolved), ``skipped`` (rule disabled,
+    or a merge on another branch: then one decision has ``finding_id``
+    None) and ``not_before_observed`` (the merge is older than the
+    finding's ``observed_at``).
     ``rule``: ``path``, ``key``, ``slug``, ``keyword`` or ``title``.
     ``evidence``: the touched path or the exact message text that matched.
     ``reason``: why, in words. ``detail``: ``finding_key``, ``slug``,
@@ -117,7 +131,9 @@ class MergeResult:
 
 @dataclass(frozen=True)
 class AuditEntry:
-    """A row of ``ledger.supersession``, the audit trail."""
+    """A row of ``ledger.supersession``, the audit trail, with the commit
+    (``commit_sha``) and ``subject`` (first line of its message) of the
+    merge that wrote it (None for rows no merge wrote)."""
 
     id: int
     scope: str
@@ -130,6 +146,8 @@ class AuditEntry:
     actor: str | None
     reason: str | None
     created_at: datetime
+    commit_sha: str | None = None
+    subject: str | None = None
 
 
 # --- message matching: policy and imports --------------------------------------
@@ -143,7 +161,8 @@ class MatchPolicy:
     title); ``path_supersede_kinds``: finding kinds the path rule
     supersedes (others: candidate only; ``*`` = all); ``slug_mention_resolves``:
     whether a bare slug mention resolves; ``default_branch``: merges on
-    other branches are skipped (None: no check).
+    other branches are skipped (None: no check); ``line_context``: lines of
+    context around a finding's anchor within which a hunk changes it.
     """
 
     scope: str
@@ -152,6 +171,7 @@ class MatchPolicy:
     path_supersede_kinds: list[str]
     slug_mention_resolves: bool
     default_branch: str | None
+    line_context: int = 0
 
 
 @dataclass(frozen=True)

@@ -23,23 +23,26 @@ from psycopg import sql
 
 FINDING_COLUMNS = (
     "id, scope, finding_key, kind, severity, title, description, paths, source, created_at, "
-    "superseded_at, superseded_by, superseded_by_merge_id, supersede_rule"
+    "superseded_at, superseded_by, superseded_by_merge_id, supersede_rule, observed_at, expects, anchors, task_group"
 )
 ACTIVE_COLUMNS = "id, scope, finding_key, kind, severity, title, description, paths, source, created_at"
-AUDIT_COLUMNS = "id, scope, finding_id, merge_id, action, rule, evidence, detail, actor, reason, created_at"
+AUDIT_COLUMNS = (
+    "id, scope, finding_id, merge_id, action, rule, evidence, detail, actor, reason, created_at, commit_sha, subject"
+)
 
 ADD_FINDING = (
     "SELECT " + FINDING_COLUMNS + " FROM ledger.add_finding("
     "p_scope => %(scope)s, p_title => %(title)s, p_description => %(description)s, "
     "p_paths => %(paths)s, p_kind => %(kind)s, p_severity => %(severity)s, "
-    "p_finding_key => %(finding_key)s, p_source => %(source)s)"
+    "p_finding_key => %(finding_key)s, p_source => %(source)s, p_observed_at => %(observed_at)s, "
+    "p_expects => %(expects)s, p_task_group => %(task_group)s)"
 )
 
 RECORD_MERGE = (
     "SELECT merge_id, recorded, decisions FROM ledger.record_merge("
     "p_scope => %(scope)s, p_commit_sha => %(commit_sha)s, p_paths => %(paths)s, "
     "p_message => %(message)s, p_node_id => %(node_id)s, p_merged_at => %(merged_at)s, "
-    "p_branch => %(branch)s)"
+    "p_branch => %(branch)s, p_added => %(added)s, p_deleted => %(deleted)s, p_hunks => %(hunks)s)"
 )
 
 ACTIVE_FINDINGS = "SELECT " + ACTIVE_COLUMNS + " FROM ledger.active_findings(p_scope => %(scope)s)"
@@ -50,7 +53,8 @@ READ_AUDIT = (
 )
 
 SET_HYGIENE_MODE = (
-    "SELECT scope, hygiene_mode FROM ledger.set_hygiene_mode(p_scope => %(scope)s, p_mode => %(mode)s)"
+    "SELECT scope, hygiene_mode FROM ledger.set_hygiene_mode("
+    "p_scope => %(scope)s, p_mode => %(mode)s, p_create => %(create)s)"
 )
 
 # --- security and reliability ------------------------------------------------
@@ -70,16 +74,19 @@ IMPORT_FINDING = (
     "p_scope => %(scope)s, p_title => %(title)s, p_description => %(description)s, "
     "p_paths => %(paths)s, p_kind => %(kind)s, p_severity => %(severity)s, "
     "p_finding_key => %(finding_key)s, p_source => %(source)s, p_slug => %(slug)s, "
-    "p_strong_keywords => %(strong_keywords)s, p_tags => %(tags)s)"
+    "p_strong_keywords => %(strong_keywords)s, p_tags => %(tags)s, p_observed_at => %(observed_at)s, "
+    "p_expects => %(expects)s, p_task_group => %(task_group)s)"
 )
 
 WORKSPACE_SCOPE = "SELECT ledger.workspace_scope(p_directory => %(directory)s)"
 
 SET_MATCH_POLICY = (
-    "SELECT scope, hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch "
+    "SELECT scope, hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch, "
+    "line_context "
     "FROM ledger.set_match_policy(p_scope => %(scope)s, p_enabled_rules => %(enabled_rules)s, "
     "p_path_supersede_kinds => %(path_supersede_kinds)s, "
-    "p_slug_mention_resolves => %(slug_mention_resolves)s, p_default_branch => %(default_branch)s)"
+    "p_slug_mention_resolves => %(slug_mention_resolves)s, p_default_branch => %(default_branch)s, "
+    "p_line_context => %(line_context)s, p_create => %(create)s)"
 )
 
 # --- task claims --------------------------------------------------------------
@@ -143,7 +150,8 @@ REPORT_FINDING = (
     "SELECT finding_id, outcome, state, report_count, reopen_count FROM ledger.report_finding("
     "p_scope => %(scope)s, p_finding_key => %(finding_key)s, p_title => %(title)s, "
     "p_description => %(description)s, p_paths => %(paths)s, p_kind => %(kind)s, "
-    "p_severity => %(severity)s, p_source => %(source)s, p_review_run => %(review_run)s)"
+    "p_severity => %(severity)s, p_source => %(source)s, p_review_run => %(review_run)s, "
+    "p_observed_at => %(observed_at)s, p_expects => %(expects)s, p_task_group => %(task_group)s)"
 )
 
 REPLACE_FINDINGS = (
@@ -187,7 +195,8 @@ MEASURE_CONVERGENCE = (
 READ_PROMPT_FINDINGS = (
     "SELECT findings, included_count, included_chars, omitted_count, omitted_chars "
     "FROM ledger.read_prompt_findings(p_scope => %(scope)s, p_kinds => %(kinds)s, "
-    "p_max_age => %(max_age)s, p_max_chars => %(max_chars)s)"
+    "p_max_age => %(max_age)s, p_max_chars => %(max_chars)s, "
+    "p_current_group => %(current_group)s, p_max_groups => %(max_groups)s)"
 )
 
 LISTEN_FINDINGS = "LISTEN " + FINDING_CHANNEL
@@ -244,3 +253,34 @@ DEMO_SCOPE_IS_EMPTY = """
 SELECT NOT EXISTS (SELECT 1 FROM ledger.finding WHERE scope = %(scope)s)
    AND NOT EXISTS (SELECT 1 FROM ledger.merge WHERE scope = %(scope)s)
 """
+
+# --- evaluate: replaying a labelled corpus (findings_ledger.evaluate) ------------
+
+EVALUATE_COPY_MERGES = (
+    "COPY ledger.merge (scope, commit_sha, message, paths, merged_at, added, deleted, hunks) FROM STDIN"
+)
+
+EVALUATE_INSERT_FINDING = (
+    "INSERT INTO ledger.finding (scope, title, description, kind, paths, finding_key, slug, strong_keywords, "
+    "observed_at, expects, source) VALUES (%(scope)s, %(title)s, %(description)s, %(kind)s, %(paths)s, "
+    "%(finding_key)s, %(slug)s, %(strong_keywords)s, %(observed_at)s, %(expects)s, %(source)s) RETURNING id"
+)
+
+EVALUATE_ANY_ACTIVE = "SELECT 1 FROM ledger.active_finding WHERE scope = %(scope)s LIMIT 1"
+
+# the superseding commit, the rule and the form of the piece that decided it
+EVALUATE_RESULTS = """
+SELECT f.id, m.commit_sha, f.supersede_rule,
+       (SELECT p.piece ->> 'form'
+          FROM ledger.supersession a, jsonb_array_elements(a.detail -> 'pieces') AS p(piece)
+         WHERE a.finding_id = f.id AND a.merge_id = f.superseded_by_merge_id AND a.action = 'superseded'
+           AND p.piece ->> 'outcome' = 'supersede' AND p.piece ->> 'rule' = f.supersede_rule
+         ORDER BY a.id LIMIT 1)
+  FROM ledger.finding f
+  LEFT JOIN ledger.merge m ON m.id = f.superseded_by_merge_id
+ WHERE f.id = ANY(%(ids)s)
+"""
+
+EVALUATE_AMBIGUOUS = (
+    "SELECT DISTINCT finding_id FROM ledger.supersession WHERE scope = %(scope)s AND action = 'ambiguous'"
+)

@@ -62,7 +62,9 @@ scope = sa.Table(
     sa.Column("path_supersede_kinds", pg.ARRAY(sa.Text), nullable=False, server_default=sa.text("'{drift}'::text[]")),
     sa.Column("slug_mention_resolves", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("default_branch", sa.Text),
+    sa.Column("line_context", sa.Integer, nullable=False, server_default=sa.text("0")),
     sa.CheckConstraint("hygiene_mode IN ('on', 'dry', 'off')", name="scope_hygiene_mode_check"),
+    sa.CheckConstraint("line_context BETWEEN 0 AND 1000", name="scope_line_context_check"),
 )
 
 merge = sa.Table(
@@ -78,7 +80,12 @@ merge = sa.Table(
     sa.Column("recorded_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
     sa.Column("processed", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("branch", sa.Text),  # the branch it landed on (None: unknown)
+    # what kind of change each path was, and the changed lines (None: unknown)
+    sa.Column("added", pg.ARRAY(sa.Text)),
+    sa.Column("deleted", pg.ARRAY(sa.Text)),
+    sa.Column("hunks", pg.JSONB),
     sa.UniqueConstraint("scope", "commit_sha", name="merge_scope_commit_sha_key"),
+    sa.CheckConstraint("jsonb_typeof(hunks) = 'object'", name="merge_hunks_check"),
     sa.Index("merge_unprocessed_idx", "id", postgresql_where=sa.text("NOT processed")),
     # (scope, commit_sha COLLATE "C") in the database: byte order, for the shas an
     # abbreviation stands for (alembic does not compare an index column's collation)
@@ -119,6 +126,11 @@ finding = sa.Table(
     sa.Column("slug", sa.Text),
     sa.Column("strong_keywords", pg.ARRAY(sa.Text), nullable=False, server_default=_empty_paths),
     sa.Column("tags", pg.ARRAY(sa.Text), nullable=False, server_default=_empty_paths),
+    # what the decisions read: causality, change kind, line anchors; the prompt's task group
+    sa.Column("observed_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
+    sa.Column("expects", sa.Text, nullable=False, server_default=sa.text("'change'::text")),
+    sa.Column("anchors", pg.JSONB),
+    sa.Column("task_group", sa.Text),
     sa.UniqueConstraint("scope", "finding_key", name="finding_scope_finding_key_key"),
     sa.CheckConstraint(
         "severity IN ('critical', 'high', 'medium', 'low', 'info')", name="finding_severity_check"
@@ -131,6 +143,8 @@ finding = sa.Table(
         "dismissed_at IS NULL OR (resolution IS NOT NULL AND superseded_at IS NOT NULL)",
         name="finding_dismissal_check",
     ),
+    sa.CheckConstraint("expects IN ('change', 'present', 'absent')", name="finding_expects_check"),
+    sa.CheckConstraint("jsonb_typeof(anchors) = 'object'", name="finding_anchors_check"),
     sa.Index("finding_scope_active_idx", "scope", "id", postgresql_where=sa.text("superseded_at IS NULL")),
     sa.Index(
         "finding_active_paths_idx",

@@ -6,9 +6,10 @@
 -- decisions the trigger would have taken. For every active finding of the
 -- merge's scope that the merge carries evidence about
 -- (ledger._merge_decisions): the path rule of seed 000 "Option A" (a touched
--- path the finding references) and the commit-message rules of issue 3
--- (key, slug, keyword, title, governed by a resolution verb, unambiguous),
--- under the scope's policy. Per the scope's hygiene_mode:
+-- path the finding references; refined by the line anchors, change kinds
+-- and causality of issue 15) and the commit-message rules of issue 3 (key,
+-- slug, keyword, title, governed by a resolution verb, unambiguous), under
+-- the scope's policy. Per the scope's hygiene_mode:
 --   on   one audit row per decision (superseded, ambiguous, candidate,
 --        mention, skipped, with rule, exact evidence, reason and detail) is
 --        written first, in the same transaction; then every finding decided
@@ -16,8 +17,13 @@
 --        node_id (seed 000's marker; its commit sha when it has none),
 --        superseded_by_merge_id and supersede_rule = the deciding rule;
 --   dry  the same audit rows with 'would_supersede' instead of
---        'superseded'; no finding changes;
+--        'superseded'; no finding is superseded;
 --   off  nothing.
+-- In 'on' and 'dry', the anchors of findings the merge did not supersede
+-- follow the code: detail.anchors_after of an anchor_moved (or other) row
+-- becomes the finding's anchors, after the audit row is written (an UPDATE
+-- of ledger.finding.anchors through the finding's triggers, as the owner),
+-- so the next merge's hunks are compared with where the lines are now.
 -- Findings are locked in id order before they change, FOR NO KEY UPDATE: the
 -- audit rows reference every decided finding and their foreign key check
 -- takes FOR KEY SHARE on it, also on findings another merge holds; KEY SHARE
@@ -26,7 +32,8 @@
 -- deadlock. In hygiene_mode 'on', the findings the merge's revert will
 -- reopen (ledger._apply_revert, trigger _300_revert, ledger._revert_targets)
 -- are locked in the same statement, so a merge takes all its finding locks
--- in one id-ordered pass. A finding that another transaction superseded (or
+-- in one id-ordered pass, together with the findings whose anchors move.
+-- A finding that another transaction superseded (or
 -- a person dismissed) while this one waited is audited as
 -- 'already_superseded' and left alone. Findings already superseded or
 -- dismissed are not active and are never looked at.
@@ -49,7 +56,9 @@ DECLARE
     v_details  jsonb[];
     v_resolve  bigint[] := '{}';
     v_reopen   bigint[] := '{}';
+    v_move     bigint[] := '{}';
     v_live     bigint[] := '{}';
+    v_moving   bigint[] := '{}';
     v_marker   text;
 BEGIN
     SELECT m.* INTO v_merge FROM ledger.merge m WHERE m.id = p_merge_id;
@@ -70,8 +79,12 @@ BEGIN
            array_agg(d.reason ORDER BY d.finding_id NULLS FIRST),
            array_agg(d.detail ORDER BY d.finding_id NULLS FIRST)
       INTO v_ids, v_actions, v_rules, v_evidence, v_reasons, v_details
-      FROM ledger._merge_decisions(v_merge.scope, v_merge.message, v_merge.paths, v_merge.branch) AS d;
+      FROM ledger._merge_decisions(v_merge.scope, v_merge.message, v_merge.paths, v_merge.branch,
+                                   v_merge.merged_at, v_merge.added, v_merge.deleted, v_merge.hunks) AS d;
 
+    IF v_actions IS NOT NULL THEN
+        v_move := ARRAY(SELECT x.id FROM unnest(v_ids, v_details) AS x(id, d) WHERE x.d ? 'anchors_after');
+    END IF;
     IF v_mode = 'on' THEN
         IF v_actions IS NOT NULL THEN
             v_resolve := ARRAY(SELECT x.id FROM unnest(v_ids, v_actions) AS x(id, a) WHERE x.a = 'supersede');
@@ -83,15 +96,16 @@ BEGIN
                                  AND a.merge_id IN (SELECT t.target_merge_id
                                                       FROM ledger._revert_targets(v_merge.scope, v_merge.message, v_merge.id) AS t));
         END IF;
-        IF cardinality(v_resolve) + cardinality(v_reopen) > 0 THEN
-            -- Every finding this merge may change, locked in one pass in id order; the
-            -- locked row is the latest committed one, so superseded_at is re-checked.
-            SELECT coalesce(array_agg(l.id) FILTER (WHERE l.id = ANY (v_resolve) AND l.superseded_at IS NULL), '{}')
-              INTO v_live
-              FROM (SELECT f.id, f.superseded_at FROM ledger.finding f
-                     WHERE f.id = ANY (v_resolve || v_reopen)
-                     ORDER BY f.id FOR NO KEY UPDATE) AS l;
-        END IF;
+    END IF;
+    IF cardinality(v_resolve) + cardinality(v_reopen) + cardinality(v_move) > 0 THEN
+        -- Every finding this merge may change, locked in one pass in id order; the
+        -- locked row is the latest committed one, so superseded_at is re-checked.
+        SELECT coalesce(array_agg(l.id) FILTER (WHERE l.id = ANY (v_resolve) AND l.superseded_at IS NULL), '{}'),
+               coalesce(array_agg(l.id) FILTER (WHERE l.id = ANY (v_move) AND l.superseded_at IS NULL), '{}')
+          INTO v_live, v_moving
+          FROM (SELECT f.id, f.superseded_at FROM ledger.finding f
+                 WHERE f.id = ANY (v_resolve || v_reopen || v_move)
+                 ORDER BY f.id FOR NO KEY UPDATE) AS l;
     END IF;
     IF v_actions IS NULL THEN
         RETURN;
@@ -116,8 +130,14 @@ BEGIN
                supersede_rule = v_rules[array_position(v_ids, f.id)]
          WHERE f.id = ANY (v_live);
     END IF;
+    IF cardinality(v_moving) > 0 THEN
+        UPDATE ledger.finding f
+           SET anchors = x.d -> 'anchors_after'
+          FROM unnest(v_ids, v_details) AS x(id, d)
+         WHERE f.id = x.id AND f.id = ANY (v_moving);
+    END IF;
 END
 $$;
 
 COMMENT ON FUNCTION ledger._apply_merge(bigint) IS
-'What one merge decides (shared by the _200_supersede trigger and reconcile): ledger._merge_decisions (path rule of seed 000 Option A, commit-message rules of issue 3, scope policy). hygiene_mode on: audit rows first (superseded, ambiguous, candidate, mention, skipped), then supersedes; dry: audit with would_supersede only; off: nothing. Findings locked in id order FOR NO KEY UPDATE; a lost race is audited already_superseded. (merge_id bigint) -> void. Raises nothing.';
+'What one merge decides (shared by the _200_supersede trigger and reconcile): ledger._merge_decisions (path rule of seed 000 Option A with line anchors, change kinds and causality, commit-message rules of issue 3, scope policy). hygiene_mode on: audit rows first (superseded, ambiguous, anchor_moved, candidate, anchor_kept, mention, skipped, not_before_observed), then supersedes and moves anchors; dry: audit with would_supersede, anchors move; off: nothing. Findings locked in id order FOR NO KEY UPDATE; a lost race is audited already_superseded. (merge_id bigint) -> void. Raises nothing.';

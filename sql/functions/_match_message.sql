@@ -5,9 +5,10 @@
 -- Every piece of evidence a merge message carries about the ACTIVE findings
 -- of p_scope (issue 3), one row per (finding, piece):
 --   rule 'key'      the finding_key as a whole token (form 'key');
---   rule 'slug'     the slug as a whole token (form 'slug'), or its file name
+--   rule 'slug'     the slug as a whole token (form 'slug'), its file name
 --                   YYYY-MM-DD-<slug>.md, any date, also inside a path
---                   (form 'file_name');
+--                   (form 'file_name'), or the dated slug YYYY-MM-DD-<slug>
+--                   (form 'dated_slug');
 --   rule 'keyword'  one of the finding's strong_keywords as a whole token;
 --   rule 'title'    at least 3 consecutive significant words of the title
 --                   (form 'title_phrase', or 'whole_title' when all of them),
@@ -15,9 +16,16 @@
 --                   whole title token for token (form 'exact_title').
 -- Keys, slugs and keywords count only in their distinctive lookup form
 -- (ledger._evidence_token; a bare-word slug only as a file name); all
--- comparisons ignore ASCII case. evidence is the exact message text of the
--- piece; seg/pos_from/pos_to locate it (ledger._message_tokens), and
--- verdict/verb/reason come from the token that starts it.
+-- comparisons ignore ASCII case. A token broken at a line end after '-' or
+-- '/' (ledger._message_tokens.alt) is also looked up joined to the next
+-- one: 'some-long-' + 'slug' names the slug some-long-slug. evidence is the
+-- exact message text of the piece; seg/pos_from/pos_to locate it
+-- (ledger._message_tokens), and verdict/verb/reason come from the token
+-- that starts it, except that a title piece a verb governs resolves only
+-- as the whole object of the verb: when the next token follows it with
+-- nothing but white space between (ledger._object_ends), the sentence goes
+-- on ('Fixes Login fails on Safari 15' names another, narrower problem) and
+-- the piece is a mention.
 --
 -- Index-driven: the message's distinct tokens, file-name slugs and
 -- significant-word pairs and triples probe the GIN index
@@ -58,28 +66,41 @@ AS $$
          WHERE ledger._evidence_keys(f.scope, f.finding_key, f.slug, f.strong_keywords, f.title)
                    OPERATOR(pg_catalog.&&) ledger._scoped_paths(p_scope, ARRAY(
                        SELECT DISTINCT k.x FROM (
-                           SELECT 'i' || t.norm FROM t WHERE pg_catalog.char_length(t.norm) >= 3
+                           SELECT 'i' || x.w FROM t, LATERAL (VALUES (t.norm), (t.alt)) AS x(w)
+                            WHERE pg_catalog.char_length(x.w) >= 3
                            UNION ALL
-                           SELECT 'i' || ledger._file_slug(t.norm) FROM t
+                           SELECT 'i' || ledger._file_slug(x.w) FROM t, LATERAL (VALUES (t.norm), (t.alt)) AS x(w)
+                           UNION ALL
+                           SELECT 'i' || pg_catalog.substring(x.w, '^[0-9]{4}-[0-9]{2}-[0-9]{2}-(.+)$')
+                             FROM t, LATERAL (VALUES (t.norm), (t.alt)) AS x(w)
                            UNION ALL
                            SELECT 't' || sh.sh3 FROM sh
                            UNION ALL
                            SELECT '=' || sh.sh2 FROM sh
                        ) AS k(x) WHERE k.x IS NOT NULL))
            AND f.superseded_at IS NULL
+    ), tw AS MATERIALIZED (
+        -- every token, and every token broken at a line end as its joined form
+        -- (which spans it and the next token)
+        SELECT t.seg, t.pos, t.pos AS pos_to, t.norm AS w FROM t
+        UNION ALL
+        SELECT t.seg, t.pos, t.pos + 1, t.alt FROM t WHERE t.alt IS NOT NULL
     ), tok_ev AS (
-        SELECT c.id, 'key' AS rule, 'key' AS form, t.seg, t.pos
-          FROM cand c JOIN t ON t.norm = c.key_tok
+        SELECT c.id, 'key' AS rule, 'key' AS form, t.seg, t.pos, t.pos_to
+          FROM cand c JOIN tw t ON t.w = c.key_tok
         UNION ALL
-        SELECT c.id, 'slug', 'slug', t.seg, t.pos
-          FROM cand c JOIN t ON t.norm = c.slug_tok
+        SELECT c.id, 'slug', 'slug', t.seg, t.pos, t.pos_to
+          FROM cand c JOIN tw t ON t.w = c.slug_tok
         UNION ALL
-        SELECT c.id, 'slug', 'file_name', t.seg, t.pos
-          FROM cand c JOIN t ON ledger._file_slug(t.norm) = c.slug_low
+        SELECT c.id, 'slug', 'file_name', t.seg, t.pos, t.pos_to
+          FROM cand c JOIN tw t ON ledger._file_slug(t.w) = c.slug_low
         UNION ALL
-        SELECT DISTINCT c.id, 'keyword', 'keyword', t.seg, t.pos
+        SELECT c.id, 'slug', 'dated_slug', t.seg, t.pos, t.pos_to
+          FROM cand c JOIN tw t ON pg_catalog.substring(t.w, '^[0-9]{4}-[0-9]{2}-[0-9]{2}-(.+)$') = c.slug_low
+        UNION ALL
+        SELECT DISTINCT c.id, 'keyword', 'keyword', t.seg, t.pos, t.pos_to
           FROM cand c CROSS JOIN LATERAL pg_catalog.unnest(c.kw_toks) AS kw(tok)
-          JOIN t ON t.norm = kw.tok
+          JOIN tw t ON t.w = kw.tok
     ), pairs AS (
         SELECT c.id, sh.seg, sh.k AS j, g.i
           FROM cand c
@@ -108,7 +129,7 @@ AS $$
           FROM cand c
           JOIN sh ON pg_catalog.cardinality(c.ws) = 2 AND sh.sh2 = c.ws[1] || ' ' || c.ws[2]
     ), pieces AS (
-        SELECT e.id, e.rule, e.form, e.seg, e.pos AS pos_from, e.pos AS pos_to FROM tok_ev e
+        SELECT e.id, e.rule, e.form, e.seg, e.pos AS pos_from, e.pos_to FROM tok_ev e
         UNION ALL
         SELECT e.id, e.rule, e.form, e.seg, e.pos_from, e.pos_to FROM title_ev e
         UNION ALL
@@ -120,11 +141,19 @@ AS $$
            (SELECT pg_catalog.string_agg(CASE WHEN x.pos = p.pos_from THEN x.token ELSE x.gap || x.token END, ''
                                          ORDER BY x.pos)
               FROM t AS x WHERE x.seg = p.seg AND x.pos BETWEEN p.pos_from AND p.pos_to),
-           p.seg, p.pos_from, p.pos_to, t.line, t.context, t.verdict, t.verb, t.reason
+           p.seg, p.pos_from, p.pos_to, t.line, t.context,
+           CASE WHEN p.rule = 'title' AND t.verdict = 'resolution' AND NOT ledger._object_ends(nx.gap) THEN 'mention'
+                ELSE t.verdict END,
+           t.verb,
+           CASE WHEN p.rule = 'title' AND t.verdict = 'resolution' AND NOT ledger._object_ends(nx.gap)
+                THEN pg_catalog.format('the title phrase is not the whole object of "%s": "%s" goes on after it',
+                                       t.verb, nx.token)
+                ELSE t.reason END
       FROM pieces p
       JOIN t ON t.seg = p.seg AND t.pos = p.pos_from
+      LEFT JOIN t AS nx ON nx.seg = p.seg AND nx.pos = p.pos_to + 1
      ORDER BY p.id, p.seg, p.pos_from, p.rule
 $$;
 
 COMMENT ON FUNCTION ledger._match_message(text, text) IS
-'Every piece of evidence (rule key, slug, keyword, title) a merge message carries about the active findings of a scope, with the exact text, its place, and the verdict/verb/reason of ledger._message_tokens. (scope text, message text) -> TABLE(finding_id, rule, form, evidence, seg, pos_from, pos_to, line, context, verdict, verb, reason). One GIN probe (finding_active_evidence_idx), then verification. Raises nothing.';
+'Every piece of evidence (rule key, slug, keyword, title) a merge message carries about the active findings of a scope, with the exact text (tokens broken at a line end joined), its place, and the verdict/verb/reason of ledger._message_tokens (a title phrase resolves only as the whole object of its verb). (scope text, message text) -> TABLE(finding_id, rule, form, evidence, seg, pos_from, pos_to, line, context, verdict, verb, reason). One GIN probe (finding_active_evidence_idx), then verification. Raises nothing.';

@@ -17,10 +17,17 @@
 --   commit_trailer  a line  Name: <7-40 hex digits>  optionally followed by
 --                   ( ... ): a trailer naming a commit, not a finding;
 --   quoted          a line starting with '>' (someone else's words).
--- seg numbers segments in message order, line is the 1-based line number,
--- line_start says the segment starts its line (trailers and
--- conventional-commit headers are recognised only there). Line endings
--- \n and \r\n. Raises nothing.
+-- A text segment is a paragraph as people wrap it: a line's last text piece
+-- goes on with the next line's first text piece when that line follows at
+-- once (no blank line between) and is neither a list item ('- ', '* ',
+-- '1. ') nor a trailer ('Name: value') (a subject wrapped without a blank
+-- line goes on into the body too); the line end stays in the body as '\n'
+-- (issue 15: a verb reaches to the end of its
+-- sentence across wrapped lines). seg numbers segments in message order,
+-- line is the 1-based line number of the segment's first line, line_start
+-- says the segment starts its line (trailers and conventional-commit
+-- headers are recognised only there). Line endings \n and \r\n. Raises
+-- nothing.
 CREATE OR REPLACE FUNCTION ledger._message_segments(p_message text)
 RETURNS TABLE (seg integer, line integer, context text, line_start boolean, body text)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 20
@@ -45,14 +52,18 @@ DECLARE
     v_m          integer;
     v_close      integer;
     v_after      text;
+    a_line       integer[] := '{}';
+    a_ctx        text[] := '{}';
+    a_start      boolean[] := '{}';
+    a_body       text[] := '{}';
 BEGIN
     seg := 0;
     FOR v_i IN 1 .. cardinality(v_lines) LOOP
         v_line := rtrim(v_lines[v_i], E'\r');
         line := v_i;
         IF v_in_fence THEN
-            seg := seg + 1; context := 'fenced_block'; line_start := true; body := v_line;
-            RETURN NEXT;
+            context := 'fenced_block'; line_start := true; body := v_line;
+            a_line := a_line || line; a_ctx := a_ctx || context; a_start := a_start || line_start; a_body := a_body || body;
             IF v_line ~ ('^ {0,3}' || CASE WHEN left(v_fence, 1) = '`' THEN '`' ELSE '~' END
                          || '{' || length(v_fence) || ',}[ \t]*$') THEN
                 v_in_fence := false;
@@ -62,8 +73,8 @@ BEGIN
         IF NOT v_in_comment AND v_line ~ '^ {0,3}(`{3,}|~{3,})' THEN
             v_fence := substring(v_line FROM '^ {0,3}(`{3,}|~{3,})');
             v_in_fence := true;
-            seg := seg + 1; context := 'fenced_block'; line_start := true; body := v_line;
-            RETURN NEXT;
+            context := 'fenced_block'; line_start := true; body := v_line;
+            a_line := a_line || line; a_ctx := a_ctx || context; a_start := a_start || line_start; a_body := a_body || body;
             CONTINUE;
         END IF;
 
@@ -94,8 +105,8 @@ BEGIN
                     v_in_comment := false;
                 END IF;
                 IF v_piece <> '' THEN
-                    seg := seg + 1; context := 'html_comment'; line_start := false; body := v_piece;
-                    RETURN NEXT;
+                    context := 'html_comment'; line_start := false; body := v_piece;
+                    a_line := a_line || line; a_ctx := a_ctx || context; a_start := a_start || line_start; a_body := a_body || body;
                 END IF;
                 v_first := false;
                 CONTINUE;
@@ -103,15 +114,15 @@ BEGIN
             v_k1 := strpos(v_rest, '<!--');
             v_k2 := strpos(v_rest, '`');
             IF v_k1 = 0 AND v_k2 = 0 THEN
-                seg := seg + 1; context := v_ctx; line_start := v_first; body := v_rest;
-                RETURN NEXT;
+                context := v_ctx; line_start := v_first; body := v_rest;
+                a_line := a_line || line; a_ctx := a_ctx || context; a_start := a_start || line_start; a_body := a_body || body;
                 v_rest := '';
                 CONTINUE;
             END IF;
             IF v_k1 > 0 AND (v_k2 = 0 OR v_k1 < v_k2) THEN
                 IF v_k1 > 1 THEN
-                    seg := seg + 1; context := v_ctx; line_start := v_first; body := left(v_rest, v_k1 - 1);
-                    RETURN NEXT;
+                    context := v_ctx; line_start := v_first; body := left(v_rest, v_k1 - 1);
+                    a_line := a_line || line; a_ctx := a_ctx || context; a_start := a_start || line_start; a_body := a_body || body;
                 END IF;
                 v_rest := substr(v_rest, v_k1 + 4);
                 v_in_comment := true;
@@ -135,25 +146,48 @@ BEGIN
                 v_j := v_m + v_len;
             END LOOP;
             IF v_close = 0 THEN
-                seg := seg + 1; context := v_ctx; line_start := v_first; body := left(v_rest, v_k2 + v_run - 1);
-                RETURN NEXT;
+                context := v_ctx; line_start := v_first; body := left(v_rest, v_k2 + v_run - 1);
+                a_line := a_line || line; a_ctx := a_ctx || context; a_start := a_start || line_start; a_body := a_body || body;
                 v_rest := v_after;
             ELSE
                 IF v_k2 > 1 THEN
-                    seg := seg + 1; context := v_ctx; line_start := v_first; body := left(v_rest, v_k2 - 1);
-                    RETURN NEXT;
+                    context := v_ctx; line_start := v_first; body := left(v_rest, v_k2 - 1);
+                    a_line := a_line || line; a_ctx := a_ctx || context; a_start := a_start || line_start; a_body := a_body || body;
                 END IF;
                 IF v_close > 1 THEN
-                    seg := seg + 1; context := 'code_span'; line_start := false; body := left(v_after, v_close - 1);
-                    RETURN NEXT;
+                    context := 'code_span'; line_start := false; body := left(v_after, v_close - 1);
+                    a_line := a_line || line; a_ctx := a_ctx || context; a_start := a_start || line_start; a_body := a_body || body;
                 END IF;
                 v_rest := substr(v_after, v_close + v_run);
             END IF;
             v_first := false;
         END LOOP;
     END LOOP;
+
+    -- A paragraph's wrapped lines are one segment: a text segment that ends its
+    -- line takes in the next line's first text segment when that line follows
+    -- at once (no blank line between) and is not a list item, a trailer
+    -- ('Name: value'); the line end stays in the body as '\n'.
+    FOR k IN 1 .. cardinality(a_body) LOOP
+        IF seg > 0 AND context = 'text' AND a_ctx[k] = 'text' AND a_start[k]
+           AND a_line[k] = a_line[k - 1] + 1
+           AND a_body[k] ~ '\S' AND a_body[k - 1] ~ '\S'
+           AND v_lines[a_line[k]] !~ '^\s*([-*+•]|[0-9]+[.)])\s'
+           AND v_lines[a_line[k]] !~ '^\s*[A-Za-z][A-Za-z0-9-]*:(\s|$)' THEN
+            body := body || E'\n' || a_body[k];
+            CONTINUE;
+        END IF;
+        IF seg > 0 THEN
+            RETURN NEXT;
+        END IF;
+        seg := seg + 1;
+        line := a_line[k]; context := a_ctx[k]; line_start := a_start[k]; body := a_body[k];
+    END LOOP;
+    IF seg > 0 THEN
+        RETURN NEXT;
+    END IF;
 END
 $$;
 
 COMMENT ON FUNCTION ledger._message_segments(text) IS
-'Split a merge message into segments with a context: text, fenced_block, code_span, html_comment, revert_subject, commit_trailer, quoted. text -> TABLE(seg integer, line integer, context text, line_start boolean, body text). Only text can resolve a finding. Raises nothing.';
+'Split a merge message into segments with a context: text (a paragraph: wrapped lines up to a blank line, list item or trailer), fenced_block, code_span, html_comment, revert_subject, commit_trailer, quoted. text -> TABLE(seg integer, line integer, context text, line_start boolean, body text). Only text can resolve a finding. Raises nothing.';

@@ -1,19 +1,26 @@
 -- ledger._message_tokens(p_message text) ->
 --     TABLE(seg integer, pos integer, line integer, context text, token text, norm text,
---           gap text, sig boolean, verdict text, verb text, reason text)
+--           gap text, sig boolean, verdict text, verb text, reason text, alt text)
 --
 -- Tokenises a merge message once (NFC, ledger._message_segments, then
 -- ledger._token_regex within each segment) and decides for every token
 -- whether the message asserts resolution of it (issue 3, "Evidence a merge
 -- message can carry"). One row per token: seg and pos (1-based within the
--- segment), line, the segment's context, the token as written, norm (lower
--- case), gap (the separator text before it), sig (ledger._significant), and:
+-- segment), line (the token's own line: a segment holds a paragraph's
+-- wrapped lines), the segment's context, the token as written, norm (lower
+-- case), gap (the separator text before it), sig (ledger._significant),
+-- alt (for a token that ends a line with '-' or '/' and goes on at the start
+-- of the next: the joined form, 'some-long-' + 'slug' -> 'some-long-slug',
+-- which names a finding only when it is its key, slug, keyword or file
+-- name: see ledger._match_message), and:
 --   verdict  'resolution'  a resolution verb governs it;
 --            'bare'        plain text that no verb governs (a bare mention);
 --            'mention'     anything else that cannot resolve;
 --   verb     the governing (or negated) verb as written, with its colon;
 --   reason   why, in words.
--- Rules, only in 'text' segments (other contexts are always mentions):
+-- Rules, only in 'text' segments (other contexts are always mentions; a
+-- text segment is a paragraph: its wrapped lines, up to a blank line, a
+-- list item or a trailer, see ledger._message_segments):
 --  * verbs: close, closes, closed, fix, fixes, fixed, resolve, resolves,
 --    resolved as whole tokens, any case; resolution trailers at the start of
 --    a line: Supersedes: and Closes-Bug: (besides the verbs themselves,
@@ -25,7 +32,8 @@
 --    drift, item(s)); conventional-commit headers 'fix(scope)!: ...' skip
 --    their scope (tokens in it are mentions).
 --    When that token starts a '/'-joined path whose last part is a findings
---    file name (findings/2026-06-24-slug.md), the verb governs the path.
+--    file name (findings/2026-06-24-slug.md, also broken after a '/' or
+--    inside the name at a '-' across a line end), the verb governs the path.
 --    A verb directly followed by another verb hands over to it
 --    ('fix: close F-42').
 --  * lists: when that first token is identifier-like (a digit, '_', '-',
@@ -34,19 +42,29 @@
 --    'and' or ', and' ('Fixes F-41, F-42 and F-43'). A plain word, any other
 --    separator (space, '/', 'or', ';') or the end of the segment ends the
 --    list: 'Fixes F-41, see F-42' resolves only F-41.
+--  * references: the verb also reaches, to the end of its sentence (a '.',
+--    ';', '!' or '?' gap, or the end of the paragraph) and across wrapped
+--    lines, a parenthesis that holds nothing but references: optional
+--    filler words (finding, issue, bug, ...), then identifier-like tokens
+--    that are not bare numbers (a forge's '(#123)' is a pull request), a
+--    list of them, or a path to a findings file, closed by ')' or ']'
+--    ('Resolves the heartbeat loss observed on staging\n(finding
+--    2026-05-24-heartbeat-loss)').
 --  * negations and hedges: a verb preceded within its clause (up to four
 --    tokens back, not across , . ; ! ?) by not, no, never, cannot, a
 --    contraction (doesn't, don't, didn't, won't, isn't, ...), partially,
 --    partly, partial, half, almost, nearly, incompletely, might, may, maybe,
 --    could, should, would, will, to, try/tries/tried/trying, attempt(s/ed),
---    help(s/ed), wip, unable, fail(s/ed) governs only mentions; so does a
---    verb used as an adjective after a, an, the ('the fixed F-42 timeout').
---    A later partially, partly, partial, incompletely or 'in part' in the
---    same sentence turns the resolutions of that sentence into mentions.
+--    help(s/ed), wip, unable, fail(s/ed), rather ('rather than fixed'),
+--    instead, filed, reported, reproduce(s/d) governs only mentions; so does
+--    a verb used as an adjective after a, an, the ('the fixed F-42
+--    timeout'). A later partially, partly, partial, incompletely or 'in
+--    part' in the same sentence turns the resolutions of that sentence into
+--    mentions.
 -- Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._message_tokens(p_message text)
 RETURNS TABLE (seg integer, pos integer, line integer, context text, token text, norm text,
-               gap text, sig boolean, verdict text, verb text, reason text)
+               gap text, sig boolean, verdict text, verb text, reason text, alt text)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 100
 SET search_path = pg_catalog
 AS $$
@@ -58,7 +76,8 @@ DECLARE
     c_hedges  CONSTANT text[] := '{not,no,never,cannot,don,doesn,didn,won,isn,wasn,aren,hasn,haven,hadn,
         shouldn,wouldn,couldn,partially,partly,partial,half,almost,nearly,incompletely,might,may,maybe,
         could,should,would,will,to,try,tries,tried,trying,attempt,attempts,attempted,attempting,help,
-        helps,helped,wip,unable,fail,fails,failed}';
+        helps,helped,wip,unable,fail,fails,failed,rather,instead,filed,reported,reproduce,reproduces,
+        reproduced}';
     c_partial CONSTANT text[] := '{partially,partly,partial,incompletely}';
     c_obj_gap CONSTANT text := '^[[:space:]:"''“”‘’(\[#*!]*$';
     v_s       record;
@@ -78,6 +97,10 @@ DECLARE
     v_and     boolean;
     v_clause  integer[];
     v_free    boolean;
+    v_alt     text[];
+    v_sent    text;
+    e         integer;
+    j         integer;
 BEGIN
     FOR v_s IN
         SELECT s.seg, s.line, s.context, s.line_start, s.body
@@ -90,6 +113,11 @@ BEGIN
         n := coalesce(cardinality(v_tok), 0);
         CONTINUE WHEN n = 0;
         v_norm := ARRAY(SELECT lower(u.x COLLATE "C") FROM unnest(v_tok) WITH ORDINALITY AS u(x, o) ORDER BY u.o);
+        -- a token broken at a line end after '-' or '/': its joined form
+        v_alt := ARRAY(SELECT CASE WHEN u.g ~ '^[-/]\n[[:blank:]]*$'
+                                   THEN lag(u.x) OVER (ORDER BY u.o) || left(u.g, 1) || u.x END
+                         FROM unnest(v_norm, v_gap) WITH ORDINALITY AS u(x, g, o) ORDER BY u.o);
+        v_alt := v_alt[2:] || NULL::text;
 
         v_default := CASE v_s.context
             WHEN 'text' THEN 'no resolution verb governs it'
@@ -115,10 +143,12 @@ BEGIN
             v_clause := '{}';
             v_and := false;
             v_free := false;
+            v_sent := NULL;
             i := 1;
             WHILE i <= n LOOP
                 IF v_gap[i] ~ '[.;!?]' AND NOT (v_free AND v_gap[i] ~ '^\)!?:\s*$') THEN
                     v_clause := '{}';
+                    v_sent := NULL;
                 END IF;
 
                 IF v_state = 'object' THEN
@@ -134,16 +164,21 @@ BEGIN
                             v_verdict[i] := 'mention';
                             v_reason[i] := format('negated: "%s"', v_neg);
                         END IF;
-                        IF v_norm[i] = ANY (c_fillers) AND (i = n OR v_gap[i + 1] <> '/') THEN
+                        IF v_norm[i] = ANY (c_fillers) AND (i = n OR v_gap[i + 1] !~ '^/(\n[[:blank:]]*)?$') THEN
                             i := i + 1;
                             CONTINUE;
                         END IF;
                         -- a path 'dir/sub/2026-01-02-slug.md': the verb governs its findings file name
                         k := i;
-                        WHILE k < n AND v_gap[k + 1] = '/' LOOP
+                        WHILE k < n AND v_gap[k + 1] ~ '^/(\n[[:blank:]]*)?$' LOOP
                             k := k + 1;
                         END LOOP;
-                        IF k > i AND ledger._file_slug(v_norm[k]) IS NOT NULL THEN
+                        IF k > i AND ledger._file_slug(v_norm[k]) IS NULL THEN
+                            -- the file name broken at a '-' across a line end
+                            k := CASE WHEN k < n AND left(v_gap[k + 1], 1) = '-'
+                                           AND ledger._file_slug(v_alt[k]) IS NOT NULL THEN k + 1 ELSE i END;
+                        END IF;
+                        IF k > i THEN
                             FOR x IN i + 1 .. k LOOP
                                 v_verb[x] := v_verb[i];
                                 v_verdict[x] := v_verdict[i];
@@ -192,6 +227,42 @@ BEGIN
                     v_and := false;
                 END IF;
 
+                -- idle: a parenthesis of references in the sentence of a verb
+                IF v_sent IS NOT NULL AND v_gap[i] ~ '[(\[][[:space:]#]*$' THEN
+                    k := i;
+                    WHILE k < n AND v_norm[k] = ANY (c_fillers) AND v_gap[k + 1] ~ '^[[:space:]:#]*$' LOOP
+                        k := k + 1;
+                    END LOOP;
+                    j := k;      -- the reference tokens are k .. e
+                    e := NULL;
+                    LOOP
+                        -- one reference: a path to a findings file, or an identifier (maybe broken at a line end)
+                        WHILE j < n AND v_gap[j + 1] ~ '^/(\n[[:blank:]]*)?$' LOOP
+                            j := j + 1;
+                        END LOOP;
+                        IF j < n AND v_alt[j] IS NOT NULL AND left(v_gap[j + 1], 1) = '-' THEN
+                            EXIT WHEN v_alt[j] ~ '^[0-9-]+$';
+                            j := j + 1;
+                        ELSE
+                            EXIT WHEN NOT (char_length(v_tok[j]) >= 2 AND v_tok[j] !~ '^[0-9]+$'
+                                           AND (v_tok[j] ~ '[0-9_.-]' OR substr(v_tok[j], 2) ~ '[A-Z]'));
+                        END IF;
+                        e := j;
+                        EXIT WHEN j = n OR v_gap[j + 1] !~ '^[[:space:]]*[,&+][[:space:]#]*$';
+                        j := j + 1;
+                    END LOOP;
+                    IF e IS NOT NULL AND (e = n OR v_gap[e + 1] ~ '^[[:space:]]*[)\]]') THEN
+                        FOR x IN k .. e LOOP
+                            v_verb[x] := v_sent;
+                            v_verdict[x] := 'resolution';
+                            v_reason[x] := format('"%s" governs it (reference)', v_sent);
+                            v_clause := v_clause || x;
+                        END LOOP;
+                        i := e + 1;
+                        CONTINUE;
+                    END IF;
+                END IF;
+
                 -- idle: a partial marker demotes this sentence's resolutions
                 IF (v_norm[i] = ANY (c_partial) OR (v_norm[i] = 'in' AND i < n AND v_norm[i + 1] = 'part'))
                    AND cardinality(v_clause) > 0 THEN
@@ -221,6 +292,7 @@ BEGIN
                         k := k - 1;
                     END LOOP;
                     v_cur := v_tok[i] || CASE WHEN i < n AND v_gap[i + 1] ~ '^\s*:' THEN ':' ELSE '' END;
+                    v_sent := CASE WHEN v_neg IS NULL THEN v_cur END;
                     v_state := 'object';
                     -- conventional commit header: fix(scope)!: ...
                     IF i = 1 AND v_s.line_start AND n >= 2 AND v_gap[2] = '(' THEN
@@ -246,13 +318,15 @@ BEGIN
 
         -- unnest, not v_tok[o]: subscripting a flat text array from SQL is O(n)
         RETURN QUERY
-            SELECT v_s.seg, u.o::integer, v_s.line, v_s.context, u.tok, u.nrm, u.gp,
-                   ledger._significant(u.nrm), u.vd, u.vb, u.why
-              FROM unnest(v_tok, v_norm, v_gap, v_verdict, v_verb, v_reason)
-                   WITH ORDINALITY AS u(tok, nrm, gp, vd, vb, why, o);
+            SELECT v_s.seg, u.o::integer,
+                   v_s.line + (sum(char_length(u.gp) - char_length(replace(u.gp, E'\n', ''))) OVER (ORDER BY u.o))::integer,
+                   v_s.context, u.tok, u.nrm, u.gp,
+                   ledger._significant(u.nrm), u.vd, u.vb, u.why, u.alt
+              FROM unnest(v_tok, v_norm, v_gap, v_verdict, v_verb, v_reason, v_alt)
+                   WITH ORDINALITY AS u(tok, nrm, gp, vd, vb, why, alt, o);
     END LOOP;
 END
 $$;
 
 COMMENT ON FUNCTION ledger._message_tokens(text) IS
-'Tokenise a merge message once and decide per token whether a resolution verb governs it (verdict resolution), it is a bare mention (bare) or anything else (mention), with the verb and the reason. text -> TABLE(seg, pos, line, context, token, norm, gap, sig, verdict, verb, reason). Verbs close/fix/resolve (+s/d), trailers Supersedes:/Closes-Bug:, comma/and lists of identifiers, negations and hedges, code spans, fences, HTML comments, reverts, commit-naming trailers, quotes. Raises nothing.';
+'Tokenise a merge message once and decide per token whether a resolution verb governs it (verdict resolution), it is a bare mention (bare) or anything else (mention), with the verb and the reason. text -> TABLE(seg, pos, line, context, token, norm, gap, sig, verdict, verb, reason, alt). Verbs close/fix/resolve (+s/d) across wrapped lines, trailers Supersedes:/Closes-Bug:, comma/and lists of identifiers, parenthesised references in the verb''s sentence, tokens broken at a line end (alt), negations and hedges, code spans, fences, HTML comments, reverts, commit-naming trailers, quotes. Raises nothing.';

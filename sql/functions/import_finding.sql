@@ -1,5 +1,6 @@
 -- ledger.import_finding(p_scope, p_title, p_description, p_paths, p_kind, p_severity,
---                       p_finding_key, p_source, p_slug, p_strong_keywords, p_tags)
+--                       p_finding_key, p_source, p_slug, p_strong_keywords, p_tags,
+--                       p_observed_at, p_expects, p_task_group)
 --     -> TABLE(id bigint, finding_key text, slug text, status text)
 --
 -- Inserts a finding read from a findings file or a drift review (issue 3,
@@ -10,7 +11,10 @@
 -- inserted as new when it has neither. status:
 --   inserted    a new finding;
 --   updated     an active finding whose title, description, paths, kind,
---               severity, source, slug, strong_keywords or tags changed;
+--               severity, source, slug, strong_keywords, tags, or (when
+--               given: NULL keeps the stored value) observed_at, expects or
+--               task_group changed; its anchors stay where merges moved
+--               them;
 --   unchanged   an active finding with exactly these values;
 --   retired     a finding already superseded (or dismissed): left alone,
 --               never brought back by a re-import.
@@ -39,7 +43,10 @@ CREATE OR REPLACE FUNCTION ledger.import_finding(
     p_source text DEFAULT NULL,
     p_slug text DEFAULT NULL,
     p_strong_keywords text[] DEFAULT '{}',
-    p_tags text[] DEFAULT '{}')
+    p_tags text[] DEFAULT '{}',
+    p_observed_at timestamptz DEFAULT NULL,
+    p_expects text DEFAULT NULL,
+    p_task_group text DEFAULT NULL)
 RETURNS TABLE (id bigint, finding_key text, slug text, status text)
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -53,38 +60,52 @@ BEGIN
     PERFORM set_config('ledger.reporting', 'on', true);
     IF p_finding_key IS NOT NULL THEN
         INSERT INTO ledger.finding AS f (scope, title, description, paths, kind, severity, finding_key, source,
-                                         slug, strong_keywords, tags)
+                                         slug, strong_keywords, tags, observed_at, expects, task_group)
         VALUES (p_scope, p_title, p_description, p_paths, p_kind, p_severity, p_finding_key, p_source,
-                p_slug, p_strong_keywords, p_tags)
+                p_slug, p_strong_keywords, p_tags, p_observed_at, p_expects, p_task_group)
         ON CONFLICT (scope, finding_key) DO UPDATE
            SET title = excluded.title, description = excluded.description, paths = excluded.paths,
                kind = excluded.kind, severity = excluded.severity, source = excluded.source,
-               slug = excluded.slug, strong_keywords = excluded.strong_keywords, tags = excluded.tags
+               slug = excluded.slug, strong_keywords = excluded.strong_keywords, tags = excluded.tags,
+               observed_at = CASE WHEN p_observed_at IS NULL THEN f.observed_at ELSE excluded.observed_at END,
+               expects = CASE WHEN p_expects IS NULL THEN f.expects ELSE excluded.expects END,
+               task_group = CASE WHEN p_task_group IS NULL THEN f.task_group ELSE excluded.task_group END
          WHERE f.superseded_at IS NULL
-           AND (f.title, f.description, f.paths, f.kind, f.severity, f.source, f.slug, f.strong_keywords, f.tags)
+           AND (f.title, f.description, f.paths, f.kind, f.severity, f.source, f.slug, f.strong_keywords, f.tags,
+                f.observed_at, f.expects, f.task_group)
                IS DISTINCT FROM (excluded.title, excluded.description, excluded.paths, excluded.kind,
                                  excluded.severity, excluded.source, excluded.slug, excluded.strong_keywords,
-                                 excluded.tags)
+                                 excluded.tags,
+                                 CASE WHEN p_observed_at IS NULL THEN f.observed_at ELSE excluded.observed_at END,
+                                 CASE WHEN p_expects IS NULL THEN f.expects ELSE excluded.expects END,
+                                 CASE WHEN p_task_group IS NULL THEN f.task_group ELSE excluded.task_group END)
         RETURNING f.id, (f.xmax = 0) INTO v_id, v_inserted;
     ELSIF p_slug IS NOT NULL THEN
         INSERT INTO ledger.finding AS f (scope, title, description, paths, kind, severity, finding_key, source,
-                                         slug, strong_keywords, tags)
+                                         slug, strong_keywords, tags, observed_at, expects, task_group)
         VALUES (p_scope, p_title, p_description, p_paths, p_kind, p_severity, p_finding_key, p_source,
-                p_slug, p_strong_keywords, p_tags)
+                p_slug, p_strong_keywords, p_tags, p_observed_at, p_expects, p_task_group)
         ON CONFLICT (scope, slug) DO UPDATE
            SET title = excluded.title, description = excluded.description, paths = excluded.paths,
                kind = excluded.kind, severity = excluded.severity, source = excluded.source,
-               strong_keywords = excluded.strong_keywords, tags = excluded.tags
+               strong_keywords = excluded.strong_keywords, tags = excluded.tags,
+               observed_at = CASE WHEN p_observed_at IS NULL THEN f.observed_at ELSE excluded.observed_at END,
+               expects = CASE WHEN p_expects IS NULL THEN f.expects ELSE excluded.expects END,
+               task_group = CASE WHEN p_task_group IS NULL THEN f.task_group ELSE excluded.task_group END
          WHERE f.superseded_at IS NULL
-           AND (f.title, f.description, f.paths, f.kind, f.severity, f.source, f.strong_keywords, f.tags)
+           AND (f.title, f.description, f.paths, f.kind, f.severity, f.source, f.strong_keywords, f.tags,
+                f.observed_at, f.expects, f.task_group)
                IS DISTINCT FROM (excluded.title, excluded.description, excluded.paths, excluded.kind,
-                                 excluded.severity, excluded.source, excluded.strong_keywords, excluded.tags)
+                                 excluded.severity, excluded.source, excluded.strong_keywords, excluded.tags,
+                                 CASE WHEN p_observed_at IS NULL THEN f.observed_at ELSE excluded.observed_at END,
+                                 CASE WHEN p_expects IS NULL THEN f.expects ELSE excluded.expects END,
+                                 CASE WHEN p_task_group IS NULL THEN f.task_group ELSE excluded.task_group END)
         RETURNING f.id, (f.xmax = 0) INTO v_id, v_inserted;
     ELSE
         INSERT INTO ledger.finding AS f (scope, title, description, paths, kind, severity, finding_key, source,
-                                         slug, strong_keywords, tags)
+                                         slug, strong_keywords, tags, observed_at, expects, task_group)
         VALUES (p_scope, p_title, p_description, p_paths, p_kind, p_severity, p_finding_key, p_source,
-                p_slug, p_strong_keywords, p_tags)
+                p_slug, p_strong_keywords, p_tags, p_observed_at, p_expects, p_task_group)
         RETURNING f.id, true INTO v_id, v_inserted;
     END IF;
     PERFORM set_config('ledger.reporting', '', true);
@@ -106,5 +127,5 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[]) IS
-'Insert or refresh an imported finding, identified by (scope, finding_key), else (scope, slug): no duplicates on re-import; a superseded or dismissed finding is left alone. (scope, title, description, paths, kind, severity, finding_key, source, slug, strong_keywords, tags) -> TABLE(id, finding_key, slug, status inserted|updated|unchanged|retired). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD101, LD102, LD401, 23505 (slug of another finding).';
+COMMENT ON FUNCTION ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[], timestamptz, text, text) IS
+'Insert or refresh an imported finding, identified by (scope, finding_key), else (scope, slug): no duplicates on re-import; a superseded or dismissed finding is left alone. (scope, title, description, paths, kind, severity, finding_key, source, slug, strong_keywords, tags, observed_at, expects, task_group; NULL keeps a stored value) -> TABLE(id, finding_key, slug, status inserted|updated|unchanged|retired). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD101, LD102, LD401, 23505 (slug of another finding).';

@@ -1,14 +1,22 @@
 -- ledger.read_audit(p_scope text, p_finding_id bigint DEFAULT NULL,
---                   p_merge_id bigint DEFAULT NULL) -> SETOF ledger.supersession
+--                   p_merge_id bigint DEFAULT NULL)
+--   -> TABLE(id bigint, scope text, finding_id bigint, merge_id bigint, action text, rule text,
+--            evidence text, detail jsonb, actor text, reason text, created_at timestamptz,
+--            commit_sha text, subject text)
 --
 -- The audit trail of a scope in the order it was written, optionally only
--- one finding's or one merge's rows. Raises LD005 (not_found) for an
--- unknown scope, and for a finding or merge id that is not one of the scope's
--- (an empty answer would hide a mistyped id). Under per-scope row-level
--- security a scope the connection may not see is unknown.
+-- one finding's or one merge's rows: every column of ledger.supersession,
+-- and for rows a merge wrote the merge's commit_sha and subject (the first
+-- non-blank line of its message, trimmed; NULL for rows no merge wrote), so
+-- that a person reviewing a decision sees the commit, not an internal id.
+-- Raises LD005 (not_found) for an unknown scope, and for a finding or merge
+-- id that is not one of the scope's (an empty answer would hide a mistyped
+-- id). Under per-scope row-level security a scope the connection may not
+-- see is unknown.
 CREATE OR REPLACE FUNCTION ledger.read_audit(
     p_scope text, p_finding_id bigint DEFAULT NULL, p_merge_id bigint DEFAULT NULL)
-RETURNS SETOF ledger.supersession
+RETURNS TABLE (id bigint, scope text, finding_id bigint, merge_id bigint, action text, rule text, evidence text,
+               detail jsonb, actor text, reason text, created_at timestamptz, commit_sha text, subject text)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog
 AS $$
@@ -27,7 +35,11 @@ BEGIN
             USING ERRCODE = 'LD005';
     END IF;
     RETURN QUERY
-        SELECT a.* FROM ledger.supersession a
+        SELECT a.id, a.scope, a.finding_id, a.merge_id, a.action, a.rule, a.evidence, a.detail, a.actor, a.reason,
+               a.created_at, m.commit_sha,
+               btrim(substring(m.message FROM '^\s*([^\n]*\S)'), E' \t\r')
+          FROM ledger.supersession a
+          LEFT JOIN ledger.merge m ON m.id = a.merge_id
          WHERE a.scope = p_scope
            AND (p_finding_id IS NULL OR a.finding_id = p_finding_id)
            AND (p_merge_id IS NULL OR a.merge_id = p_merge_id)
@@ -36,4 +48,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.read_audit(text, bigint, bigint) IS
-'Audit rows of a scope in write order, optionally filtered by finding or merge. (scope, finding_id, merge_id) -> SETOF ledger.supersession. Raises LD005 for an unknown scope, or a finding or merge id not in the scope.';
+'Audit rows of a scope in write order, optionally filtered by finding or merge, with the merge''s commit_sha and subject (first non-blank line of its message). (scope, finding_id, merge_id) -> TABLE(id, scope, finding_id, merge_id, action, rule, evidence, detail, actor, reason, created_at, commit_sha, subject). Raises LD005 for an unknown scope, or a finding or merge id not in the scope.';

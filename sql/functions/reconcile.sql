@@ -5,13 +5,16 @@
 -- (session_replication_role = replica, as logical replication's apply
 -- worker and pg_restore --disable-triggers write them) keep
 -- processed = false. In merge id order, each such merge gets its paths
--- normalised (ledger.normalize_paths) and its branch normalised
--- (ledger._normalize_branch), is marked processed and goes through
+-- normalised (ledger.normalize_paths), its branch normalised
+-- (ledger._normalize_branch), its added, deleted and hunks validated and
+-- normalised (trigger _120_changes), is marked processed and goes through
 -- ledger._apply_merge and then ledger._apply_revert, the functions the
 -- _200_supersede and _300_revert triggers run, so it takes exactly the
 -- decisions the triggers would take now (path and message rules, scope
--- policy, reverts). Before that, the scope's active findings whose paths
--- are not in normal form (written the same way) are normalised, so that
+-- policy, causality, change kinds, line anchors, reverts). Before that, the
+-- scope's active findings whose paths are not in normal form (written the
+-- same way) go through the finding's _100_prepare trigger (paths
+-- normalised, line suffixes kept as anchors, observed_at, expects), so that
 -- merges can match them.
 -- Idempotent: a second call finds nothing to do and returns no row;
 -- concurrent calls wait for each other (row locks) and apply each merge once.
@@ -46,11 +49,13 @@ BEGIN
         PERFORM ledger._ensure_scope(v_scope);
     END IF;
 
+    -- paths = paths: the _100_prepare trigger normalises them and keeps their line suffixes as anchors
     UPDATE ledger.finding f
-       SET paths = ledger.normalize_paths(f.paths, 'finding ' || f.id || ' paths', 1000)
+       SET paths = f.paths
      WHERE f.scope = v_scope
        AND f.superseded_at IS NULL
-       AND f.paths IS DISTINCT FROM ledger.normalize_paths(f.paths, 'finding ' || f.id || ' paths', 1000);
+       AND (f.paths IS DISTINCT FROM ledger.normalize_paths(f.paths, 'finding ' || f.id || ' paths', 1000)
+            OR EXISTS (SELECT 1 FROM unnest(f.paths) AS p WHERE p ~ ':[0-9]+-[0-9]+$'));
 
     FOR v_id IN
         SELECT m.id FROM ledger.merge m
@@ -61,6 +66,7 @@ BEGIN
         UPDATE ledger.merge m
            SET paths = ledger.normalize_paths(m.paths, 'merge ' || m.id || ' paths', 100000),
                branch = ledger._normalize_branch(m.branch, 'merge ' || m.id || ' branch'),
+               added = m.added, deleted = m.deleted, hunks = m.hunks,  -- through _120_changes
                processed = true
          WHERE m.id = v_id;
         PERFORM ledger._apply_merge(v_id);

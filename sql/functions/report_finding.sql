@@ -1,5 +1,6 @@
 -- ledger.report_finding(p_scope, p_finding_key, p_title, p_description,
---     p_paths, p_kind, p_severity, p_source, p_review_run)
+--     p_paths, p_kind, p_severity, p_source, p_review_run, p_observed_at,
+--     p_expects, p_task_group)
 --   -> TABLE(finding_id bigint, outcome text, state text,
 --            report_count integer, reopen_count integer)
 --
@@ -17,8 +18,11 @@
 --                      never overrides a human decision); the re-report is
 --                      counted.
 -- A re-report keeps the stored text (title, description, paths, kind,
--- severity, source of the first report), so of its fields only scope,
--- finding_key and title are checked; review_run is updated when given.
+-- severity, source, observed_at, expects, task_group of the first report),
+-- so of its fields only scope, finding_key and title are checked;
+-- review_run is updated when given. A new finding's p_observed_at (NULL:
+-- now), p_expects (NULL: change) and p_task_group (NULL: from a p_source
+-- node id ending in :<number>) are as in tg_finding__prepare.
 -- state is the finding's state afterwards; report_count and reopen_count its
 -- counters afterwards. The row is locked FOR NO KEY UPDATE while it is
 -- decided (FOR UPDATE would make the foreign key checks of concurrent
@@ -40,7 +44,10 @@ CREATE OR REPLACE FUNCTION ledger.report_finding(
     p_kind text DEFAULT 'review',
     p_severity text DEFAULT 'medium',
     p_source text DEFAULT NULL,
-    p_review_run text DEFAULT NULL)
+    p_review_run text DEFAULT NULL,
+    p_observed_at timestamptz DEFAULT NULL,
+    p_expects text DEFAULT NULL,
+    p_task_group text DEFAULT NULL)
 RETURNS TABLE (finding_id bigint, outcome text, state text, report_count integer, reopen_count integer)
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -62,8 +69,10 @@ BEGIN
         EXIT WHEN FOUND;
         PERFORM set_config('ledger.reporting', 'on', true);
         INSERT INTO ledger.finding AS f
-               (scope, finding_key, title, description, paths, kind, severity, source, review_run)
-        VALUES (v_scope, v_key, p_title, p_description, p_paths, p_kind, p_severity, p_source, v_run)
+               (scope, finding_key, title, description, paths, kind, severity, source, review_run,
+                observed_at, expects, task_group)
+        VALUES (v_scope, v_key, p_title, p_description, p_paths, p_kind, p_severity, p_source, v_run,
+                p_observed_at, p_expects, p_task_group)
         ON CONFLICT (scope, finding_key) DO NOTHING
         RETURNING f.* INTO v_row;
         PERFORM set_config('ledger.reporting', '', true);
@@ -101,5 +110,5 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.report_finding(text, text, text, text, text[], text, text, text, text) IS
-'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run) -> TABLE(finding_id, outcome, state, report_count, reopen_count). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD401.';
+COMMENT ON FUNCTION ledger.report_finding(text, text, text, text, text[], text, text, text, text, timestamptz, text, text) IS
+'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run, observed_at, expects, task_group) -> TABLE(finding_id, outcome, state, report_count, reopen_count). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD401.';

@@ -15,7 +15,24 @@
 --                minor -> low), ASCII case-insensitive, default 'medium';
 --   description  optional, <= 1000000 chars, stored as given ('' -> NULL);
 --   source       optional, single line, <= 200 chars;
---   paths        normalised by ledger.normalize_paths (at most 1000), NULL -> {}.
+--   paths        normalised by ledger.normalize_paths (at most 1000), NULL -> {};
+--                a line suffix is taken off first and kept as an anchor;
+--   anchors      {"<path>": [first_line, last_line]}: the line suffixes of the
+--                written paths, src/a.py:42 -> [42, 42], src/a.py:42:7 ->
+--                [42, 42], src/a.py:40-48 -> [40, 48] (several suffixes on
+--                one file: the range spanning them; the same file also
+--                written bare, or a directory: no anchor; line 0: no
+--                anchor), over the anchors written with the row (validated:
+--                an object whose keys, normalised, are among paths and whose
+--                values are [first, last] with 1 <= first <= last); keys no
+--                longer among paths are dropped on UPDATE; {} -> NULL;
+--   observed_at  NULL -> now(); when the problem was observed (not checked
+--                here: least(observed_at, created_at) is what merges are
+--                compared with);
+--   expects      change | present | absent, case-insensitive, default change;
+--   task_group   optional, single line, <= 200 chars; on INSERT without one,
+--                source when source is a node id ending in :<number>
+--                (07_nightshift_standalone_cli:0).
 -- Raises LD001 (path), LD002 (required), LD003 (invalid), LD004 (too long),
 -- each naming the field and the value; nothing is written on error.
 CREATE OR REPLACE FUNCTION ledger.tg_finding__prepare()
@@ -25,6 +42,16 @@ SET search_path = pg_catalog
 AS $$
 DECLARE
     v_severity text;
+    v_raw      text[];
+    v_found    jsonb;
+    v_given    jsonb;
+    v_key      text;
+    v_val      jsonb;
+    v_m        text[];
+    v_first    bigint;
+    v_last     bigint;
+    v_dir      boolean;
+    v_cut      boolean[];
 BEGIN
     NEW.scope := ledger._check_scope(NEW.scope, 'finding.scope');
     NEW.title := ledger._check_text(NEW.title, 'finding.title', true, 1000);
@@ -45,7 +72,95 @@ BEGIN
             length(NEW.description) USING ERRCODE = 'LD004';
     END IF;
     NEW.source := ledger._check_text(NEW.source, 'finding.source', false, 200);
-    NEW.paths := ledger.normalize_paths(NEW.paths, 'finding.paths', 1000);
+    v_raw := NEW.paths;
+    IF cardinality(v_raw) <= 1000 AND EXISTS (SELECT 1 FROM unnest(v_raw) AS p WHERE p ~ ':[0-9]') THEN
+        -- line suffixes become anchors before normalisation takes them off
+        v_found := '{}';
+        v_cut := array_fill(false, ARRAY[cardinality(v_raw)]);
+        FOR i IN 1 .. cardinality(v_raw) LOOP
+            v_m := regexp_match(btrim(v_raw[i], E' \t\r\n\f\x0b'),
+                                '^(.*?)[ \t\r\n\f\x0b]*:([0-9]+)(?:-([0-9]+)|((?::[0-9]+)*))$');
+            CONTINUE WHEN v_m IS NULL OR v_m[1] = '';
+            IF length(v_m[2]) > 10 OR length(coalesce(v_m[3], '')) > 10 THEN
+                v_first := 2147483648;
+            ELSE
+                v_first := v_m[2]::bigint;
+                v_last := coalesce(v_m[3]::bigint, v_first);
+            END IF;
+            IF greatest(v_first, v_last) > 2147483647 THEN
+                RAISE EXCEPTION 'invalid finding.paths[%]: % has a line number out of range (at most 2147483647)',
+                    i, quote_literal(v_raw[i]) USING ERRCODE = 'LD003';
+            END IF;
+            IF v_last < v_first THEN
+                RAISE EXCEPTION 'invalid finding.paths[%]: % is a line range that ends before it starts',
+                    i, quote_literal(v_raw[i]) USING ERRCODE = 'LD003';
+            END IF;
+            v_key := ledger.normalize_path(v_m[1], 'finding.paths[' || i || ']');
+            v_raw[i] := v_m[1];
+            v_cut[i] := true;
+            CONTINUE WHEN v_first = 0 OR v_key ~ '/$';
+            v_val := v_found -> v_key;
+            v_found := v_found || jsonb_build_object(v_key, jsonb_build_array(
+                least(v_first, (v_val ->> 0)::bigint), greatest(v_last, (v_val ->> 1)::bigint)));
+        END LOOP;
+        NEW.paths := ledger.normalize_paths(v_raw, 'finding.paths', 1000);
+        IF v_found <> '{}' THEN
+            -- a file also written without a suffix is referenced whole: no anchor
+            v_found := v_found - ARRAY(
+                SELECT ledger.normalize_path(x.p, 'finding.paths') FROM unnest(v_raw, v_cut) AS x(p, cut)
+                 WHERE NOT x.cut);
+        END IF;
+    ELSE
+        NEW.paths := ledger.normalize_paths(v_raw, 'finding.paths', 1000);
+    END IF;
+
+    v_given := NEW.anchors;
+    IF v_given IS NOT NULL AND (TG_OP = 'INSERT' OR v_given IS DISTINCT FROM OLD.anchors) THEN
+        IF jsonb_typeof(v_given) <> 'object' THEN
+            RAISE EXCEPTION 'invalid finding.anchors: % is not an object {"<path>": [first_line, last_line]}',
+                left(v_given::text, 200) USING ERRCODE = 'LD003';
+        END IF;
+        v_val := '{}';
+        FOR v_key, v_m IN
+            SELECT e.key, ARRAY[jsonb_typeof(e.value), e.value::text,
+                                CASE WHEN jsonb_typeof(e.value) = 'array' THEN jsonb_array_length(e.value)::text END]
+              FROM jsonb_each(v_given) AS e
+        LOOP
+            v_dir := false;
+            IF v_m[1] = 'array' AND v_m[3] = '2' THEN
+                SELECT bool_and(jsonb_typeof(x) = 'number' AND x::text ~ '^[0-9]{1,10}$'
+                                AND x::text::bigint BETWEEN 1 AND 2147483647)
+                  INTO v_dir FROM jsonb_array_elements(v_m[2]::jsonb) AS x;
+                v_dir := v_dir AND (v_m[2]::jsonb ->> 0)::bigint <= (v_m[2]::jsonb ->> 1)::bigint;
+            END IF;
+            IF NOT v_dir THEN
+                RAISE EXCEPTION 'invalid finding.anchors[%]: % is not [first_line, last_line] with 1 <= first_line <= last_line',
+                    quote_literal(v_key), left(v_m[2], 200) USING ERRCODE = 'LD003';
+            END IF;
+            v_m[1] := ledger.normalize_path(v_key, 'finding.anchors');
+            IF NOT v_m[1] = ANY (NEW.paths) OR v_m[1] ~ '/$' THEN
+                RAISE EXCEPTION 'invalid finding.anchors[%]: % is not one of the finding''s file paths %',
+                    quote_literal(v_key), quote_literal(v_m[1]), NEW.paths::text USING ERRCODE = 'LD003';
+            END IF;
+            v_val := v_val || jsonb_build_object(v_m[1], v_m[2]::jsonb);
+        END LOOP;
+        v_given := v_val;
+    ELSIF v_given IS NOT NULL AND NEW.paths IS DISTINCT FROM OLD.paths THEN
+        v_given := v_given - ARRAY(SELECT k FROM jsonb_object_keys(v_given) AS k WHERE NOT k = ANY (NEW.paths));
+    END IF;
+    NEW.anchors := nullif(coalesce(v_given, '{}') || coalesce(v_found, '{}'), '{}');
+
+    NEW.observed_at := coalesce(NEW.observed_at, now());
+    v_raw := ARRAY[lower(ledger._check_text(coalesce(NEW.expects, 'change'), 'finding.expects', true, 20) COLLATE "C")];
+    IF v_raw[1] NOT IN ('change', 'present', 'absent') THEN
+        RAISE EXCEPTION 'invalid finding.expects: % (expected change, present or absent)',
+            quote_literal(NEW.expects) USING ERRCODE = 'LD003';
+    END IF;
+    NEW.expects := v_raw[1];
+    NEW.task_group := ledger._check_text(NEW.task_group, 'finding.task_group', false, 200);
+    IF TG_OP = 'INSERT' AND NEW.task_group IS NULL AND NEW.source ~ '.:[0-9]+$' THEN
+        NEW.task_group := NEW.source;
+    END IF;
     IF TG_OP = 'INSERT' OR NEW.scope IS DISTINCT FROM OLD.scope THEN
         PERFORM ledger._ensure_scope(NEW.scope);
     END IF;
@@ -54,4 +169,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_finding__prepare() IS
-'BEFORE INSERT/UPDATE trigger on ledger.finding: validates and normalises scope, title, finding_key, kind, severity, description, source, paths; creates the scope on first use. Raises LD001-LD004 naming field and value.';
+'BEFORE INSERT/UPDATE trigger on ledger.finding: validates and normalises scope, title, finding_key, kind, severity, description, source, paths (line suffixes kept as anchors {"<path>": [first, last]}), anchors, observed_at (NULL -> now()), expects (change|present|absent), task_group (default: a source node id ending in :<number>); creates the scope on first use. Raises LD001-LD004 naming field and value.';

@@ -14,11 +14,15 @@
 --                          (default false);
 --   default_branch         when set, merges whose branch is another branch
 --                          change nothing and are audited 'skipped'
---                          (default NULL; 'refs/heads/' dropped).
+--                          (default NULL; 'refs/heads/' dropped);
+--   line_context           lines of context around a finding's anchor
+--                          within which a merge's hunk changes it, 0 to
+--                          1000 (default 0: one of the anchored lines).
 -- Raises LD002 (NULL enabled_rules / path_supersede_kinds /
 -- slug_mention_resolves), LD003 (an unknown rule, a NULL or blank kind, a
--- blank default_branch), LD004 (a kind over 100 characters, more than 100
--- kinds, a branch over 255), naming the field and the value.
+-- blank default_branch, a line_context outside 0-1000), LD004 (a kind over
+-- 100 characters, more than 100 kinds, a branch over 255), naming the field
+-- and the value.
 CREATE OR REPLACE FUNCTION ledger.tg_scope__prepare_policy()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -61,9 +65,16 @@ BEGIN
         RAISE EXCEPTION 'scope.slug_mention_resolves is required (true or false)' USING ERRCODE = 'LD002';
     END IF;
     NEW.default_branch := ledger._normalize_branch(NEW.default_branch, 'scope.default_branch');
+    IF NEW.line_context IS NULL THEN
+        RAISE EXCEPTION 'scope.line_context is required (0 to 1000 lines)' USING ERRCODE = 'LD002';
+    END IF;
+    IF NEW.line_context NOT BETWEEN 0 AND 1000 THEN
+        RAISE EXCEPTION 'invalid scope.line_context: % (expected 0 to 1000 lines)', NEW.line_context
+            USING ERRCODE = 'LD003';
+    END IF;
     RETURN NEW;
 END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_scope__prepare_policy() IS
-'BEFORE INSERT OR UPDATE trigger on ledger.scope: validates and normalises the matching policy (enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch). Raises LD002, LD003, LD004 naming field and value.';
+'BEFORE INSERT OR UPDATE trigger on ledger.scope: validates and normalises the matching policy (enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch, line_context 0-1000). Raises LD002, LD003, LD004 naming field and value.';

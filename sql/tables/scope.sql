@@ -11,8 +11,10 @@ CREATE TABLE ledger.scope (
     path_supersede_kinds  text[] NOT NULL DEFAULT '{drift}',
     slug_mention_resolves boolean NOT NULL DEFAULT false,
     default_branch        text,
+    line_context          integer NOT NULL DEFAULT 0,
     CONSTRAINT scope_pkey PRIMARY KEY (scope),
-    CONSTRAINT scope_hygiene_mode_check CHECK (hygiene_mode IN ('on', 'dry', 'off'))
+    CONSTRAINT scope_hygiene_mode_check CHECK (hygiene_mode IN ('on', 'dry', 'off')),
+    CONSTRAINT scope_line_context_check CHECK (line_context BETWEEN 0 AND 1000)
 );
 
 COMMENT ON TABLE ledger.scope IS
@@ -25,3 +27,5 @@ COMMENT ON COLUMN ledger.scope.slug_mention_resolves IS
 'When true, a bare mention of a finding''s slug or file name resolves it (seed 001 rule i); default false: only a resolution verb does.';
 COMMENT ON COLUMN ledger.scope.default_branch IS
 'When set, merges whose branch is another branch change nothing and are audited skipped; NULL (default) checks no branch.';
+COMMENT ON COLUMN ledger.scope.line_context IS
+'Lines of context around a finding''s anchor within which a merge''s hunk counts as changing it (default 0: the hunk must change one of the anchored lines; on the 48 TODO lines of the real histories in docs/matching.md, a context of 3 lines retires 24 of them too early). 0 to 1000.';

@@ -1,7 +1,7 @@
 -- Schema objects: the tables, columns, keys, indexes, functions, triggers
 -- and views that services and DBAs rely on are present with their shapes, and every function pins its search_path.
 BEGIN;
-SELECT plan(122);
+SELECT plan(131);
 
 SELECT has_schema('ledger', 'The ledger schema exists.');
 
@@ -83,6 +83,17 @@ SELECT col_default_is('ledger', 'issue', 'status', 'todo', 'A new issue is todo.
 -- lifecycle
 SELECT col_default_is('ledger', 'finding', 'report_count', '1', 'A finding counts its first report.');
 SELECT col_default_is('ledger', 'finding', 'reopen_count', '0', 'A new finding has never been reopened.');
+-- decisions on real histories: causality, change kinds, line anchors, task groups, line context
+SELECT col_type_is('ledger', 'finding', 'observed_at', 'timestamp with time zone',
+    'observed_at is a timestamp with time zone.');
+SELECT col_not_null('ledger', 'finding', 'observed_at', 'Every finding has an observation time.');
+SELECT col_default_is('ledger', 'finding', 'expects', 'change', 'A finding expects a change by default.');
+SELECT col_type_is('ledger', 'finding', 'anchors', 'jsonb', 'A finding''s line anchors are jsonb.');
+SELECT col_is_null('ledger', 'finding', 'task_group', 'A finding''s task group may be unknown.');
+SELECT col_type_is('ledger', 'merge', 'added', 'text[]', 'A merge''s added paths are a text array.');
+SELECT col_type_is('ledger', 'merge', 'deleted', 'text[]', 'A merge''s deleted paths are a text array.');
+SELECT col_type_is('ledger', 'merge', 'hunks', 'jsonb', 'A merge''s hunks are jsonb.');
+SELECT col_default_is('ledger', 'scope', 'line_context', '0', 'A hunk must change an anchored line by default.');
 SELECT col_is_null('ledger', 'finding', 'dismissed_at', 'dismissed_at may be NULL, which means not dismissed.');
 SELECT results_eq(
     $$SELECT conname::text COLLATE "default", convalidated FROM pg_constraint
@@ -134,11 +145,12 @@ SELECT hasnt_index('ledger', 'agent_task', 'agent_task_issue_snapshot_idx',
 SELECT has_function('ledger', 'normalize_path', ARRAY['text', 'text'], 'normalize_path(text, text) exists.');
 SELECT has_function('ledger', 'normalize_paths', ARRAY['text[]', 'text', 'integer'],
     'normalize_paths(text[], text, integer) exists.');
-SELECT has_function('ledger', 'add_finding', ARRAY['text', 'text', 'text', 'text[]', 'text', 'text', 'text', 'text'],
-    'add_finding exists with its eight parameters.');
+SELECT has_function('ledger', 'add_finding', ARRAY['text', 'text', 'text', 'text[]', 'text', 'text', 'text', 'text',
+    'timestamp with time zone', 'text', 'text'],
+    'add_finding exists with its eleven parameters (observed_at, expects, task_group last).');
 SELECT has_function('ledger', 'record_merge',
-    ARRAY['text', 'text', 'text[]', 'text', 'text', 'timestamp with time zone', 'text'],
-    'record_merge exists with its seven parameters.');
+    ARRAY['text', 'text', 'text[]', 'text', 'text', 'timestamp with time zone', 'text', 'text[]', 'text[]', 'jsonb'],
+    'record_merge exists with its ten parameters (p_branch, then p_added, p_deleted, p_hunks).');
 SELECT hasnt_function('ledger', 'record_merge', ARRAY['text', 'text', 'text[]', 'text', 'text', 'timestamp with time zone'],
     'There is no six-parameter record_merge, so no call is ambiguous.');
 SELECT has_function('ledger', 'active_findings', ARRAY['text'], 'active_findings(text) exists.');
@@ -154,24 +166,25 @@ SELECT has_function('ledger', 'complete_task', ARRAY['bigint', 'text'], 'complet
 SELECT has_function('ledger', 'fail_task', ARRAY['bigint', 'text', 'text'], 'fail_task exists.');
 SELECT has_function('ledger', 'requeue_task', ARRAY['bigint'], 'requeue_task exists.');
 SELECT has_function('ledger', 'cancel_task', ARRAY['bigint', 'text'], 'cancel_task exists.');
-SELECT has_function('ledger', 'report_finding', ARRAY['text', 'text', 'text', 'text', 'text[]', 'text', 'text', 'text', 'text'],
-    'report_finding exists with its nine parameters.');
+SELECT has_function('ledger', 'report_finding', ARRAY['text', 'text', 'text', 'text', 'text[]', 'text', 'text', 'text', 'text',
+    'timestamp with time zone', 'text', 'text'],
+    'report_finding exists with its twelve parameters (observed_at, expects, task_group last).');
 SELECT has_function('ledger', 'replace_findings', ARRAY['text', 'text', 'text', 'jsonb', 'text'], 'replace_findings exists.');
 SELECT function_returns('ledger', 'dismiss_finding', ARRAY['bigint', 'text', 'text', 'text'], 'ledger.finding_lifecycle',
     'dismiss_finding returns the finding''s lifecycle row.');
 SELECT function_returns('ledger', 'restore_finding', ARRAY['bigint', 'text', 'text'], 'ledger.finding_lifecycle',
     'restore_finding returns the finding''s lifecycle row.');
-SELECT has_function('ledger', 'set_match_policy', ARRAY['text', 'text[]', 'text[]', 'boolean', 'text'],
-    'set_match_policy exists.');
-SELECT has_function('ledger', 'read_prompt_findings', ARRAY['text', 'text[]', 'interval', 'integer'],
-    'read_prompt_findings exists.');
+SELECT has_function('ledger', 'set_match_policy', ARRAY['text', 'text[]', 'text[]', 'boolean', 'text', 'integer', 'boolean'],
+    'set_match_policy exists (line_context and create last).');
+SELECT has_function('ledger', 'read_prompt_findings', ARRAY['text', 'text[]', 'interval', 'integer', 'text', 'integer'],
+    'read_prompt_findings exists (current_group and max_groups last).');
 SELECT volatility_is('ledger', '_evidence_keys', ARRAY['text', 'text', 'text', 'text[]', 'text'], 'immutable',
     '_evidence_keys is immutable, as the evidence index requires.');
 
 -- triggers, in the order they fire
 SELECT triggers_are('ledger', 'merge', ARRAY['_010_immutable', '_050_scope_access', '_100_prepare', '_110_branch',
-                                             '_120_redelivery', '_200_supersede', '_300_revert'],
-    'merge has exactly the immutable, scope-access, prepare, branch, redelivery, supersede and revert triggers.');
+                                             '_120_changes', '_120_redelivery', '_200_supersede', '_300_revert'],
+    'merge has exactly the immutable, scope-access, prepare, branch, changes, redelivery, supersede and revert triggers.');
 SELECT triggers_are('ledger', 'finding', ARRAY['_050_scope_access', '_100_forbid_delete', '_100_prepare', '_110_evidence', '_200_lifecycle'],
     'finding has exactly the scope-access, forbid-delete, prepare, evidence and lifecycle triggers.');
 SELECT triggers_are('ledger', 'scope', ARRAY['_050_scope_access', '_100_prepare', '_110_policy'],

@@ -5,10 +5,11 @@ One module per verb group, each exporting ``COMMANDS``; this module imports
 them and adds their commands to the group, never the other way round:
 
 * :mod:`.findings`: ``migrate``, ``active``, ``audit``, ``hygiene-mode``, ``replay-git``;
-* :mod:`.matching`: ``import-findings``, ``hygiene``;
+* :mod:`.matching`: ``import-findings``, ``policy``, ``hygiene``;
 * :mod:`.lifecycle`: ``history``, ``dismiss``, ``restore``, ``prompt``;
 * :mod:`.security`: ``reconcile``, ``scope-rls``;
-* :mod:`.demo`: ``demo``.
+* :mod:`.demo`: ``demo``;
+* :mod:`.evaluate`: ``evaluate`` (precision and recall on a labelled corpus).
 
 What they share (``--dsn``, the console, one ``error:`` line and exit 1 for a
 user mistake) is in :mod:`.helpers`.
@@ -20,7 +21,7 @@ import os
 
 import click
 
-from . import demo, findings, lifecycle, matching, security
+from . import demo, evaluate, findings, lifecycle, matching, security
 from .helpers import console
 
 
@@ -29,10 +30,10 @@ from .helpers import console
 def main() -> None:
     """Findings that retire themselves when merges land."""
     # piped output (CI logs, files) without $COLUMNS: 120 columns, so tables do not wrap
-    if not console.is_terminal and not os.environ.get("COLUMNS"):
-        console.width = 120
+    # (set on every call: the console outlives one invocation in tests)
+    console.width = 120 if not console.is_terminal and not os.environ.get("COLUMNS") else None  # type: ignore[assignment]
 
 
-for _module in (findings, matching, lifecycle, security, demo):
+for _module in (findings, matching, lifecycle, security, demo, evaluate):
     for _command in _module.COMMANDS:
         main.add_command(_command)

@@ -12,7 +12,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .. import api, gitlog
-from .helpers import console, dsn_option, resolve_dsn, user_errors
+from .helpers import (
+    console,
+    create_option,
+    dsn_option,
+    offer_create,
+    renames_option,
+    resolve_dsn,
+    unreadable_warning,
+    user_errors,
+)
 
 
 @click.command()
@@ -49,18 +58,21 @@ def active(dsn: str | None, scope: str) -> None:
 @click.option("--merge", "merge_id", type=int, default=None, help="only this merge's rows")
 @user_errors
 def audit(dsn: str | None, scope: str, finding_id: int | None, merge_id: int | None) -> None:
-    """Print the audit trail of SCOPE."""
+    """Print the audit trail of SCOPE: for each decision the finding, the
+    commit (short sha) and its subject, the action, the rule and the evidence."""
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
         rows = api.read_audit(conn, scope, finding_id=finding_id, merge_id=merge_id)
     table = Table(title=f"audit of {scope} ({len(rows)} rows)")
-    for col in ("id", "when", "finding", "merge", "action", "rule", "evidence"):
-        table.add_column(col)
+    for col in ("id", "when", "finding", "commit", "action", "rule", "evidence"):
+        # the commit is its short sha and subject; it and the evidence wrap, the rest stays on one line
+        table.add_column(col, no_wrap=col not in ("commit", "evidence"), overflow="fold")
     for a in rows:
+        commit = " ".join(x for x in ((a.commit_sha or "")[:12], a.subject or "") if x)
         table.add_row(
             str(a.id),
             a.created_at.strftime("%Y-%m-%d %H:%M:%S"),
             str(a.finding_id or ""),
-            str(a.merge_id or ""),
+            commit,
             a.action,
             a.rule or "",
             a.evidence or "",
@@ -72,11 +84,12 @@ def audit(dsn: str | None, scope: str, finding_id: int | None, merge_id: int | N
 @dsn_option
 @click.argument("scope")
 @click.argument("mode", type=click.Choice(["on", "dry", "off"]))
+@create_option
 @user_errors
-def hygiene_mode(dsn: str | None, scope: str, mode: str) -> None:
+def hygiene_mode(dsn: str | None, scope: str, mode: str, create: bool) -> None:
     """Set SCOPE's hygiene mode: on (supersede), dry (audit only), off."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
-        click.echo(f"{scope}: hygiene_mode = {api.set_hygiene_mode(conn, scope, mode)}")
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn, offer_create():
+        click.echo(f"{scope}: hygiene_mode = {api.set_hygiene_mode(conn, scope, mode, create=create)}")
 
 
 @click.command("replay-git")
@@ -87,17 +100,22 @@ def hygiene_mode(dsn: str | None, scope: str, mode: str) -> None:
     "--range", "rev_range", default="HEAD", show_default=True, help="revision range, e.g. v1.0..main"
 )
 @click.option("--since", default=None, help="only commits after this date (git log --since: 2026-01-01, 2.weeks)")
+@renames_option
 @user_errors
-def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: str | None) -> None:
+def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: str | None, no_renames: bool) -> None:
     """Record REPO's first-parent history into SCOPE, oldest first.
 
-    Each commit on the first-parent line becomes a merge (renames count both
-    paths, deletions count); findings of the scope whose paths it touched are
-    superseded. Commits already recorded have no second effect, so rerunning
-    resumes. Each merge is its own transaction.
+    Each commit on the first-parent line becomes a merge with the paths it
+    touched (both sides of a rename), the ones it added and deleted, and its
+    -U0 hunks; the scope's rules decide what each merge retires. A commit
+    whose diff cannot be read (a partial or shallow clone) is recorded
+    without hunks, named in one warning line. Commits already recorded have
+    no second effect, so rerunning resumes. Each batch of merges is one
+    transaction.
     """
-    merges = list(gitlog.read_merges(repo, rev_range, since))
+    history = gitlog.read_merges(repo, rev_range, since, renames=not no_renames)
     recorded = already = superseded = 0
+    lacking: list[gitlog.GitMerge] = []
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
         progress = Progress(
             TextColumn("[progress.description]{task.description}"),
@@ -108,7 +126,7 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
             transient=True,
         )
         with progress:
-            task = progress.add_task(f"recording {len(merges)} commits into {scope}", total=len(merges))
+            task = progress.add_task(f"recording {len(history)} commits into {scope}", total=len(history))
 
             def on_merge(merge: gitlog.GitMerge, result: Any) -> None:
                 nonlocal recorded, already, superseded
@@ -117,9 +135,14 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
                     superseded += len(result.superseded)
                 else:
                     already += 1
+                if merge.diff_error is not None:
+                    lacking.append(merge)
                 progress.advance(task)
 
-            gitlog.replay(conn, scope, merges, on_merge=on_merge)
+            gitlog.replay(conn, scope, history, on_merge=on_merge)
+    warning = unreadable_warning(lacking)
+    if warning:
+        click.echo(warning, err=True)
     click.echo(
         f"{scope}: {recorded} merges recorded, {already} already recorded, {superseded} findings superseded"
     )

@@ -11,10 +11,12 @@ usage errors exit 2.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import alembic.util
@@ -23,8 +25,8 @@ import psycopg
 import sqlalchemy.exc
 from rich.console import Console
 
-from .. import queries
-from ..errors import LedgerError
+from .. import gitlog, queries
+from ..errors import LedgerError, NotFound
 from ..testing import cluster
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -85,3 +87,38 @@ def user_errors(fn: F) -> F:
         sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
+
+
+create_option = click.option(
+    "--create", is_flag=True, default=False,
+    help="create SCOPE if it does not exist (otherwise an unknown scope is an error: LD005)",
+)
+
+
+@contextlib.contextmanager
+def offer_create() -> Iterator[None]:
+    """An unknown scope (LD005) in a verb with ``--create`` says so in the
+    verb's words: "(--create creates it)" instead of the SQL parameter."""
+    try:
+        yield
+    except NotFound as exc:
+        message = re.sub(r"\s*\(pass p_create[^)]*\)", "", str(exc)) + " (--create creates it)"
+        raise NotFound(message, exc.sqlstate, exc.hint) from exc
+
+
+def unreadable_warning(merges: Sequence[gitlog.GitMerge]) -> str | None:
+    """The one warning line naming the commits recorded without hunks
+    because their diffs cannot be read (None when there are none)."""
+    lacking = [m for m in merges if m.diff_error is not None]
+    if not lacking:
+        return None
+    first = lacking[0]
+    example = first.diff_error if len(lacking) == 1 else f"e.g. {first.sha[:12]}: {first.diff_error}"
+    return (f"warning: {len(lacking)} commit(s) recorded without hunks ({example}); the file-level rule "
+            f"applies to them: {', '.join(m.sha[:12] for m in lacking)}")
+
+
+renames_option = click.option(
+    "--no-renames", "no_renames", is_flag=True, default=False,
+    help="no rename detection: a rename is a deletion plus an addition (reads no blob for it; for partial clones)",
+)

@@ -105,13 +105,20 @@ def restore(dsn: str | None, finding_id: int, actor: str, reason: str) -> None:
 @click.option("--kind", "kinds", multiple=True, help="only this kind (repeatable)")
 @click.option("--max-age-hours", type=float, default=None, help="only findings reported within this many hours")
 @click.option("--max-chars", type=int, default=None, help="character budget (title + description per finding)")
+@click.option("--group", "current_group", default=None,
+              help="the task group the prompt is for (a group, or a node id such as 07_spec:4)")
+@click.option("--max-groups", type=int, default=None,
+              help="with --group: only findings generated within this many groups back (seed 000's option C)")
 @user_errors
 def prompt(dsn: str | None, scope: str, kinds: tuple[str, ...], max_age_hours: float | None,
-           max_chars: int | None) -> None:
-    """Print what a prompt builder would inject for SCOPE, and what the budget left out."""
+           max_chars: int | None, current_group: str | None, max_groups: int | None) -> None:
+    """Print what a prompt builder would inject for SCOPE, and what the budget
+    left out. --group/--max-groups keep only the findings of the last groups,
+    on top of supersession (never instead of it)."""
     max_age = timedelta(hours=max_age_hours) if max_age_hours is not None else None
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
-        sel = lifecycle.read_prompt_findings(conn, scope, kinds=kinds or None, max_age=max_age, max_chars=max_chars)
+        sel = lifecycle.read_prompt_findings(conn, scope, kinds=kinds or None, max_age=max_age, max_chars=max_chars,
+                                             current_group=current_group, max_groups=max_groups)
     for f in sel.findings:
         click.echo(f"- [{f.severity}] {f.prompt_text()}")
     click.echo(f"{sel.included_count} findings, {sel.included_chars} chars; "

@@ -1,5 +1,6 @@
 """The message-matching verbs: ``import-findings`` (findings files and drift
-reviews) and ``hygiene --mode dry`` (what a replay would retire, and why)."""
+reviews), ``policy`` (a scope's match policy) and ``hygiene --mode dry``
+(what a replay would retire, and why)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,16 @@ import click
 import psycopg
 
 from .. import gitlog, importers, matching
-from ..models import Decision
-from .helpers import dsn_option, resolve_dsn, user_errors
+from ..models import Decision, MatchPolicy
+from .helpers import (
+    create_option,
+    dsn_option,
+    offer_create,
+    renames_option,
+    resolve_dsn,
+    unreadable_warning,
+    user_errors,
+)
 
 
 @click.command("import-findings")
@@ -24,8 +33,13 @@ from .helpers import dsn_option, resolve_dsn, user_errors
     default=None,
     help="derive the scope key from this workspace directory instead (collision-free; see docs/cli.md)",
 )
+@click.option(
+    "--task-group", default=None,
+    help="task group of the findings that name none (a group, or the reporting node: 07_spec:0)",
+)
 @user_errors
-def import_findings(dsn: str | None, source: Path, scope: str | None, workspace: Path | None) -> None:
+def import_findings(dsn: str | None, source: Path, scope: str | None, workspace: Path | None,
+                    task_group: str | None) -> None:
     """Import SOURCE: a findings directory (YYYY-MM-DD-<slug>.md files with
     YAML front matter), one such file, or a drift-review JSON file.
 
@@ -38,7 +52,7 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
         if workspace is not None:
             scope = importers.workspace_scope(conn, workspace)
         assert scope is not None
-        report = importers.import_findings(conn, scope, source)
+        report = importers.import_findings(conn, scope, source, task_group=task_group)
     for item in report.imported:
         f = item.finding
         click.echo(f"{f.status:<9}  #{f.id}  {f.finding_key or f.slug or ''}  {item.name}")
@@ -66,15 +80,17 @@ def _finding_label(d: Decision) -> str:
 @click.option("--scope", required=True, help="scope whose findings the replay would retire")
 @click.option("--range", "rev_range", default="HEAD", show_default=True, help="git revision range")
 @click.option("--since", default=None, help="only commits since this date (git log --since)")
+@renames_option
 @user_errors
-def hygiene(dsn: str | None, mode: str, repo: Path, scope: str, rev_range: str, since: str | None) -> None:
+def hygiene(dsn: str | None, mode: str, repo: Path, scope: str, rev_range: str, since: str | None,
+            no_renames: bool) -> None:
     """Print what replaying REPO's first-parent history into SCOPE would
     retire, and why, without changing anything (--mode dry).
 
     Every commit is recorded in a transaction with the scope forced to dry
     mode, its decisions are printed, and the transaction is rolled back.
     """
-    merges = list(gitlog.read_merges(repo, rev_range, since=since))
+    merges = list(gitlog.read_merges(repo, rev_range, since=since, renames=not no_renames))
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
         previews = matching.preview_replay(conn, scope, merges)
     retired: dict[int, str] = {}
@@ -99,8 +115,64 @@ def hygiene(dsn: str | None, mode: str, repo: Path, scope: str, rev_range: str, 
         f"{len(merges)} commits read; a replay would retire {len(retired)} finding(s) of scope {scope} "
         f"(mode {mode}: nothing was changed)"
     )
+    warning = unreadable_warning(merges)
+    if warning:
+        click.echo(warning.replace("recorded without hunks", "read without hunks"), err=True)
     sys.stdout.flush()
 
 
+def _names(value: str | None) -> list[str] | None:
+    """A comma-separated option as a list (None: not given; "": the empty list)."""
+    if value is None:
+        return None
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def format_policy(p: MatchPolicy) -> list[str]:
+    """A scope's policy, one setting a line."""
+    return [
+        f"scope           {p.scope}",
+        f"hygiene_mode    {p.hygiene_mode}",
+        f"rules           {', '.join(p.enabled_rules) or '(none)'}",
+        f"path_kinds      {', '.join(p.path_supersede_kinds) or '(none)'}",
+        f"slug_mentions   {'on' if p.slug_mention_resolves else 'off'}",
+        f"default_branch  {p.default_branch or '(none: every branch counts)'}",
+        f"line_context    {p.line_context}",
+    ]
+
+
+@click.command("policy")
+@dsn_option
+@click.argument("scope")
+@click.option("--rules", default=None, help="evidence rules in force, comma-separated: path,key,slug,keyword,title")
+@click.option("--path-kinds", default=None,
+              help="finding kinds the path rule supersedes, comma-separated ('*': every kind; '': none)")
+@click.option("--slug-mentions", type=click.Choice(["on", "off"]), default=None,
+              help="on: a bare mention of a finding's slug or file name resolves it")
+@click.option("--default-branch", default=None,
+              help="merges on other branches change nothing ('': every branch counts)")
+@click.option("--line-context", type=int, default=None,
+              help="lines around a line anchor a hunk may change to retire it (0: only the anchored lines)")
+@create_option
+@user_errors
+def policy(dsn: str | None, scope: str, rules: str | None, path_kinds: str | None, slug_mentions: str | None,
+           default_branch: str | None, line_context: int | None, create: bool) -> None:
+    """Show SCOPE's match policy, or change the settings given (the others
+    stay). An unknown scope is an error unless --create is given."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn, offer_create():
+        stored = matching.set_match_policy(
+            conn,
+            scope,
+            enabled_rules=_names(rules),
+            path_supersede_kinds=_names(path_kinds),
+            slug_mention_resolves=None if slug_mentions is None else slug_mentions == "on",
+            default_branch=default_branch,
+            line_context=line_context,
+            create=create,
+        )
+    for line in format_policy(stored):
+        click.echo(line)
+
+
 #: The commands :mod:`findings_ledger.cli` adds to its group.
-COMMANDS = [import_findings, hygiene]
+COMMANDS = [import_findings, policy, hygiene]
