@@ -113,6 +113,19 @@ def _migrate(dsn: str, project: Path, spec: str, down: bool = False) -> None:
     (command.downgrade if down else command.upgrade)(cfg, spec)
 
 
+def _written(project: Path, slug: str) -> Path:
+    """The directory of the revision the tool just wrote for ``slug``: its
+    number follows whatever revisions the checkout already has."""
+    (rev_dir,) = (project / "migrations" / "versions").glob(f"[0-9][0-9][0-9][0-9]_{slug}")
+    return rev_dir
+
+
+def _previous(project: Path, rev_dir: Path) -> str:
+    """The revision before the one in ``rev_dir`` (its down_revision)."""
+    module = rev_dir.with_suffix(".py").read_text()
+    return module.split("down_revision = '", 1)[1].split("'", 1)[0]
+
+
 def _comment(dsn: str, signature: str) -> str | None:
     with psycopg.connect(dsn) as conn:
         row = conn.execute("SELECT obj_description(to_regprocedure(%s), 'pg_proc')", (signature,)).fetchone()
@@ -130,7 +143,7 @@ def test_a_one_function_change_is_a_revision_of_that_size(
     assert _tool(project, "--check").returncode == 1
     proc = _tool(project, "rank comment")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    rev_dir = project / "migrations" / "versions" / "0002_rank_comment"
+    rev_dir = _written(project, "rank_comment")
     files = sorted(p.relative_to(rev_dir).as_posix() for p in rev_dir.rglob("*") if p.is_file())
     assert files == ["downgrade.sql", "functions/_severity_rank.sql", "upgrade.sql"]
     size = sum(p.stat().st_size for p in rev_dir.rglob("*") if p.is_file())
@@ -141,7 +154,7 @@ def test_a_one_function_change_is_a_revision_of_that_size(
     dsn = ledger_database_factory(migrated=False)
     _migrate(dsn, project, "head")
     assert _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")
-    _migrate(dsn, project, "0001_baseline", down=True)
+    _migrate(dsn, project, _previous(project, rev_dir), down=True)
     assert not _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")
 
 
@@ -173,9 +186,9 @@ def test_new_and_changed_signatures_are_dropped_on_the_way_back(
                 "SELECT oid::regprocedure::text FROM pg_proc WHERE proname = 'answer' ORDER BY 1")]
 
     assert overloads() == ["ledger.answer(integer,integer)"]
-    _migrate(dsn, project, "0002_answer", down=True)
+    _migrate(dsn, project, _written(project, "answer").name, down=True)
     assert overloads() == ["ledger.answer(integer)"]
-    _migrate(dsn, project, "0001_baseline", down=True)
+    _migrate(dsn, project, _previous(project, _written(project, "answer")), down=True)
     assert overloads() == []
 
 
@@ -186,7 +199,7 @@ def test_a_changed_table_asks_for_hand_written_alter_statements(project: Path) -
     proc = _tool(project, "scope note")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "TODO(new_revision)" in proc.stdout
-    upgrade = (project / "migrations" / "versions" / "0002_scope_note" / "upgrade.sql").read_text()
+    upgrade = (_written(project, "scope_note") / "upgrade.sql").read_text()
     assert "-- TODO(new_revision): tables/scope.sql: changed; write the ALTER statements" in upgrade
     assert "--   +    note text," in upgrade
 
@@ -197,7 +210,7 @@ def test_concurrently_sql_runs_outside_the_revision_transaction(
     source = project / "sql" / "functions" / "_severity_rank.sql"
     source.write_text(source.read_text() + "\n")
     assert _tool(project, "kind index").returncode == 0
-    rev_dir = project / "migrations" / "versions" / "0002_kind_index"
+    rev_dir = _written(project, "kind_index")
     (rev_dir / "concurrently.sql").write_text(
         "DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_kind_idx;\n"
         "CREATE INDEX CONCURRENTLY finding_kind_idx\n    ON ledger.finding (scope, kind);\n")
@@ -207,6 +220,6 @@ def test_concurrently_sql_runs_outside_the_revision_transaction(
     valid = "SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass('ledger.finding_kind_idx')"
     with psycopg.connect(dsn) as conn:
         assert conn.execute(valid).fetchone() == (True,)
-    _migrate(dsn, project, "0001_baseline", down=True)
+    _migrate(dsn, project, _previous(project, rev_dir), down=True)
     with psycopg.connect(dsn) as conn:
         assert conn.execute(valid).fetchone() is None
