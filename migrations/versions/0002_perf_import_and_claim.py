@@ -7,10 +7,11 @@ Frozen files:
 * functions/_write_issue_snapshot.sql
 * functions/claim_task.sql
 * functions/tg_finding__lifecycle.sql
+* functions/_revert_targets.sql
 
 Revision ID: 0002_perf_import_and_claim
 Revises: 0001_baseline
-Create Date: 2026-12-01 09:58:26.863150
+Create Date: 2026-12-01 10:10:22.011740
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

@@ -5,3 +5,4 @@
 \ir functions/_write_issue_snapshot.sql
 \ir functions/claim_task.sql
 \ir functions/tg_finding__lifecycle.sql
+\ir functions/_revert_targets.sql
