@@ -33,14 +33,30 @@ def test_quick_benchmark_writes_every_case(ledger_server: dict[str, Any], tmp_pa
     data = json.loads((tmp_path / "results.json").read_text())
     cases = {r["case"] for r in data["rows"]}
     assert {"merge insert", "app-side path rule", "scaling", "claim", "claim throughput", "replay",
-            "migration"} <= cases
+            "migration", "import findings", "bulk recording"} <= cases
+    latency = [r for r in data["rows"] if r.get("series") == "latency"]
+    expected = len(bench.QUICK.findings) * len(bench.QUICK.path_counts) + len(bench.QUICK.big_paths)
+    assert len(latency) == expected
     merge_rows = [r for r in data["rows"] if r["case"] == "merge insert"]
-    assert len(merge_rows) == len(bench.QUICK.findings) * len(bench.QUICK.path_counts)
     assert all(r["median_ms"] > 0 and r["baseline_median_ms"] > 0 and r["ratio"] > 0 for r in merge_rows)
     replay = next(r for r in data["rows"] if r["case"] == "replay")
     assert replay["merges_per_s"] > 0
-    assert {t["target"].split(" ")[0] for t in data["targets"]} >= {"trigger", "scale-free:", "replay", "claim"}
+    bulk = {r["params"].split(",")[0] for r in data["rows"] if r["case"] == "bulk recording"}
+    assert {"single-row INSERT", "multi-row INSERT", "COPY"} <= bulk
+    targets = " ".join(t["target"] for t in data["targets"])
+    for words in ("2 KB message", "empty message", "linear in paths", "scale-free", "bulk: COPY", "replay",
+                  "import of", "import linear", "claim with snapshot", "app-side"):
+        assert words in targets, words
+    assert {g["input"] for g in data["growth"]} >= {"findings", "paths", "message bytes", "hunks",
+                                                     "batch size (ms per merge)"}
+    # the per-function profile of one merge names the trigger's functions, with their SET clauses
+    profile = next(p for label, p in data["profiles"].items() if "2 KB message" in label)
+    by_name = {p["function"]: p for p in profile}
+    assert by_name["tg_merge__supersede"]["calls"] == 1 and "search_path" in by_name["_apply_merge"]["set"]
+    assert "claim, anchor + snapshot" in data["profiles"]
     merge_plan = data["plans"]["merge insert, 100 paths (every statement the triggers run)"]
     assert "finding_active_paths_idx" in merge_plan  # the nested statements were captured
+    assert "finding_scope_finding_key_key" in next(v for k, v in data["plans"].items() if k.startswith("import"))
     report = (tmp_path / "results.md").read_text()
-    assert "| merge insert |" in report and "| target |" in report
+    assert "| merge insert |" in report and "| target |" in report and "Per-function profile" in report
+    assert (tmp_path / bench.PLOT).read_text().startswith("<svg")

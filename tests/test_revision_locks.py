@@ -28,6 +28,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     # ADD COLUMN (constant defaults: no rewrite) and the new triggers
     "0003_decisions_on_real_histories": {
         "scope": "AccessExclusiveLock", "finding": "AccessExclusiveLock", "merge": "AccessExclusiveLock"},
+    "0004_perf_import_and_claim": {},
 }
 
 STRENGTH = [

@@ -152,6 +152,19 @@ def _migrate(dsn: str, project: Path, spec: str, down: bool = False) -> None:
     (command.downgrade if down else command.upgrade)(cfg, spec)
 
 
+def _written(project: Path, slug: str) -> Path:
+    """The directory of the revision the tool just wrote for ``slug``: its
+    number follows whatever revisions the checkout already has."""
+    (rev_dir,) = (project / "migrations" / "versions").glob(f"[0-9][0-9][0-9][0-9]_{slug}")
+    return rev_dir
+
+
+def _previous(project: Path, rev_dir: Path) -> str:
+    """The revision before the one in ``rev_dir`` (its down_revision)."""
+    module = rev_dir.with_suffix(".py").read_text()
+    return module.split("down_revision = '", 1)[1].split("'", 1)[0]
+
+
 def _comment(dsn: str, signature: str) -> str | None:
     with psycopg.connect(dsn) as conn:
         row = conn.execute("SELECT obj_description(to_regprocedure(%s), 'pg_proc')", (signature,)).fetchone()
@@ -180,7 +193,7 @@ def test_a_one_function_change_is_a_revision_of_that_size(
     dsn = ledger_database_factory(migrated=False)
     _migrate(dsn, project, "head")
     assert _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")
-    _migrate(dsn, project, "0001_baseline", down=True)
+    _migrate(dsn, project, _previous(project, rev_dir), down=True)
     assert not _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")
 
 
@@ -214,7 +227,7 @@ def test_new_and_changed_signatures_are_dropped_on_the_way_back(
     assert overloads() == ["ledger.answer(integer,integer)"]
     _migrate(dsn, project, _next("answer"), down=True)
     assert overloads() == ["ledger.answer(integer)"]
-    _migrate(dsn, project, "0001_baseline", down=True)
+    _migrate(dsn, project, _previous(project, _written(project, "answer")), down=True)
     assert overloads() == []
 
 
@@ -246,7 +259,7 @@ def test_concurrently_sql_runs_outside_the_revision_transaction(
     valid = "SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass('ledger.finding_kind_idx')"
     with psycopg.connect(dsn) as conn:
         assert conn.execute(valid).fetchone() == (True,)
-    _migrate(dsn, project, "0001_baseline", down=True)
+    _migrate(dsn, project, _previous(project, rev_dir), down=True)
     with psycopg.connect(dsn) as conn:
         assert conn.execute(valid).fetchone() is None
 

@@ -5,8 +5,13 @@
 -- commit <sha>." (or, for a reverted merge commit, "This reverts commit
 -- <sha>, reversing ..."), each sha once, lower-cased, in the order it is
 -- first named, with the id of the merge of p_scope recorded with that sha
--- (target_merge_id NULL when there is none, or when it is the reverting
--- merge p_merge_id itself). No row when the message reverts nothing.
+-- before the reverting merge p_merge_id (a lower id; target_merge_id NULL
+-- when there is none). Rows of one multi-row INSERT or COPY get their ids
+-- in order and are all in the table before the first one's AFTER triggers
+-- run, so "recorded before" is what makes one statement revert exactly
+-- what the same rows inserted one by one revert: a later row of the same
+-- batch is not a target yet, as it would not exist yet. No row when the
+-- message reverts nothing.
 -- The one place the revert rule of issue 5 reads a message: used by
 -- ledger._apply_revert (which reopens) and ledger._apply_merge (which locks
 -- the findings the revert will reopen together with those it supersedes,
@@ -18,7 +23,7 @@ SET search_path = pg_catalog
 AS $$
     SELECT s.sha,
            (SELECT mg.id FROM ledger.merge mg
-             WHERE mg.scope = p_scope AND mg.commit_sha = s.sha AND mg.id IS DISTINCT FROM p_merge_id)
+             WHERE mg.scope = p_scope AND mg.commit_sha = s.sha AND mg.id < p_merge_id)
       FROM (SELECT lower(m[1] COLLATE "C") AS sha, min(strpos(p_message, m[1])) AS pos
               FROM regexp_matches(p_message, 'This reverts commit ([0-9A-Fa-f]{4,64})[.,]', 'g') AS m
              GROUP BY 1) AS s
@@ -27,4 +32,4 @@ AS $$
 $$;
 
 COMMENT ON FUNCTION ledger._revert_targets(text, text, bigint) IS
-'The commits a merge message reverts ("This reverts commit <sha>." / ", reversing"), each once in the order first named, with the id of the merge of the scope recorded with that sha (NULL when none or when it is the reverting merge itself). (scope, message, merge_id) -> TABLE(sha text, target_merge_id bigint). Raises nothing.';
+'The commits a merge message reverts ("This reverts commit <sha>." / ", reversing"), each once in the order first named, with the id of the merge of the scope recorded with that sha before the reverting merge (a lower id; NULL when none). (scope, message, merge_id) -> TABLE(sha text, target_merge_id bigint). Raises nothing.';

@@ -11,12 +11,16 @@
 -- agent p_agent_id when given, with FOR NO KEY UPDATE SKIP LOCKED: concurrent
 -- claimers never take the same task and never wait for each other. No row
 -- when the queue is empty. The claim (seed 003 / issue 4):
---   1. marks the task dispatched (dispatched_at, dispatch_count + 1), sets
---      its session_id to the session it resumes (ledger._resumed_task; NULL
---      for a fresh session) and clears issue_snapshot, started_at,
---      completed_at and failure_reason;
---   2. writes issue_snapshot from the issue row as it is now, under the CAS
---      of ledger._write_issue_snapshot (snapshot_written = it landed);
+--   1. reads the task and its issue in the statement that locks the task,
+--      finds the session it resumes (ledger._resumed_task) and computes the
+--      issue's snapshot as the row is now (ledger.issue_snapshot);
+--   2. marks the task dispatched (dispatched_at, dispatch_count + 1), sets
+--      its session_id to the session it resumes (NULL for a fresh session),
+--      writes issue_snapshot and clears started_at, completed_at and
+--      failure_reason, in one UPDATE. The compare-and-swap of
+--      ledger._write_issue_snapshot (dispatched, not started, this dispatch)
+--      holds by construction there: the row is locked and this UPDATE is
+--      the dispatch; snapshot_written is always true;
 --   3. returns the issue's current status, assignee and priority (always:
 --      they are never compared) and the delta:
 --        resume_session_id / resumed_task_id  the session resumed and its row;
@@ -73,65 +77,50 @@ AS $$
 DECLARE
     v_runtime text := ledger._check_text(p_runtime_id, 'claim_task.p_runtime_id', true, 200);
     v_agent text := ledger._check_text(p_agent_id, 'claim_task.p_agent_id', false, 200);
-    v_task ledger.agent_task;
+    v_version integer := ledger._snapshot_version();  -- an invalid setting fails before anything is written
+    v_task_id bigint;
     v_resumed ledger.agent_task;
-    v_issue ledger.issue;
+    v_title text;
+    v_description text;
     v_snapshot jsonb;
+    v_flag text;
 BEGIN
-    PERFORM ledger._snapshot_version();  -- an invalid setting fails before anything is written
-    SELECT t.* INTO v_task
+    SELECT t.id, i.title, i.description, i.status, i.assignee_type, i.assignee_id, i.priority
+      INTO v_task_id, v_title, v_description, issue_status, issue_assignee_type, issue_assignee_id, issue_priority
       FROM ledger.agent_task t
+      JOIN ledger.issue i ON i.id = t.issue_id
      WHERE t.status = 'queued'
        AND t.runtime_id = v_runtime
        AND (v_agent IS NULL OR t.agent_id = v_agent)
-       AND ledger._scope_visible((SELECT i.scope FROM ledger.issue i WHERE i.id = t.issue_id))
+       AND ledger._scope_visible(i.scope)
      ORDER BY t.created_at, t.id
      LIMIT 1
-       FOR NO KEY UPDATE SKIP LOCKED;
+       FOR NO KEY UPDATE OF t SKIP LOCKED;
     IF NOT FOUND THEN
         RETURN;
     END IF;
 
-    SELECT r.* INTO v_resumed FROM ledger.agent_task r WHERE r.id = ledger._resumed_task(v_task.id);
+    SELECT r.* INTO v_resumed FROM ledger.agent_task r WHERE r.id = ledger._resumed_task(v_task_id);
+    v_snapshot := ledger.issue_snapshot(v_title, v_description, v_version);
 
-    PERFORM set_config('ledger.claim_writer', v_task.id::text, true);
+    v_flag := set_config('ledger.claim_writer', v_task_id::text, true);
     UPDATE ledger.agent_task t
        SET status = 'dispatched',
            dispatched_at = clock_timestamp(),
            dispatch_count = t.dispatch_count + 1,
            session_id = v_resumed.session_id,
-           issue_snapshot = NULL,
+           issue_snapshot = v_snapshot,
            started_at = NULL,
            completed_at = NULL,
            failure_reason = NULL
-     WHERE t.id = v_task.id
-    RETURNING t.* INTO v_task;
-    PERFORM set_config('ledger.claim_writer', '', true);
+     WHERE t.id = v_task_id
+    RETURNING t.id, t.issue_id, t.agent_id, t.runtime_id, t.dispatch_count, t.dispatched_at, t.rerun_of_task_id,
+              t.force_fresh_session, v_resumed.session_id, v_resumed.id, true
+         INTO task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id,
+              force_fresh_session, resume_session_id, resumed_task_id, snapshot_written;
+    v_flag := set_config('ledger.claim_writer', '', true);
 
-    v_snapshot := ledger._write_issue_snapshot(v_task.id, v_task.dispatch_count);
-    snapshot_written := v_snapshot IS NOT NULL;
-
-    SELECT i.* INTO v_issue FROM ledger.issue i WHERE i.id = v_task.issue_id;
-    IF v_snapshot IS NULL THEN
-        v_snapshot := ledger.issue_snapshot(v_issue.title, v_issue.description);
-    END IF;
-
-    task_id := v_task.id;
-    issue_id := v_task.issue_id;
-    agent_id := v_task.agent_id;
-    runtime_id := v_task.runtime_id;
-    dispatch_count := v_task.dispatch_count;
-    dispatched_at := v_task.dispatched_at;
-    rerun_of_task_id := v_task.rerun_of_task_id;
-    force_fresh_session := v_task.force_fresh_session;
-    resume_session_id := v_resumed.session_id;
-    resumed_task_id := v_resumed.id;
-    issue_status := v_issue.status;
-    issue_assignee_type := v_issue.assignee_type;
-    issue_assignee_id := v_issue.assignee_id;
-    issue_priority := v_issue.priority;
-
-    IF v_task.force_fresh_session THEN
+    IF force_fresh_session THEN
         delta_basis := 'fresh_session';
     ELSIF v_resumed.id IS NULL THEN
         delta_basis := 'nothing_resumed';
@@ -152,4 +141,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.claim_task(text, text) IS
-'Claim the next queued task of a runtime (optionally of one agent; under row-level security only of the connection''s scopes) with FOR NO KEY UPDATE SKIP LOCKED: dispatch it, CAS-write its issue_snapshot, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, snapshot_written, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis). No row when the queue is empty. SECURITY DEFINER (ledger_agent). Raises LD002-LD004 for the arguments, LD003 for an invalid ledger.snapshot_version.';
+'Claim the next queued task of a runtime (optionally of one agent; under row-level security only of the connection''s scopes) with FOR NO KEY UPDATE SKIP LOCKED: dispatch it and write its issue_snapshot in one UPDATE, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, snapshot_written, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis). No row when the queue is empty. SECURITY DEFINER (ledger_agent). Raises LD002-LD004 for the arguments, LD003 for an invalid ledger.snapshot_version.';

@@ -20,10 +20,22 @@
 --                         else LD305;
 --   report_count, reopen_count: NULL -> their defaults (1, 0).
 -- Raises LD301, LD003, LD305, each naming the field and the value.
+--
+-- Plans: SET plan_cache_mode = force_custom_plan, so the duplicate-key
+-- lookup is planned on every call from the table as it is at that moment
+-- (about 0.04 ms). A cached generic plan would be chosen at the sixth row of
+-- the first INSERT in a session; on a fresh or barely analysed table that
+-- plan walks finding_scope_slug_key by scope alone (its cost ties with
+-- finding_scope_finding_key_key's while the table looks empty) or scans the
+-- table, and stays for the whole statement: one INSERT ... SELECT of N
+-- findings would then cost O(N^2). Custom plans switch to the unique index
+-- as soon as the table has grown (docs/performance.md, "Importing
+-- findings").
 CREATE OR REPLACE FUNCTION ledger.tg_finding__lifecycle()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog
+SET plan_cache_mode = force_custom_plan
 AS $$
 DECLARE
     v_existing bigint;

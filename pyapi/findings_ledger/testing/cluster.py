@@ -16,6 +16,10 @@ way the project starts a server. Rules:
   runs as that user.
 * Starting an already running cluster is harmless: it is detected with
   ``pg_ctl status`` and left alone.
+* When the server has pg_stat_statements (Debian's postgresql package
+  ships it), the cluster preloads it, so that ``make bench`` can count how
+  often each statement is planned; nothing else uses it, and without it
+  the cluster starts all the same.
 """
 
 from __future__ import annotations
@@ -155,6 +159,8 @@ def ensure_cluster(cluster: Cluster | None = None) -> Cluster:
         "-c synchronous_commit=off -c full_page_writes=off -c max_connections=100 "
         "-c shared_buffers=256MB"
     )
+    if (Path(os.path.realpath(bins / "postgres")).parent.parent / "lib" / "pg_stat_statements.so").exists():
+        opts += " -c shared_preload_libraries=pg_stat_statements"
     proc = _run(
         [
             str(bins / "pg_ctl"),
