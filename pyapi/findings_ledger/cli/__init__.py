@@ -21,10 +21,10 @@ import os
 import click
 
 from . import demo, findings, lifecycle, matching, security
-from .helpers import console
+from .helpers import LedgerGroup, console
 
 
-@click.group()
+@click.group(cls=LedgerGroup)
 @click.version_option(package_name="findings-ledger")
 def main() -> None:
     """Findings that retire themselves when merges land."""

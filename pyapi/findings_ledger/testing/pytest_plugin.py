@@ -3,7 +3,7 @@
 Installed as the ``findings_ledger`` pytest11 entry point, so any project
 that depends on findings-ledger gets these fixtures without configuration.
 This module imports nothing but pytest: the fixtures need pytest-postgresql
-(``pip install 'findings-ledger[pytest]'``), and without it a pytest run is
+and filelock (``pip install 'findings-ledger[pytest]'``), and without it a pytest run is
 unaffected; only a test that uses a ledger fixture fails, with one line
 saying what to install.
 
@@ -11,7 +11,10 @@ saying what to install.
     connection parameters of the server: ``--ledger-dsn`` or ``LEDGER_DSN``
     when set, otherwise the throwaway cluster of
     :mod:`findings_ledger.testing.cluster`, started on demand (root-safe: as
-    root the server runs as the ``postgres`` OS user).
+    root the server runs as the ``postgres`` OS user; under pytest-xdist the
+    first worker starts it, the others wait on a file lock). Without a
+    server (no binaries, a cluster that cannot start) the run stops with one
+    line, exit status 4.
 ``ledger_template`` (session)
     name of a template database migrated to head once per session with the
     real alembic revisions (pytest-postgresql's ``DatabaseJanitor``).
@@ -50,18 +53,24 @@ import pytest
 if TYPE_CHECKING:
     import psycopg
 
+#: pytest's exit status when the ledger fixtures have no server (pytest's own "usage error").
+EXIT_NO_SERVER = 4
+
 MISSING_EXTRA = (
-    "the findings-ledger fixtures (ledger_*) need pytest-postgresql: pip install 'findings-ledger[pytest]'"
+    "the findings-ledger fixtures (ledger_*) need pytest-postgresql and filelock: "
+    "pip install 'findings-ledger[pytest]'"
 )
+#: the top-level modules of the ``pytest`` extra
+_EXTRA_MODULES = {"pytest_postgresql", "filelock"}
 
 
 def _databases() -> ModuleType:
     """:mod:`findings_ledger.testing.databases`, or fail the requesting test
-    with :data:`MISSING_EXTRA` when pytest-postgresql is not installed."""
+    with :data:`MISSING_EXTRA` when the ``pytest`` extra is not installed."""
     try:
         from . import databases
     except ModuleNotFoundError as exc:
-        if (exc.name or "").partition(".")[0] != "pytest_postgresql":
+        if (exc.name or "").partition(".")[0] not in _EXTRA_MODULES:
             raise
     else:
         return databases
@@ -81,8 +90,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture(scope="session")
 def ledger_server(request: pytest.FixtureRequest) -> dict[str, Any]:
     """Connection parameters (host, port, user, password, dbname) of the
-    maintenance database on the server the ledger tests use."""
-    params: dict[str, Any] = _databases().server_params(request.config.getoption("--ledger-dsn"))
+    maintenance database on the server the ledger tests use. When there is
+    no server to be had (no server binaries, a bad ``LEDGER_PGPORT``, a
+    cluster that does not start) the run stops with that one line."""
+    databases = _databases()
+    try:
+        params: dict[str, Any] = databases.server_params(request.config.getoption("--ledger-dsn"))
+    except databases.cluster.ClusterError as exc:
+        pytest.exit(f"findings-ledger: no PostgreSQL for the ledger fixtures: {exc}", returncode=EXIT_NO_SERVER)
     return params
 
 
