@@ -14,7 +14,10 @@ saying what to install.
     root the server runs as the ``postgres`` OS user; under pytest-xdist the
     first worker starts it, the others wait on a file lock). Without a
     server (no binaries, a cluster that cannot start) the run stops with one
-    line, exit status 4.
+    line, exit status 4. Under pytest-xdist the controller checks
+    ``LEDGER_PGPORT`` and the server binaries before the workers start (a
+    project that runs xdist without these fixtures and without PostgreSQL
+    can pass ``-p no:findings_ledger``).
 ``ledger_template`` (session)
     name of a template database migrated to head once per session with the
     real alembic revisions (pytest-postgresql's ``DatabaseJanitor``).
@@ -44,6 +47,7 @@ a walk-through and examples/service/ for a project that uses them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -55,6 +59,7 @@ if TYPE_CHECKING:
 
 #: pytest's exit status when the ledger fixtures have no server (pytest's own "usage error").
 EXIT_NO_SERVER = 4
+NO_SERVER = "findings-ledger: no PostgreSQL for the ledger fixtures"
 
 MISSING_EXTRA = (
     "the findings-ledger fixtures (ledger_*) need pytest-postgresql and filelock: "
@@ -97,8 +102,35 @@ def ledger_server(request: pytest.FixtureRequest) -> dict[str, Any]:
     try:
         params: dict[str, Any] = databases.server_params(request.config.getoption("--ledger-dsn"))
     except databases.cluster.ClusterError as exc:
-        pytest.exit(f"findings-ledger: no PostgreSQL for the ledger fixtures: {exc}", returncode=EXIT_NO_SERVER)
-    return params
+        message = f"{NO_SERVER}: {exc}"
+    else:
+        return params
+    # outside the except: no chained traceback
+    if not hasattr(request.config, "workerinput"):
+        pytest.exit(message, returncode=EXIT_NO_SERVER)
+    # a pytest-xdist worker cannot exit the run (xdist reports that as an internal error): it
+    # stops after this test, and the controller stops the run with the same line
+    request.session.shouldstop = message
+    pytest.fail(message, pytrace=False)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under pytest-xdist, before the workers start: when the throwaway
+    cluster is to be used, check that it can be (``LEDGER_PGPORT``, the
+    server binaries; nothing is started or installed), so that a machine
+    without PostgreSQL gets one line rather than one error per worker."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    if config.getoption("--ledger-dsn") or os.environ.get("LEDGER_DSN"):
+        return
+    from . import cluster
+
+    try:
+        cluster.default_cluster()
+        cluster.bindir()
+    except cluster.ClusterError as exc:
+        raise pytest.UsageError(f"{NO_SERVER}: {exc}") from None
 
 
 @pytest.fixture(scope="session")
