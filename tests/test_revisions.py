@@ -22,6 +22,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 import new_revision  # noqa: E402
 
 MIGRATIONS = ROOT / "migrations"
+#: the numbers the tool gives the next two revisions (after those the checkout already has)
+_LAST = max(int(p.name[:4]) for p in (MIGRATIONS / "versions").glob("[0-9][0-9][0-9][0-9]_*.py"))
+N2, N3 = f"{_LAST + 1:04d}", f"{_LAST + 2:04d}"
 VERSIONS = MIGRATIONS / "versions"
 RELEASED = MIGRATIONS / "released.sha256"
 
@@ -161,7 +164,7 @@ def test_a_one_function_change_is_a_revision_of_that_size(
     assert _tool(project, "--check").returncode == 1
     proc = _tool(project, "rank comment")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    rev_dir = project / "migrations" / "versions" / "0002_rank_comment"
+    rev_dir = project / "migrations" / "versions" / f"{N2}_rank_comment"
     files = sorted(p.relative_to(rev_dir).as_posix() for p in rev_dir.rglob("*") if p.is_file())
     assert files == ["downgrade.sql", "functions/_severity_rank.sql", "upgrade.sql"]
     size = sum(p.stat().st_size for p in rev_dir.rglob("*") if p.is_file())
@@ -204,7 +207,7 @@ def test_new_and_changed_signatures_are_dropped_on_the_way_back(
                 "SELECT oid::regprocedure::text FROM pg_proc WHERE proname = 'answer' ORDER BY 1")]
 
     assert overloads() == ["ledger.answer(integer,integer)"]
-    _migrate(dsn, project, "0002_answer", down=True)
+    _migrate(dsn, project, f"{N2}_answer", down=True)
     assert overloads() == ["ledger.answer(integer)"]
     _migrate(dsn, project, "0001_baseline", down=True)
     assert overloads() == []
@@ -217,7 +220,7 @@ def test_a_changed_table_asks_for_hand_written_alter_statements(project: Path) -
     proc = _tool(project, "scope note")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "TODO(new_revision)" in proc.stdout
-    upgrade = (project / "migrations" / "versions" / "0002_scope_note" / "upgrade.sql").read_text()
+    upgrade = (project / "migrations" / "versions" / f"{N2}_scope_note" / "upgrade.sql").read_text()
     assert "-- TODO(new_revision): tables/scope.sql: changed; write the ALTER statements" in upgrade
     assert "--   +    note text," in upgrade
 
@@ -228,7 +231,7 @@ def test_concurrently_sql_runs_outside_the_revision_transaction(
     source = project / "sql" / "functions" / "_severity_rank.sql"
     source.write_text(source.read_text() + "\n")
     assert _tool(project, "kind index").returncode == 0
-    rev_dir = project / "migrations" / "versions" / "0002_kind_index"
+    rev_dir = project / "migrations" / "versions" / f"{N2}_kind_index"
     (rev_dir / "concurrently.sql").write_text(
         "DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_kind_idx;\n"
         "CREATE INDEX CONCURRENTLY finding_kind_idx\n    ON ledger.finding (scope, kind);\n")
@@ -263,7 +266,7 @@ def test_a_removed_trigger_and_its_function_come_back_in_order(
     _drop_install_line(project, "triggers/merge___300_revert.sql")
     _drop_install_line(project, "functions/tg_merge__revert.sql")
     assert _tool(project, "no revert trigger").returncode == 0
-    rev_dir = project / "migrations" / "versions" / "0002_no_revert_trigger"
+    rev_dir = project / "migrations" / "versions" / f"{N2}_no_revert_trigger"
     upgrade = (rev_dir / "upgrade.sql").read_text()
     assert upgrade.index("DROP TRIGGER _300_revert ON ledger.merge;") < upgrade.index(
         "DROP FUNCTION ledger.tg_merge__revert();")
@@ -290,7 +293,7 @@ def test_a_granted_functions_new_argument_keeps_exact_grants(
     privileges.write_text(privileges.read_text().replace("ledger.requeue_task(bigint),",
                                                          "ledger.requeue_task(bigint, text),"))
     assert _tool(project, "requeue note").returncode == 0
-    upgrade = (project / "migrations" / "versions" / "0002_requeue_note" / "upgrade.sql").read_text()
+    upgrade = (project / "migrations" / "versions" / f"{N2}_requeue_note" / "upgrade.sql").read_text()
     assert upgrade.splitlines()[-1] == "\\ir privileges.sql"
     dsn = ledger_database_factory(migrated=False)
     _migrate(dsn, project, "head")
@@ -310,7 +313,7 @@ def test_an_expression_index_is_rebuilt_concurrently(
     source = project / "sql" / "indexes" / "finding_active_paths_idx.sql"
     source.write_text(source.read_text().replace("WITH (fastupdate = off)", "WITH (fastupdate = on)"))
     assert _tool(project, "paths index fastupdate").returncode == 0
-    rev_dir = project / "migrations" / "versions" / "0002_paths_index_fastupdate"
+    rev_dir = project / "migrations" / "versions" / f"{N2}_paths_index_fastupdate"
     assert "CREATE INDEX" not in (rev_dir / "upgrade.sql").read_text()
     concurrently = (rev_dir / "concurrently.sql").read_text()
     assert "DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_active_paths_idx;" in concurrently
@@ -332,13 +335,13 @@ def test_a_revert_includes_the_earlier_file(project: Path, ledger_database_facto
     assert _tool(project, "rank comment").returncode == 0
     source.write_text(original)
     assert _tool(project, "rank comment back").returncode == 0
-    rev_dir = project / "migrations" / "versions" / "0003_rank_comment_back"
+    rev_dir = project / "migrations" / "versions" / f"{N3}_rank_comment_back"
     assert sorted(p.name for p in rev_dir.rglob("*") if p.is_file()) == ["downgrade.sql", "upgrade.sql"]
     assert "\\ir ../0001_baseline/functions/_severity_rank.sql" in (rev_dir / "upgrade.sql").read_text()
-    assert "\\ir ../0002_rank_comment/functions/_severity_rank.sql" in (rev_dir / "downgrade.sql").read_text()
+    assert f"\\ir ../{N2}_rank_comment/functions/_severity_rank.sql" in (rev_dir / "downgrade.sql").read_text()
     assert _tool(project, "--check").returncode == 0
     dsn = ledger_database_factory(migrated=False)
     _migrate(dsn, project, "head")
     assert not _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")
-    _migrate(dsn, project, "0002_rank_comment", down=True)
+    _migrate(dsn, project, f"{N2}_rank_comment", down=True)
     assert _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")

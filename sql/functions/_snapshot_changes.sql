@@ -18,7 +18,7 @@ AS $$
 DECLARE
     v_field text;
     v_old jsonb;
-    v_changed text[] := '{}';
+    v_changed text[] := '{}'::text[];
 BEGIN
     IF p_anchor IS NULL OR p_current IS NULL OR jsonb_typeof(p_anchor) <> 'object'
        OR jsonb_typeof(p_anchor -> 'v') IS DISTINCT FROM 'number'

@@ -13,7 +13,7 @@ DECLARE
     v_out text[];
 BEGIN
     IF p_paths IS NULL OR cardinality(p_paths) = 0 THEN
-        RETURN '{}';
+        RETURN '{}'::text[];
     END IF;
     IF cardinality(p_paths) > p_max THEN
         RAISE EXCEPTION 'invalid %: % paths, at most % are accepted', p_field, cardinality(p_paths), p_max

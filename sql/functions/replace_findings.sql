@@ -69,7 +69,7 @@ DECLARE
     v_dup     record;
     v_keys    text[];
     v_locked  bigint[];
-    v_present bigint[] := '{}';
+    v_present bigint[] := '{}'::bigint[];
     v_absent  bigint[];
     v_rep     record;
 BEGIN

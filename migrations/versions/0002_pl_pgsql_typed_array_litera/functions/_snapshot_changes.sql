@@ -1,0 +1,42 @@
+-- ledger._snapshot_changes(p_anchor jsonb, p_current jsonb) -> text[]
+--
+-- Compares the snapshot an anchor row recorded with the issue's current one
+-- (both from ledger.issue_snapshot). Returns the changed fields in the fixed
+-- order title, description ('{}' when nothing changed), or NULL when the
+-- anchor cannot answer the question ("not compared"):
+--   NULL, not a JSON object, "v" not a number equal to the current version,
+--   or a title_sha256 / description_sha256 that is not a 64-digit lowercase
+--   hex string.
+-- Keys the current version does not read (a legacy "status") are ignored:
+-- removing a field from the compared set never bumps "v" (seed 003's rule).
+-- Raises nothing.
+CREATE OR REPLACE FUNCTION ledger._snapshot_changes(p_anchor jsonb, p_current jsonb)
+RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog
+AS $$
+DECLARE
+    v_field text;
+    v_old jsonb;
+    v_changed text[] := '{}'::text[];
+BEGIN
+    IF p_anchor IS NULL OR p_current IS NULL OR jsonb_typeof(p_anchor) <> 'object'
+       OR jsonb_typeof(p_anchor -> 'v') IS DISTINCT FROM 'number'
+       OR (p_anchor ->> 'v')::numeric IS DISTINCT FROM (p_current ->> 'v')::numeric THEN
+        RETURN NULL;
+    END IF;
+    FOREACH v_field IN ARRAY ARRAY['title', 'description'] LOOP
+        v_old := p_anchor -> (v_field || '_sha256');
+        IF jsonb_typeof(v_old) IS DISTINCT FROM 'string' OR (v_old #>> '{}') !~ '^[0-9a-f]{64}$' THEN
+            RETURN NULL;
+        END IF;
+        IF (v_old #>> '{}') IS DISTINCT FROM (p_current ->> (v_field || '_sha256')) THEN
+            v_changed := v_changed || v_field;
+        END IF;
+    END LOOP;
+    RETURN v_changed;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._snapshot_changes(jsonb, jsonb) IS
+'Changed fields between an anchor snapshot and the current one, in the order title, description; NULL when the anchor is NULL, of another version or does not parse (not compared). Extra keys such as a legacy "status" are ignored. (anchor jsonb, current jsonb) -> text[]. Raises nothing.';
