@@ -111,20 +111,25 @@ def test_a_database_without_the_schema_says_run_migrate(verb: str, inputs: dict[
 
 @pytest.mark.parametrize("value", ["abc", "0", "70000", "-5", "54 329"])
 def test_ledger_pgport_that_is_not_a_port_is_named(value: str, tmp_path: Path) -> None:
-    for args in (["active", "spec"], ["migrate"]):
-        proc = run(args, {"LEDGER_PGPORT": value, "LEDGER_PGDIR": str(tmp_path / "pg")})
-        one_error_line(proc, f"LEDGER_PGPORT={value!r} is not a TCP port", "from 1024 to 65535")
+    proc = run(["active", "spec"], {"LEDGER_PGPORT": value, "LEDGER_PGDIR": str(tmp_path / "pg")})
+    one_error_line(proc, f"LEDGER_PGPORT={value!r} is not a TCP port", "from 1024 to 65535")
     proc = subprocess.run([sys.executable, "-m", "findings_ledger.testing.cluster", "start"], capture_output=True,
                           text=True, env={**os.environ, "LEDGER_PGPORT": value})
     one_error_line(proc, f"LEDGER_PGPORT={value!r}")
     assert not (tmp_path / "pg").exists()
 
 
-def test_a_ledger_pgdir_below_a_file_is_named(tmp_path: Path) -> None:
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_verb_names_a_bad_ledger_pgport(verb: str, inputs: dict[str, Path]) -> None:
+    one_error_line(run(verbs(inputs)[verb], {"LEDGER_PGPORT": "abc"}), "LEDGER_PGPORT='abc' is not a TCP port")
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_verb_names_a_ledger_pgdir_below_a_file(verb: str, inputs: dict[str, Path], tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
-    proc = run(["active", "spec"], {"LEDGER_PGPORT": str(free_port()), "LEDGER_PGDIR": str(tmp_path / "file" / "pg")})
-    one_error_line(proc, f"LEDGER_PGDIR='{tmp_path / 'file' / 'pg'}'", "Not a directory",
-                   "set LEDGER_PGDIR to a directory you can write")
+    target = tmp_path / "file" / "pg"
+    proc = run(verbs(inputs)[verb], {"LEDGER_PGPORT": str(free_port()), "LEDGER_PGDIR": str(target)})
+    one_error_line(proc, f"LEDGER_PGDIR='{target}'", "Not a directory", "set LEDGER_PGDIR to a directory you can write")
 
 
 def test_a_ledger_pgdir_the_server_user_cannot_write_is_named(tmp_path: Path) -> None:
@@ -166,11 +171,12 @@ def private_dir(tmp_path: Path) -> Path:
     return d
 
 
+@pytest.mark.parametrize("verb", VERBS)
 def test_a_port_clash_names_the_port_the_log_and_the_cause_and_removes_the_fresh_data_dir(
-        held_port: int, tmp_path: Path) -> None:
+        verb: str, held_port: int, tmp_path: Path, inputs: dict[str, Path]) -> None:
     base = private_dir(tmp_path)
     try:
-        proc = run(["active", "spec"], {"LEDGER_PGPORT": str(held_port), "LEDGER_PGDIR": str(base)})
+        proc = run(verbs(inputs)[verb], {"LEDGER_PGPORT": str(held_port), "LEDGER_PGDIR": str(base)})
         line = one_error_line(proc, f"the server did not start on port {held_port}",
                               'could not bind IPv4 address "127.0.0.1": Address already in use',
                               f"(log: {base / 'server.log'})", "set LEDGER_PGPORT to a free port",
