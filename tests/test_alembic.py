@@ -98,7 +98,9 @@ def test_every_online_run_sets_the_session_timeouts(
 
 
 def test_a_migration_blocked_by_a_lock_fails_fast_and_changes_nothing(ledger_dsn: str) -> None:
-    # The baseline's downgrade drops ledger.finding (ACCESS EXCLUSIVE); a long read blocks it
+    # The baseline's downgrade drops ledger.finding (ACCESS EXCLUSIVE); a long read blocks it.
+    # Each revision is its own transaction: start at the baseline, so the blocked one is the only one.
+    command.downgrade(ini_config(dsn=ledger_dsn), revisions()[0])
     before = snapshot(ledger_dsn)
     with psycopg.connect(ledger_dsn) as reader:
         reader.execute("SELECT count(*) FROM ledger.finding")  # a long read holds ACCESS SHARE
@@ -108,7 +110,7 @@ def test_a_migration_blocked_by_a_lock_fails_fast_and_changes_nothing(ledger_dsn
         assert isinstance(info.value.orig, psycopg.Error)
         assert info.value.orig.sqlstate == "55P03"  # lock_not_available
         reader.rollback()
-    assert version(ledger_dsn) == [revisions()[-1]]
+    assert version(ledger_dsn) == [revisions()[0]]
     assert snapshot(ledger_dsn) == before
 
 

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from findings_ledger.testing.pytest_plugin import MISSING_EXTRA
 
 
@@ -53,3 +55,23 @@ def test_without_pytest_postgresql_only_a_ledger_fixture_fails(tmp_path: Path) -
     assert "1 passed, 1 error" in out, out
     assert MISSING_EXTRA in out and "pip install 'findings-ledger[pytest]'" in out
     assert "Traceback" not in out and "During handling" not in out, out
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist"])
+@pytest.mark.parametrize("env", [{"LEDGER_PG_BINARIES": "{tmp}/no-server"}, {"LEDGER_PGPORT": "abc"}],
+                         ids=["no server binaries", "bad port"])
+def test_without_a_server_the_run_stops_with_one_line(tmp_path: Path, workers: list[str],
+                                                      env: dict[str, str]) -> None:
+    (tmp_path / "no-server").mkdir()
+    (tmp_path / "test_it.py").write_text("def test_one(ledger_conn):\n    pass\n\n\n"
+                                         "def test_two(ledger_dsn):\n    pass\n")
+    settings = {k: v.format(tmp=tmp_path) for k, v in env.items()}
+    clean = {k: v for k, v in os.environ.items() if k not in ("LEDGER_DSN", "PYTEST_XDIST_WORKER")}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *workers, "test_it.py"],
+                          cwd=tmp_path, env={**clean, **settings}, capture_output=True, text=True, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 4, out
+    assert "Traceback" not in out and "INTERNALERROR" not in out and "During handling" not in out, out
+    lines = [line for line in out.splitlines() if "findings-ledger: no PostgreSQL for the ledger fixtures" in line]
+    assert len(lines) == 1, out
+    assert next(iter(settings)) in lines[0]  # names the variable

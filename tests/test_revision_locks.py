@@ -29,6 +29,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0003_decisions_on_real_histories": {
         "scope": "AccessExclusiveLock", "finding": "AccessExclusiveLock", "merge": "AccessExclusiveLock"},
     "0004_perf_import_and_claim": {},
+    "0005_plpgsql_typed_array_literal": {},  # CREATE OR REPLACE FUNCTION only
 }
 
 STRENGTH = [

@@ -22,6 +22,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 import new_revision  # noqa: E402
 
 MIGRATIONS = ROOT / "migrations"
+#: the numbers the tool gives the next two revisions (after those the checkout already has)
+_LAST = max(int(p.name[:4]) for p in (MIGRATIONS / "versions").glob("[0-9][0-9][0-9][0-9]_*.py"))
+N2, N3 = f"{_LAST + 1:04d}", f"{_LAST + 2:04d}"
 VERSIONS = MIGRATIONS / "versions"
 RELEASED = MIGRATIONS / "released.sha256"
 #: The number the tool gives the next revision (the tests below write one).

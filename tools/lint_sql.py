@@ -62,13 +62,13 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "cannot happen. Widening later would rewrite ledger.finding, so the choice is deliberate",
     ),
     (
-        "0002_decisions_on_real_histories",
+        "0003_decisions_on_real_histories",
         re.compile(r"^ALTER TABLE ledger\.scope ADD COLUMN line_context integer NOT NULL DEFAULT 0;"),
         "prefer-bigint-over-int",
         "scope.line_context is a number of lines from 0 to 1000 (scope_line_context_check)",
     ),
     (
-        "0002_decisions_on_real_histories",
+        "0003_decisions_on_real_histories",
         re.compile(r"^ALTER TABLE ledger\.(finding|merge|scope) VALIDATE CONSTRAINT "
                    r"(finding_expects_check|finding_anchors_check|merge_hunks_check|scope_line_context_check);"),
         "constraint-missing-not-valid",
@@ -78,7 +78,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "would make the database differ from sql/",
     ),
     (
-        "0002_decisions_on_real_histories",
+        "0003_decisions_on_real_histories",
         re.compile(r"^DROP FUNCTION ledger\.(add_finding|record_merge|report_finding|import_finding|"
                    r"read_prompt_findings|set_hygiene_mode|set_match_policy|_merge_decisions|read_audit|_message_tokens)\("),
         "ban-drop-function",

@@ -54,11 +54,11 @@ DECLARE
     v_evidence text[];
     v_reasons  text[];
     v_details  jsonb[];
-    v_resolve  bigint[] := '{}';
-    v_reopen   bigint[] := '{}';
-    v_move     bigint[] := '{}';
-    v_live     bigint[] := '{}';
-    v_moving   bigint[] := '{}';
+    v_resolve  bigint[] := '{}'::bigint[];
+    v_reopen   bigint[] := '{}'::bigint[];
+    v_move     bigint[] := '{}'::bigint[];
+    v_live     bigint[] := '{}'::bigint[];
+    v_moving   bigint[] := '{}'::bigint[];
     v_marker   text;
 BEGIN
     SELECT m.* INTO v_merge FROM ledger.merge m WHERE m.id = p_merge_id;

@@ -36,7 +36,6 @@ DECLARE
     v_mode    text;
     v_shas    text[];
     v_ids     bigint[];
-    v_i       integer;
     v_sha     text;
     v_target  bigint;
     v_row     ledger.finding;

@@ -52,10 +52,10 @@ DECLARE
     v_m          integer;
     v_close      integer;
     v_after      text;
-    a_line       integer[] := '{}';
-    a_ctx        text[] := '{}';
-    a_start      boolean[] := '{}';
-    a_body       text[] := '{}';
+    a_line       integer[] := '{}'::integer[];
+    a_ctx        text[] := '{}'::text[];
+    a_start      boolean[] := '{}'::boolean[];
+    a_body       text[] := '{}'::text[];
 BEGIN
     seg := 0;
     FOR v_i IN 1 .. cardinality(v_lines) LOOP

@@ -69,16 +69,16 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 100
 SET search_path = pg_catalog
 AS $$
 DECLARE
-    c_verbs   CONSTANT text[] := '{close,closes,closed,fix,fixes,fixed,resolve,resolves,resolved}';
-    c_trailer CONSTANT text[] := '{supersedes,closes-bug}';
+    c_verbs   CONSTANT text[] := '{close,closes,closed,fix,fixes,fixed,resolve,resolves,resolved}'::text[];
+    c_trailer CONSTANT text[] := '{supersedes,closes-bug}'::text[];
     c_fillers CONSTANT text[] := '{a,an,the,this,that,these,those,finding,findings,issue,issues,bug,bugs,
-        ticket,tickets,problem,problems,drift,item,items}';
+        ticket,tickets,problem,problems,drift,item,items}'::text[];
     c_hedges  CONSTANT text[] := '{not,no,never,cannot,don,doesn,didn,won,isn,wasn,aren,hasn,haven,hadn,
         shouldn,wouldn,couldn,partially,partly,partial,half,almost,nearly,incompletely,might,may,maybe,
         could,should,would,will,to,try,tries,tried,trying,attempt,attempts,attempted,attempting,help,
         helps,helped,wip,unable,fail,fails,failed,rather,instead,filed,reported,reproduce,reproduces,
-        reproduced}';
-    c_partial CONSTANT text[] := '{partially,partly,partial,incompletely}';
+        reproduced}'::text[];
+    c_partial CONSTANT text[] := '{partially,partly,partial,incompletely}'::text[];
     c_obj_gap CONSTANT text := '^[[:space:]:"''“”‘’(\[#*!]*$';
     v_s       record;
     v_tok     text[];

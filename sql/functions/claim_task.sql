@@ -83,7 +83,6 @@ DECLARE
     v_title text;
     v_description text;
     v_snapshot jsonb;
-    v_flag text;
 BEGIN
     SELECT t.id, i.title, i.description, i.status, i.assignee_type, i.assignee_id, i.priority
       INTO v_task_id, v_title, v_description, issue_status, issue_assignee_type, issue_assignee_id, issue_priority
@@ -103,7 +102,7 @@ BEGIN
     SELECT r.* INTO v_resumed FROM ledger.agent_task r WHERE r.id = ledger._resumed_task(v_task_id);
     v_snapshot := ledger.issue_snapshot(v_title, v_description, v_version);
 
-    v_flag := set_config('ledger.claim_writer', v_task_id::text, true);
+    PERFORM set_config('ledger.claim_writer', v_task_id::text, true);
     UPDATE ledger.agent_task t
        SET status = 'dispatched',
            dispatched_at = clock_timestamp(),
@@ -118,7 +117,7 @@ BEGIN
               t.force_fresh_session, v_resumed.session_id, v_resumed.id, true
          INTO task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id,
               force_fresh_session, resume_session_id, resumed_task_id, snapshot_written;
-    v_flag := set_config('ledger.claim_writer', '', true);
+    PERFORM set_config('ledger.claim_writer', '', true);
 
     IF force_fresh_session THEN
         delta_basis := 'fresh_session';

@@ -17,7 +17,7 @@ DECLARE
     v_out text[];
 BEGIN
     IF p_paths IS NULL OR cardinality(p_paths) = 0 THEN
-        RETURN '{}';
+        RETURN '{}'::text[];
     END IF;
     IF array_ndims(p_paths) > 1 THEN
         RAISE EXCEPTION 'invalid %: a %-dimensional array (%); paths are a one-dimensional text[] such as ''{a.py,b.py}''',

@@ -81,11 +81,11 @@ DECLARE
     v_dup     record;
     v_keys    text[];
     v_locked  bigint[];
-    v_present bigint[] := '{}';
+    v_present bigint[] := '{}'::bigint[];
     v_absent  bigint[];
     v_rep     record;
     v_shape   constant jsonb := '{"finding_key": "text!", "title": "text!", "description": "text", "paths": "text[]",
-                                  "severity": "text", "kind": "text", "source": "text"}';
+                                  "severity": "text", "kind": "text", "source": "text"}'::jsonb;
 BEGIN
     PERFORM ledger._check_scope_access(v_scope, 'scope');
     IF p_findings IS NULL OR jsonb_typeof(p_findings) <> 'array' THEN

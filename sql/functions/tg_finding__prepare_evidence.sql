@@ -27,7 +27,7 @@ DECLARE
     v_raw text;
     v_kw  text;
     v_i   integer;
-    v_out text[] := '{}';
+    v_out text[] := '{}'::text[];
 BEGIN
     v_raw := ledger._check_text(NEW.slug, 'finding.slug', false, 200);
     IF v_raw IS NOT NULL THEN

@@ -30,7 +30,7 @@ DECLARE
     v_rec    record;
     v_paths  text[];
     v_branch text;
-    v_diff   text[] := '{}';
+    v_diff   text[] := '{}'::text[];
     v_only   text[];
     v_new    text[];
 BEGIN

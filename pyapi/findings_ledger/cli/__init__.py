@@ -22,16 +22,18 @@ import os
 import click
 
 from . import demo, evaluate, findings, lifecycle, matching, security
-from .helpers import console
+from .helpers import LedgerGroup, console
 
 
-@click.group()
+@click.group(cls=LedgerGroup)
 @click.version_option(package_name="findings-ledger")
 def main() -> None:
     """Findings that retire themselves when merges land."""
-    # piped output (CI logs, files) without $COLUMNS: 120 columns, so tables do not wrap
-    # (set on every call: the console outlives one invocation in tests)
-    console.width = 120 if not console.is_terminal and not os.environ.get("COLUMNS") else None  # type: ignore[assignment]
+    # piped output (CI logs, files): $COLUMNS, else 120 columns, so tables do not wrap; set on every
+    # invocation, since the console outlives one (several invocations in one process, as in tests)
+    if not console.is_terminal:
+        columns = os.environ.get("COLUMNS", "")
+        console.width = int(columns) if columns.isdigit() and int(columns) > 0 else 120
 
 
 for _module in (findings, matching, lifecycle, security, demo, evaluate):

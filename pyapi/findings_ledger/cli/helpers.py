@@ -5,8 +5,11 @@ and the translation of user mistakes into one ``error:`` line.
 Every command connects to ``--dsn`` / ``$LEDGER_DSN``, or, when neither is
 set, to database ``ledger`` on the throwaway cluster (started on demand, see
 :mod:`findings_ledger.testing.cluster`). A user mistake (bad input, unknown
-scope, unreachable server) prints one ``error:`` line on stderr and exits 1;
-usage errors exit 2.
+scope, unreachable server, a malformed DSN, a database without the schema,
+a cluster that cannot start) prints one ``error:`` line on stderr and exits
+1; usage errors exit 2. :func:`explain` is the one place that decides what
+is a user mistake; the group (:class:`LedgerGroup`) applies it to every
+verb, :func:`user_errors` to one.
 """
 
 from __future__ import annotations
@@ -23,13 +26,16 @@ import alembic.util
 import click
 import psycopg
 import sqlalchemy.exc
+from psycopg.conninfo import conninfo_to_dict
 from rich.console import Console
 
-from .. import gitlog, queries
+from .. import gitlog
 from ..errors import LedgerError, NotFound
 from ..testing import cluster
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_META = "findings_ledger.dsn"
 
 #: The console tables and reports are printed on (its width is set by the group).
 console = Console()
@@ -39,24 +45,58 @@ dsn_option = click.option(
 )
 
 
+class UserError(click.ClickException):
+    """A user mistake: printed as one ``error:`` line, exit status 1."""
+
+    exit_code = 1
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {one_line(self.message)}", err=True)
+
+
+def _dsn_source() -> str:
+    """Where the DSN came from, for messages: ``--dsn`` or ``LEDGER_DSN``."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.get_parameter_source("dsn") == click.core.ParameterSource.COMMANDLINE:
+        return "--dsn"
+    return cluster.DSN_ENV
+
+
+def check_dsn(dsn: str, source: str) -> None:
+    """Refuse a ``dsn`` libpq cannot parse, naming ``source`` (the option or
+    variable it came from). The value itself is not repeated: it may hold a
+    password; libpq's message quotes the part it stumbled on."""
+    try:
+        conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError as exc:
+        raise UserError(
+            f"{source} is not a libpq DSN or postgresql:// URI: {one_line(exc)} "
+            "(e.g. 'host=db dbname=app user=me' or 'postgresql://me@db/app')"
+        ) from None
+
+
 def resolve_dsn(dsn: str | None) -> str:
     """``dsn``, else ``$LEDGER_DSN``, else the throwaway cluster's ``ledger``
-    database (created if missing)."""
+    database (created if missing). A DSN libpq cannot parse is a
+    :class:`UserError` naming ``--dsn`` or ``LEDGER_DSN``."""
     if dsn:
-        return dsn
-    server = cluster.server_dsn("postgres")
-    if cluster.DSN_ENV in os.environ:
-        return server
-    ensure_database(server, "ledger")
-    return cluster.default_cluster().dsn("ledger")
+        source = _dsn_source()
+    elif os.environ.get(cluster.DSN_ENV):
+        dsn, source = os.environ[cluster.DSN_ENV], cluster.DSN_ENV
+    else:
+        c = cluster.ensure_cluster()
+        cluster.ensure_database(c.dsn("postgres"), "ledger")
+        dsn, source = c.dsn("ledger"), ""
+    check_dsn(dsn, source)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:  # for the messages of explain()
+        ctx.meta[_META] = (dsn, source)
+    return dsn
 
 
 def ensure_database(server_dsn: str, name: str) -> None:
     """Create database ``name`` on the server unless it exists."""
-    with psycopg.connect(server_dsn, autocommit=True) as conn:
-        exists = conn.execute(queries.DATABASE_EXISTS, {"name": name}).fetchone()
-        if not exists:
-            conn.execute(queries.CREATE_DATABASE.format(name=psycopg.sql.Identifier(name)))
+    cluster.ensure_database(server_dsn, name)
 
 
 def one_line(text: object) -> str:
@@ -65,25 +105,73 @@ def one_line(text: object) -> str:
     return "; ".join(line.strip() for line in str(text).strip().splitlines() if line.strip())
 
 
+def _target() -> tuple[str, str]:
+    """``database 'x'`` the verb connected to and how to name it again
+    (``--dsn``, ``LEDGER_DSN`` or nothing: the throwaway cluster)."""
+    ctx = click.get_current_context(silent=True)
+    dsn, source = ctx.meta.get(_META, ("", "")) if ctx is not None else ("", "")
+    try:
+        name = conninfo_to_dict(dsn).get("dbname", "") if dsn else ""
+    except psycopg.ProgrammingError:
+        name = ""
+    return (f"database {name!r}" if name else "the database"), (f" with the same {source}" if source else "")
+
+
+def explain(exc: BaseException) -> str | None:
+    """The one ``error:`` line for a user mistake, or None for a bug (which
+    keeps its traceback). Shared by :func:`user_errors` and the group."""
+    if isinstance(exc, UserError):
+        return exc.message
+    if isinstance(exc, LedgerError):
+        return f"{exc} [{exc.sqlstate}]"
+    if isinstance(exc, cluster.ClusterError):
+        return str(exc)
+    if isinstance(exc, sqlalchemy.exc.DBAPIError) and isinstance(exc.orig, psycopg.Error):
+        if isinstance(exc.orig, psycopg.OperationalError):
+            return explain(exc.orig)
+        return f"migration failed: {exc.orig}"
+    if isinstance(exc, psycopg.errors.InvalidSchemaName):
+        database, again = _target()
+        return (f"{database} has no ledger schema ({exc.diag.message_primary or exc}): "
+                f"run `findings-ledger migrate`{again} first")
+    if isinstance(exc, (psycopg.errors.UndefinedTable, psycopg.errors.UndefinedFunction,
+                        psycopg.errors.UndefinedColumn)):
+        database, again = _target()
+        return (f"the ledger schema of {database} is not at this findings-ledger's version "
+                f"({exc.diag.message_primary or exc}): run `findings-ledger migrate`{again}")
+    if isinstance(exc, psycopg.OperationalError):
+        return f"cannot reach PostgreSQL: {exc}"
+    if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+        return (f"PostgreSQL refused: {exc} [{exc.sqlstate}]: connect as a role with the ledger's grants "
+                "(docs/security.md)")
+    if isinstance(exc, psycopg.Error):
+        return f"PostgreSQL refused: {exc}" + (f" [{exc.sqlstate}]" if exc.sqlstate else "")
+    if isinstance(exc, alembic.util.CommandError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) not in str(exc) else ""
+        return f"{exc}{where}"
+    if isinstance(exc, ValueError):
+        return str(exc)
+    return None
+
+
 def user_errors(fn: F) -> F:
-    """Turn ledger, connection and cluster errors into one ``error:`` line and exit 1."""
+    """Turn user mistakes (:func:`explain`) into one ``error:`` line and exit 1."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except LedgerError as exc:
-            click.echo(f"error: {one_line(exc)} [{exc.sqlstate}]", err=True)
-        except (psycopg.OperationalError, cluster.ClusterError) as exc:
-            click.echo(f"error: cannot reach PostgreSQL: {str(exc).strip().splitlines()[0]}", err=True)
-        except sqlalchemy.exc.OperationalError as exc:  # alembic connects through SQLAlchemy
-            click.echo(f"error: cannot reach PostgreSQL: {str(exc.orig).strip().splitlines()[0]}", err=True)
-        except sqlalchemy.exc.DBAPIError as exc:
-            click.echo(f"error: migration failed: {one_line(exc.orig)}", err=True)
-        except alembic.util.CommandError as exc:
-            click.echo(f"error: {one_line(exc)}", err=True)
-        except (FileNotFoundError, NotADirectoryError, ValueError) as exc:
-            click.echo(f"error: {one_line(exc)}", err=True)
+        except click.exceptions.Exit:
+            raise
+        except click.ClickException:
+            raise
+        except Exception as exc:
+            message = explain(exc)
+            if message is None:
+                raise
+        click.echo(f"error: {one_line(message)}", err=True)
         sys.exit(1)
 
     return wrapper  # type: ignore[return-value]
@@ -122,3 +210,19 @@ renames_option = click.option(
     "--no-renames", "no_renames", is_flag=True, default=False,
     help="no rename detection: a rename is a deletion plus an addition (reads no blob for it; for partial clones)",
 )
+
+
+class LedgerGroup(click.Group):
+    """The command group: a user mistake in any verb (also one without
+    :func:`user_errors`) is one ``error:`` line and exit status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as exc:
+            message = explain(exc)
+            if message is None:
+                raise
+            raise UserError(message) from None

@@ -20,6 +20,17 @@ way the project starts a server. Rules:
   ships it), the cluster preloads it, so that ``make bench`` can count how
   often each statement is planned; nothing else uses it, and without it
   the cluster starts all the same.
+* Every mistake is one line (:class:`ClusterError`) naming the variable or
+  the value: ``LEDGER_PGPORT`` that is not a port, a ``LEDGER_PGDIR`` that
+  cannot be written (by the ``postgres`` OS user, as root), a server that
+  does not start (the port, the log and the cause line from the log, e.g.
+  another program holding the port). A start that fails removes the data
+  directory this call had just initialised (a fresh ``initdb`` holds no
+  data), so nothing half-made is left behind; a data directory that existed
+  before is kept as it is and reused by the next start.
+* Concurrent starts (pytest-xdist workers) are serialised by the pytest
+  plugin with a file lock beside the cluster directory
+  (:mod:`findings_ledger.testing.databases`).
 """
 
 from __future__ import annotations
@@ -32,10 +43,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import queries
 from . import pg_binaries
 
 DEFAULT_PORT = 54329
 DSN_ENV = "LEDGER_DSN"
+PORT_ENV = "LEDGER_PGPORT"
+DIR_ENV = "LEDGER_PGDIR"
 
 
 class ClusterError(RuntimeError):
@@ -67,10 +81,27 @@ class Cluster:
 
 
 def default_cluster() -> Cluster:
-    """The cluster selected by ``LEDGER_PGPORT`` and ``LEDGER_PGDIR``."""
-    port = int(os.environ.get("LEDGER_PGPORT", DEFAULT_PORT))
-    base = Path(os.environ.get("LEDGER_PGDIR", f"/tmp/findings-ledger-pg.{port}"))
+    """The cluster selected by ``LEDGER_PGPORT`` and ``LEDGER_PGDIR``.
+    Raises :class:`ClusterError` naming ``LEDGER_PGPORT`` when it is not a
+    TCP port (an integer from 1 to 65535)."""
+    raw = os.environ.get(PORT_ENV, "").strip() or str(DEFAULT_PORT)
+    try:
+        port = int(raw)
+    except ValueError:
+        port = 0
+    if not 0 < port < 65536:
+        raise ClusterError(
+            f"{PORT_ENV}={os.environ.get(PORT_ENV)!r} is not a TCP port: set it to a number from 1024 to 65535 "
+            f"(default {DEFAULT_PORT}), or unset it"
+        )
+    base = Path(os.environ.get(DIR_ENV) or f"/tmp/findings-ledger-pg.{port}")
     return Cluster(base=base, port=port)
+
+
+def lock_path(cluster: Cluster) -> Path:
+    """The lock file that serialises starts of ``cluster`` (beside its
+    directory, which as root belongs to the ``postgres`` OS user)."""
+    return cluster.base.parent / f".{cluster.base.name}.lock"
 
 
 def bindir() -> Path:
@@ -94,14 +125,33 @@ def _as_server_user(cmd: list[str]) -> list[str]:
 
 
 def _run(cmd: list[str], check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run ``cmd`` as the server's OS user; with ``check``, a failure is a
+    one-line :class:`ClusterError` (the program's ``error:`` line, else its first)."""
     proc = subprocess.run(_as_server_user(cmd), capture_output=True, text=True)
     if check and proc.returncode != 0:
-        raise ClusterError(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip() or proc.stdout.strip()}")
+        lines = [line.strip() for line in (proc.stderr or proc.stdout).splitlines() if line.strip()]
+        why = next((line for line in lines if "error:" in line), lines[0] if lines else "")
+        raise ClusterError(f"{Path(cmd[0]).name} failed (exit status {proc.returncode}): {why}")
     return proc
 
 
+def _where(cluster: Cluster) -> str:
+    """``LEDGER_PGDIR=...`` when the variable chose the directory, else the path."""
+    return f"{DIR_ENV}={str(cluster.base)!r}" if os.environ.get(DIR_ENV) else str(cluster.base)
+
+
 def _prepare_base(cluster: Cluster) -> None:
-    cluster.base.mkdir(parents=True, exist_ok=True)
+    made = cluster.base  # the outermost directory this call creates, removed again if it cannot be used
+    while not made.parent.exists() and made.parent != made:
+        made = made.parent
+    made = made if not made.exists() else Path()
+    try:
+        cluster.base.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ClusterError(
+            f"cannot create the cluster directory {_where(cluster)}: {exc.strerror or exc}: "
+            f"set {DIR_ENV} to a directory you can write (default /tmp/findings-ledger-pg.<port>)"
+        ) from None
     if os.geteuid() == 0:
         try:
             shutil.chown(cluster.base, user="postgres", group="postgres")
@@ -117,6 +167,35 @@ def _prepare_base(cluster: Cluster) -> None:
             f"{cluster.base} belongs to another OS user (a cluster another user started on port "
             f"{cluster.port}?): set LEDGER_PGPORT or LEDGER_PGDIR to use another one"
         ) from exc
+    except OSError as exc:
+        raise ClusterError(
+            f"cannot use the cluster directory {_where(cluster)}: {exc.strerror or exc}: "
+            f"set {DIR_ENV} to a directory you can write"
+        ) from None
+    probe = _run(["test", "-w", str(cluster.base), "-a", "-x", str(cluster.base)], check=False)
+    if probe.returncode != 0:
+        if made != Path():
+            shutil.rmtree(made, ignore_errors=True)
+        who = "the postgres OS user (the server runs as it: pg_ctl refuses root)" if os.geteuid() == 0 else "you"
+        raise ClusterError(
+            f"{who} cannot write the cluster directory {_where(cluster)}: set {DIR_ENV} to a directory "
+            f"{'it' if os.geteuid() == 0 else 'you'} can reach and write (default /tmp/findings-ledger-pg.<port>)"
+        )
+
+
+def _log_cause(text: str) -> str | None:
+    """The line of a server log that says why the start failed, without its
+    timestamp prefix: a failed bind (another program on the port), else the
+    last FATAL or PANIC line."""
+    lines = [line.strip() for line in text.splitlines()]
+    bind = [line for line in lines if "could not bind" in line or "already in use" in line]
+    fatal = [line for line in lines if "FATAL:" in line or "PANIC:" in line]
+    for line in bind[:1] or fatal[-1:]:
+        for level in ("LOG:", "WARNING:", "FATAL:", "PANIC:"):
+            if level in line:
+                return line[line.index(level) + len(level):].strip()
+        return line
+    return None
 
 
 def is_running(cluster: Cluster) -> bool:
@@ -136,8 +215,13 @@ def ensure_cluster(cluster: Cluster | None = None) -> Cluster:
     bins = bindir()
     if mismatch := pg_binaries.datadir_mismatch(bins, cluster.datadir):
         raise ClusterError(mismatch)
+    if is_running(cluster):
+        return cluster
     _prepare_base(cluster)
-    if not (cluster.datadir / "PG_VERSION").exists():
+    created = not (cluster.datadir / "PG_VERSION").exists()
+    if created:
+        if cluster.datadir.exists() and not any(cluster.datadir.iterdir()):
+            cluster.datadir.rmdir()  # an empty directory a failed earlier initdb left
         _run(
             [
                 str(bins / "initdb"),
@@ -151,8 +235,6 @@ def ensure_cluster(cluster: Cluster | None = None) -> Cluster:
                 "--no-sync",
             ]
         )
-    if is_running(cluster):
-        return cluster
     opts = (
         f"-c port={cluster.port} -c listen_addresses=127.0.0.1 "
         f"-c unix_socket_directories={cluster.base} -c fsync=off "
@@ -161,6 +243,10 @@ def ensure_cluster(cluster: Cluster | None = None) -> Cluster:
     )
     if (Path(os.path.realpath(bins / "postgres")).parent.parent / "lib" / "pg_stat_statements.so").exists():
         opts += " -c shared_preload_libraries=pg_stat_statements"
+    try:
+        log_start = cluster.logfile.stat().st_size
+    except OSError:
+        log_start = 0
     proc = _run(
         [
             str(bins / "pg_ctl"),
@@ -178,14 +264,28 @@ def ensure_cluster(cluster: Cluster | None = None) -> Cluster:
         check=False,
     )
     if proc.returncode != 0:
-        log = ""
         try:
-            log = cluster.logfile.read_text(errors="replace")[-2000:]
+            cause = _log_cause(cluster.logfile.read_bytes()[log_start:].decode(errors="replace"))
         except OSError:
-            pass
-        raise ClusterError(f"pg_ctl start failed: {proc.stderr.strip() or proc.stdout.strip()}\n{log}")
+            cause = None
+        removed = ""
+        if created:  # a fresh initdb holds no data: leave nothing half-made behind
+            shutil.rmtree(cluster.datadir, ignore_errors=True)
+            removed = "; the data directory it had just initialised was removed"
+        why = cause or _first_line(proc.stderr) or _first_line(proc.stdout) or f"exit status {proc.returncode}"
+        hint = (
+            f": another program holds port {cluster.port}; set {PORT_ENV} to a free port" if "already in use" in why
+            else ""
+        )
+        raise ClusterError(
+            f"the server did not start on port {cluster.port}: {why} (log: {cluster.logfile}){hint}{removed}"
+        )
     _wait_ready(cluster)
     return cluster
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 def _wait_ready(cluster: Cluster, timeout: float = 30.0) -> None:
@@ -196,9 +296,12 @@ def _wait_ready(cluster: Cluster, timeout: float = 30.0) -> None:
         try:
             psycopg.connect(cluster.dsn(), connect_timeout=3).close()
             return
-        except psycopg.OperationalError:
+        except psycopg.OperationalError as exc:
             if time.monotonic() > deadline:
-                raise
+                raise ClusterError(
+                    f"the server on port {cluster.port} started but takes no connections: {_first_line(str(exc))} "
+                    f"(log: {cluster.logfile})"
+                ) from None
             time.sleep(0.2)
 
 
@@ -209,6 +312,18 @@ def stop_cluster(cluster: Cluster | None = None, mode: str = "fast") -> bool:
         return False
     _run([str(bindir() / "pg_ctl"), "stop", "-w", "-m", mode, "-D", str(cluster.datadir)])
     return True
+
+
+def ensure_database(server_dsn: str, name: str) -> None:
+    """Create database ``name`` on the server of ``server_dsn`` unless it exists."""
+    import psycopg
+
+    with psycopg.connect(server_dsn, autocommit=True) as conn:
+        if not conn.execute(queries.DATABASE_EXISTS, {"name": name}).fetchone():
+            try:
+                conn.execute(queries.CREATE_DATABASE.format(name=psycopg.sql.Identifier(name)))
+            except psycopg.errors.DuplicateDatabase:
+                pass  # created meanwhile by a concurrent command
 
 
 def server_dsn(dbname: str = "postgres") -> str:
@@ -229,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if verb == "start":
             c = ensure_cluster()
+            ensure_database(c.dsn(), "ledger")  # the DSN printed works for the next command (migrate first)
             print(f"PostgreSQL running: LEDGER_DSN='{c.dsn('ledger')}'")
         elif verb == "stop":
             print("stopped" if stop_cluster() else "not running")
@@ -241,6 +357,13 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     except ClusterError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - psycopg and file errors: one line, no traceback
+        import psycopg
+
+        if not isinstance(exc, (OSError, psycopg.Error)):
+            raise
+        print(f"error: {_first_line(str(exc))}", file=sys.stderr)
         return 1
     return 0
 

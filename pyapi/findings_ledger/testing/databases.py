@@ -9,6 +9,15 @@ The server is ``--ledger-dsn`` / ``LEDGER_DSN`` when given, else the
 throwaway cluster of :mod:`findings_ledger.testing.cluster`, started on
 demand. Its role needs CREATEDB. Database names carry the process id, so
 concurrent runs against one server do not collide.
+
+pytest-xdist: every worker is a process of its own, so each builds its own
+template (``ledger_tmpl_<pid>``) and its databases carry its pid. The one
+thing they share is the throwaway cluster: the first worker to need it
+starts it while the others wait on a file lock beside the cluster directory
+(``filelock``, from the ``pytest`` extra), then find it running.
+Concurrent template migrations are safe: the four cluster-wide roles are
+created "when absent" with a duplicate guard, and a concurrent ``COMMENT ON
+ROLE`` waits for the other instead of failing.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
+from filelock import FileLock
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from pytest_postgresql.janitor import DatabaseJanitor
 
@@ -34,10 +44,23 @@ def server_params(dsn: str | None = None) -> dict[str, Any]:
     the throwaway cluster (started if needed)."""
     dsn = dsn or os.environ.get(cluster.DSN_ENV)
     if not dsn:
-        dsn = cluster.ensure_cluster().dsn("postgres")
+        with cluster_lock():
+            dsn = cluster.ensure_cluster().dsn("postgres")
     params = conninfo_to_dict(dsn)
     params.setdefault("dbname", "postgres")
     return params
+
+
+def cluster_lock(timeout: float = 600) -> FileLock:
+    """The file lock that serialises starting the throwaway cluster among the
+    processes of a test run (pytest-xdist workers) and concurrent runs: a
+    context manager."""
+    path = cluster.lock_path(cluster.default_cluster())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cluster.ClusterError(f"cannot create the lock file {path}: {exc.strerror or exc}") from None
+    return FileLock(str(path), timeout=timeout)
 
 
 def janitor(server: dict[str, Any], dbname: str, template: str | None = None, as_template: bool = False) -> Any:

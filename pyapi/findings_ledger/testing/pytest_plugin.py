@@ -3,7 +3,7 @@
 Installed as the ``findings_ledger`` pytest11 entry point, so any project
 that depends on findings-ledger gets these fixtures without configuration.
 This module imports nothing but pytest: the fixtures need pytest-postgresql
-(``pip install 'findings-ledger[pytest]'``), and without it a pytest run is
+and filelock (``pip install 'findings-ledger[pytest]'``), and without it a pytest run is
 unaffected; only a test that uses a ledger fixture fails, with one line
 saying what to install.
 
@@ -11,7 +11,13 @@ saying what to install.
     connection parameters of the server: ``--ledger-dsn`` or ``LEDGER_DSN``
     when set, otherwise the throwaway cluster of
     :mod:`findings_ledger.testing.cluster`, started on demand (root-safe: as
-    root the server runs as the ``postgres`` OS user).
+    root the server runs as the ``postgres`` OS user; under pytest-xdist the
+    first worker starts it, the others wait on a file lock). Without a
+    server (no binaries, a cluster that cannot start) the run stops with one
+    line, exit status 4. Under pytest-xdist the controller checks
+    ``LEDGER_PGPORT`` and the server binaries before the workers start (a
+    project that runs xdist without these fixtures and without PostgreSQL
+    can pass ``-p no:findings_ledger``).
 ``ledger_template`` (session)
     name of a template database migrated to head once per session with the
     real alembic revisions (pytest-postgresql's ``DatabaseJanitor``).
@@ -41,6 +47,7 @@ a walk-through and examples/service/ for a project that uses them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -50,18 +57,25 @@ import pytest
 if TYPE_CHECKING:
     import psycopg
 
+#: pytest's exit status when the ledger fixtures have no server (pytest's own "usage error").
+EXIT_NO_SERVER = 4
+NO_SERVER = "findings-ledger: no PostgreSQL for the ledger fixtures"
+
 MISSING_EXTRA = (
-    "the findings-ledger fixtures (ledger_*) need pytest-postgresql: pip install 'findings-ledger[pytest]'"
+    "the findings-ledger fixtures (ledger_*) need pytest-postgresql and filelock: "
+    "pip install 'findings-ledger[pytest]'"
 )
+#: the top-level modules of the ``pytest`` extra
+_EXTRA_MODULES = {"pytest_postgresql", "filelock"}
 
 
 def _databases() -> ModuleType:
     """:mod:`findings_ledger.testing.databases`, or fail the requesting test
-    with :data:`MISSING_EXTRA` when pytest-postgresql is not installed."""
+    with :data:`MISSING_EXTRA` when the ``pytest`` extra is not installed."""
     try:
         from . import databases
     except ModuleNotFoundError as exc:
-        if (exc.name or "").partition(".")[0] != "pytest_postgresql":
+        if (exc.name or "").partition(".")[0] not in _EXTRA_MODULES:
             raise
     else:
         return databases
@@ -81,9 +95,42 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture(scope="session")
 def ledger_server(request: pytest.FixtureRequest) -> dict[str, Any]:
     """Connection parameters (host, port, user, password, dbname) of the
-    maintenance database on the server the ledger tests use."""
-    params: dict[str, Any] = _databases().server_params(request.config.getoption("--ledger-dsn"))
-    return params
+    maintenance database on the server the ledger tests use. When there is
+    no server to be had (no server binaries, a bad ``LEDGER_PGPORT``, a
+    cluster that does not start) the run stops with that one line."""
+    databases = _databases()
+    try:
+        params: dict[str, Any] = databases.server_params(request.config.getoption("--ledger-dsn"))
+    except databases.cluster.ClusterError as exc:
+        message = f"{NO_SERVER}: {exc}"
+    else:
+        return params
+    # outside the except: no chained traceback
+    if not hasattr(request.config, "workerinput"):
+        pytest.exit(message, returncode=EXIT_NO_SERVER)
+    # a pytest-xdist worker cannot exit the run (xdist reports that as an internal error): it
+    # stops after this test, and the controller stops the run with the same line
+    request.session.shouldstop = message
+    pytest.fail(message, pytrace=False)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under pytest-xdist, before the workers start: when the throwaway
+    cluster is to be used, check that it can be (``LEDGER_PGPORT``, the
+    server binaries; nothing is started or installed), so that a machine
+    without PostgreSQL gets one line rather than one error per worker."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    if config.getoption("--ledger-dsn") or os.environ.get("LEDGER_DSN"):
+        return
+    from . import cluster
+
+    try:
+        cluster.default_cluster()
+        cluster.bindir()
+    except cluster.ClusterError as exc:
+        raise pytest.UsageError(f"{NO_SERVER}: {exc}") from None
 
 
 @pytest.fixture(scope="session")

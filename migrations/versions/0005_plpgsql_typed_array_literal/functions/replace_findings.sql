@@ -1,0 +1,199 @@
+-- ledger.replace_findings(p_scope text, p_kind text, p_review_run text,
+--     p_findings jsonb, p_actor text DEFAULT NULL)
+--   -> TABLE(added integer, kept integer, reopened integer,
+--            still_dismissed integer, superseded integer, would_supersede integer)
+--
+-- A review ran again over p_scope (and, when p_kind is not NULL, only over
+-- findings of that kind) and p_findings is its complete new set: a JSON
+-- array of objects of the declared shape (ledger._check_json_shape)
+--   {finding_key: string (required), title: string (required),
+--    description, severity, kind, source: string or null,
+--    paths: array of strings or null};
+-- any other field, and a value of another JSON type ({"title": 5}), is an
+-- error naming findings[i].<field>, never dropped or coerced. The new set
+-- replaces the previous one (seed 000's "Option B: re-run the check", done
+-- safely):
+--   present and new         -> added (ledger.report_finding: 'new');
+--   present and active      -> kept (re-report counted);
+--   present and superseded  -> reopened (audit 'reopened', rule 'rereport');
+--   present and dismissed   -> still_dismissed (a human decision stands);
+--   absent and active       -> superseded: audit row first (action
+--                              'superseded', rule 'rereview', evidence the
+--                              review run, actor p_actor or the review run),
+--                              then superseded_at = now(), superseded_by =
+--                              the review run, supersede_rule = 'rereview';
+--   absent and dismissed or superseded -> unchanged.
+-- Absent means: an active finding of the scope (of kind p_kind when given)
+-- not in the new set, including findings without a finding_key. The scope's
+-- hygiene_mode applies to the supersession: 'dry' writes 'would_supersede'
+-- audit rows only, 'off' supersedes nothing. Re-reviews of one scope are
+-- serialised by a lock on the scope's own row (FOR NO KEY UPDATE, held to
+-- commit; it reads hygiene_mode under that lock). Only roles that may
+-- UPDATE ledger.scope could take a conflicting lock on that row, and under
+-- row-level security only for their own scopes, so another tenant cannot
+-- block a re-review (an advisory lock on a guessable key could); inserts of
+-- findings and merges (their foreign key takes FOR KEY SHARE) never wait
+-- for it. Running the same set again changes nothing but the re-report
+-- counters.
+-- Locks: before anything changes, every finding the re-review may change
+-- (those of the set's keys, and the scope's active findings of the kind
+-- unless hygiene_mode is 'off') is locked in one statement, in id order,
+-- FOR NO KEY UPDATE, so a re-review never deadlocks with merges,
+-- dismissals or re-reports; the absent set is taken from those locked
+-- findings, so a finding restored while the re-review runs stays active.
+-- SECURITY DEFINER (fixed search_path): granted to ledger_writer, who may
+-- not update findings nor write the audit directly; the scope must be one
+-- the connection may use (per-scope row-level security, LD401).
+-- An element's kind must equal p_kind when both are given; with p_kind NULL
+-- it defaults to 'review'. The element's source defaults to the review run.
+-- Raises LD002 (scope, review_run, an element's finding_key or title
+-- missing), LD003 (p_findings not an array, an element not an object, an
+-- unknown field, a field of the wrong JSON type, a kind differing from
+-- p_kind), LD303 (one finding_key twice in the set), each naming
+-- findings[i] and the value;
+-- LD001-LD004 from the finding triggers for a new finding's stored fields
+-- (naming finding.<field>); LD401 for a scope outside ledger.scopes under
+-- row-level security. The scope is created on first use. Nothing is
+-- written on error.
+CREATE OR REPLACE FUNCTION ledger.replace_findings(
+    p_scope text,
+    p_kind text,
+    p_review_run text,
+    p_findings jsonb,
+    p_actor text DEFAULT NULL)
+RETURNS TABLE (added integer, kept integer, reopened integer, still_dismissed integer,
+               superseded integer, would_supersede integer)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_scope   text := ledger._check_text(p_scope, 'scope', true, 200);
+    v_run     text := ledger._check_text(p_review_run, 'review_run', true, 200);
+    v_kind    text := lower(ledger._check_text(p_kind, 'kind', false, 100) COLLATE "C");
+    v_actor   text := coalesce(ledger._check_text(p_actor, 'actor', false, 200), v_run);
+    v_mode    text;
+    v_elem    jsonb;
+    v_i       integer := 0;
+    v_key     text;
+    v_ekind   text;
+    v_paths   text[];
+    v_dup     record;
+    v_keys    text[];
+    v_locked  bigint[];
+    v_present bigint[] := '{}'::bigint[];
+    v_absent  bigint[];
+    v_rep     record;
+    v_shape   constant jsonb := '{"finding_key": "text!", "title": "text!", "description": "text", "paths": "text[]",
+                                  "severity": "text", "kind": "text", "source": "text"}'::jsonb;
+BEGIN
+    PERFORM ledger._check_scope_access(v_scope, 'scope');
+    IF p_findings IS NULL OR jsonb_typeof(p_findings) <> 'array' THEN
+        RAISE EXCEPTION 'invalid findings: expected a JSON array of findings, got %',
+            coalesce(jsonb_typeof(p_findings), 'NULL') USING ERRCODE = 'LD003';
+    END IF;
+    PERFORM ledger._check_json_shape(e.elem, format('findings[%s]', e.ord), v_shape)
+       FROM jsonb_array_elements(p_findings) WITH ORDINALITY AS e(elem, ord)
+      ORDER BY e.ord;
+    -- one finding_key twice: named at its second occurrence (one sort, not a scan per element)
+    SELECT d.ord, d.key INTO v_dup
+      FROM (SELECT e.ord, btrim(e.elem ->> 'finding_key', E' \t\r\n\f\x0b') AS key,
+                   row_number() OVER (PARTITION BY btrim(e.elem ->> 'finding_key', E' \t\r\n\f\x0b') ORDER BY e.ord) AS nth
+              FROM jsonb_array_elements(p_findings) WITH ORDINALITY AS e(elem, ord)
+             WHERE jsonb_typeof(e.elem) = 'object' AND e.elem ->> 'finding_key' IS NOT NULL) AS d
+     WHERE d.nth = 2
+     ORDER BY d.ord
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'duplicate findings[%].finding_key: % appears more than once in the set', v_dup.ord,
+            quote_literal(v_dup.key) USING ERRCODE = 'LD303', HINT = 'A review set names each finding once.';
+    END IF;
+    PERFORM ledger._ensure_scope(v_scope);
+    added := 0; kept := 0; reopened := 0; still_dismissed := 0; superseded := 0; would_supersede := 0;
+    -- one re-review of the scope at a time: the scope's own row, not a guessable advisory key
+    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_scope FOR NO KEY UPDATE;
+
+    -- every finding this re-review may change, locked in one pass in id order
+    v_keys := ARRAY(SELECT btrim(e ->> 'finding_key', E' \t\r\n\f\x0b')
+                      FROM jsonb_array_elements(p_findings) AS e
+                     WHERE jsonb_typeof(e) = 'object' AND e ->> 'finding_key' IS NOT NULL);
+    v_locked := ARRAY(SELECT l.id
+                        FROM (SELECT f.id FROM ledger.finding f
+                               WHERE f.scope = v_scope
+                                 AND (f.finding_key = ANY (v_keys)
+                                      OR (v_mode <> 'off' AND f.superseded_at IS NULL
+                                          AND (v_kind IS NULL OR f.kind = v_kind)))
+                               ORDER BY f.id
+                                 FOR NO KEY UPDATE) AS l);
+
+    FOR v_elem IN SELECT e FROM jsonb_array_elements(p_findings) AS e LOOP
+        v_i := v_i + 1;
+        v_key := ledger._check_text(v_elem ->> 'finding_key', format('findings[%s].finding_key', v_i), true, 200);
+        v_ekind := lower(ledger._check_text(v_elem ->> 'kind', format('findings[%s].kind', v_i), false, 100) COLLATE "C");
+        IF v_kind IS NOT NULL AND v_ekind IS NOT NULL AND v_ekind <> v_kind THEN
+            RAISE EXCEPTION 'invalid findings[%].kind: % differs from the re-reviewed kind %', v_i,
+                quote_literal(v_ekind), quote_literal(v_kind) USING ERRCODE = 'LD003';
+        END IF;
+        -- the shape is checked: paths is an array of strings, or null
+        v_paths := ARRAY(SELECT jsonb_array_elements_text(coalesce(nullif(v_elem -> 'paths', 'null'), '[]')));
+        SELECT r.* INTO v_rep FROM ledger.report_finding(
+            p_scope => v_scope, p_finding_key => v_key,
+            p_title => ledger._check_text(v_elem ->> 'title', format('findings[%s].title', v_i), true, 1000),
+            p_description => v_elem ->> 'description', p_paths => v_paths,
+            p_kind => coalesce(v_ekind, v_kind, 'review'),
+            p_severity => coalesce(v_elem ->> 'severity', 'medium'),
+            p_source => coalesce(v_elem ->> 'source', v_run),
+            p_review_run => v_run) AS r;
+        v_present := v_present || v_rep.finding_id;
+        CASE v_rep.outcome
+            WHEN 'new' THEN added := added + 1;
+            WHEN 'duplicate' THEN kept := kept + 1;
+            WHEN 'reopened' THEN reopened := reopened + 1;
+            ELSE still_dismissed := still_dismissed + 1;
+        END CASE;
+    END LOOP;
+
+    IF v_mode = 'off' THEN
+        RETURN NEXT;
+        RETURN;
+    END IF;
+
+    -- absent: the locked findings still active (of the kind) and not in the new set
+    -- (a hashed EXCEPT, not a scan of the set per finding); their locks are held
+    SELECT array_agg(f.id ORDER BY f.id) INTO v_absent
+      FROM ledger.finding f
+     WHERE f.id IN (SELECT c.id FROM unnest(v_locked) AS c(id)
+                    EXCEPT
+                    SELECT p.id FROM unnest(v_present) AS p(id))
+       AND f.superseded_at IS NULL
+       AND (v_kind IS NULL OR f.kind = v_kind);
+    IF v_absent IS NULL THEN
+        RETURN NEXT;
+        RETURN;
+    END IF;
+
+    INSERT INTO ledger.supersession (scope, finding_id, action, rule, evidence, detail, actor)
+    SELECT v_scope, a.id, CASE v_mode WHEN 'dry' THEN 'would_supersede' ELSE 'superseded' END,
+           'rereview', v_run,
+           jsonb_strip_nulls(jsonb_build_object('review_run', v_run, 'kind', v_kind, 'set_size', v_i)),
+           v_actor
+      FROM unnest(v_absent) AS a(id)
+     ORDER BY a.id;
+
+    IF v_mode = 'dry' THEN
+        would_supersede := cardinality(v_absent);
+    ELSE
+        UPDATE ledger.finding f
+           SET superseded_at = now(),
+               superseded_by = v_run,
+               superseded_by_merge_id = NULL,
+               supersede_rule = 'rereview'
+         WHERE f.id = ANY (v_absent);
+        superseded := cardinality(v_absent);
+    END IF;
+    RETURN NEXT;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.replace_findings(text, text, text, jsonb, text) IS
+'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source}: other fields and other JSON types are LD003, actor) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede). Re-reviews of a scope serialise on its scope row. Raises LD001-LD004, LD303, LD401.';
