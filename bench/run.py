@@ -391,6 +391,8 @@ def bench_hunks(conn: psycopg.Connection[Any], sizes: Sizes, rep: Report, salt: 
         rep.notes.append("hunks: not measured, ledger.merge has no hunks column in this schema")
         print("  hunks: ledger.merge has no hunks column, not measured", flush=True)
         return
+    rep.growth.append({"input": "hunks", "value": None, "median_ms": None, "baseline_median_ms": None,
+                       "ratio": None, "params": "not measured yet: the benchmark generates no hunks"})
     rep.notes.append("hunks: ledger.merge has a hunks column, but this benchmark does not generate hunks yet")
 
 

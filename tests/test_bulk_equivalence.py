@@ -111,12 +111,14 @@ def histories(draw: st.DrawFn) -> tuple[list[Finding], list[Merge]]:
     return findings, merges
 
 
-FINDING_COLUMNS = "scope, finding_key, kind, severity, title, paths, slug, strong_keywords"
+FINDING_COLUMNS = "scope, finding_key, kind, severity, title, paths, slug, strong_keywords, observed_at"
+# observed before every merge of the histories, so causality lets each merge decide
+OBSERVED_AT = "2026-01-01 00:00:00+00"
 MERGE_COLUMNS = "scope, commit_sha, node_id, message, paths, merged_at, branch"
 
 
 def finding_row(scope: str, f: Finding) -> tuple[Any, ...]:
-    return (scope, f.key, f.kind, f.severity, f.title, f.paths, f.slug, f.keywords)
+    return (scope, f.key, f.kind, f.severity, f.title, f.paths, f.slug, f.keywords, OBSERVED_AT)
 
 
 def merge_row(scope: str, i: int, m: Merge) -> tuple[Any, ...]:
@@ -129,7 +131,7 @@ def placeholders(n_rows: int, n_columns: int) -> str:
 
 def write_one_by_one(conn: psycopg.Connection[Any], scope: str, findings: list[Finding], merges: list[Merge]) -> None:
     for f in findings:
-        conn.execute(f"INSERT INTO ledger.finding ({FINDING_COLUMNS}) VALUES ({placeholders(1, 8)[1:-1]})",
+        conn.execute(f"INSERT INTO ledger.finding ({FINDING_COLUMNS}) VALUES ({placeholders(1, 9)[1:-1]})",
                      finding_row(scope, f))
     for i, m in enumerate(merges):
         conn.execute(f"INSERT INTO ledger.merge ({MERGE_COLUMNS}) VALUES ({placeholders(1, 7)[1:-1]})",
@@ -137,7 +139,7 @@ def write_one_by_one(conn: psycopg.Connection[Any], scope: str, findings: list[F
 
 
 def write_multirow(conn: psycopg.Connection[Any], scope: str, findings: list[Finding], merges: list[Merge]) -> None:
-    conn.execute(f"INSERT INTO ledger.finding ({FINDING_COLUMNS}) VALUES {placeholders(len(findings), 8)}",
+    conn.execute(f"INSERT INTO ledger.finding ({FINDING_COLUMNS}) VALUES {placeholders(len(findings), 9)}",
                  [v for f in findings for v in finding_row(scope, f)])
     conn.execute(f"INSERT INTO ledger.merge ({MERGE_COLUMNS}) VALUES {placeholders(len(merges), 7)}",
                  [v for i, m in enumerate(merges) for v in merge_row(scope, i, m)])
@@ -205,7 +207,7 @@ class Ledgers:
             conn = self.conns[way]
             for mode in MODES:
                 scope = f"h{n}-{mode}"
-                conn.execute("SELECT ledger.set_hygiene_mode(%s, %s)", (scope, mode))
+                conn.execute("SELECT ledger.set_hygiene_mode(%s, %s, p_create => true)", (scope, mode))
                 write(conn, scope, findings, merges)
             states[way] = {mode: state(conn, f"h{n}-{mode}") for mode in MODES}
         return states

@@ -35,9 +35,12 @@ def populate(dsn: str) -> dict[str, int]:
     """A small ledger: findings, merges, audit rows, an issue, a task, an injection."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         for i in range(5):
-            fl.add_finding(conn, "spec", f"f{i} is stale", paths=[f"src/f{i}.py"], kind="drift")
+            # plain SQL: the ledger may be at any revision, the baseline included
+            conn.execute("INSERT INTO ledger.finding (scope, title, paths, kind) VALUES ('spec', %s, %s, 'drift')",
+                         (f"f{i} is stale", [f"src/f{i}.py"]))
         for i in range(3):
-            fl.record_merge(conn, "spec", f"abc{i}", [f"src/f{i}.py"])
+            conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('spec', %s, %s)",
+                         (f"abc{i}", [f"src/f{i}.py"]))
         fl.record_injection(conn, "session-1", [4, 5])
         fl.enqueue_task(conn, fl.add_issue(conn, "spec", "an issue").id, "agent-1", "rt-1")
         return {t: conn.execute(f"SELECT count(*) FROM ledger.{t}").fetchone()[0] for t in TABLES}  # type: ignore[index]

@@ -28,7 +28,8 @@ EXPECTED: dict[str, dict[str, str]] = {
     # ADD COLUMN (constant defaults: no rewrite) and the new triggers
     "0003_decisions_on_real_histories": {
         "scope": "AccessExclusiveLock", "finding": "AccessExclusiveLock", "merge": "AccessExclusiveLock"},
-    "0004_perf_import_and_claim": {},
+    # CREATE OR REPLACE of _revert_targets (LANGUAGE sql) parses its body against merge
+    "0004_perf_import_and_claim": {"merge": "AccessShareLock"},
     "0005_plpgsql_typed_array_literal": {},  # CREATE OR REPLACE FUNCTION only
 }
 
