@@ -118,7 +118,7 @@ def runs(module_conn: psycopg.Connection[Any]) -> Iterator[dict[str, dict[str, i
     policies = {
         "default": (None, None, {"todo", "named"}),
         "line rule for todo": (["drift", "todo"], None, {"todo"}),
-        "line rule, context 3": (["drift", "todo"], 3, {"todo"}),
+        "line rule with context 3": (["drift", "todo"], 3, {"todo"}),
     }
     out = {}
     for name, (kinds, context, cases) in policies.items():
@@ -154,6 +154,6 @@ def test_three_lines_of_context_would_retire_half_of_the_todo_findings_too_early
     """Why scope.line_context defaults to 0: with git's 3 lines of context
     a hunk next to a TODO line retires it, and on these histories that is
     wrong far more often than right."""
-    ctx3 = runs["line rule, context 3"]
+    ctx3 = runs["line rule with context 3"]
     assert ctx3["wrong"] > ctx3["right"]
     assert ctx3["wrong"] == 24
