@@ -73,7 +73,7 @@ pgbouncer:
 # Two parts: everything not marked serial on $(TEST_JOBS) pytest-xdist workers
 # (one module per worker at a time), then the serial tests (load, crash) alone.
 test: venv pgtap pgbouncer ## run every test against a real PostgreSQL (parallel part on TEST_JOBS workers, then the serial part)
-	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile -m "not serial"
+	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder -m "not serial" --durations=10
 	$(BIN)/pytest -m serial
 
 test-stress: venv pg-ensure ## the load and crash tests at full length (60 s of 8 writers; CI runs it too)

@@ -14,9 +14,10 @@ are parallel-safe); the split only keeps the load tests honest and the
 parallel part fast.
 
 The slowest modules (:data:`SLOW_FIRST`) are collected first, so that under
-``--dist loadfile`` (one module per worker at a time, in collection order) a
-worker starts them at once instead of finishing the run with one of them
-while the others idle. The order of the tests within a module is unchanged.
+``--dist loadfile --no-loadscope-reorder`` (one module per worker at a time,
+in collection order; without the flag xdist orders modules by their number
+of tests) a worker starts them at once instead of finishing the run with
+one of them while the others idle. The order of the tests within a module is unchanged.
 """
 
 from __future__ import annotations
