@@ -158,6 +158,18 @@ CASES = [
           [Merge(("src/a.py", "lib/a.py"), {"a": "candidate:path"}, deleted=("src/a.py",), added=("lib/a.py",),
                  hunks={"src/a.py": [[1, 50, 0, 0]], "lib/a.py": [[0, 0, 1, 50]]})],
           anchors={"a": {"src/a.py": [42, 42]}}),
+    DCase("anchor-follows-a-rename", {"a": F("src/a.py:42", "docs/x.md")},
+          [Merge(("src/a.py", "lib/a.py"), {"a": "anchor_moved:path"}, deleted=("src/a.py",), added=("lib/a.py",),
+                 hunks={"src/a.py": [[1, 1, 1, 3]]}),
+           Merge(("lib/a.py",), {"a": "anchor_kept:path"}, hunks={"lib/a.py": [[42, 1, 42, 1]]}, at=2),
+           Merge(("lib/a.py",), {"a": "superseded:path"}, hunks={"lib/a.py": [[44, 1, 44, 1]]}, at=3)], {"a"}),
+    DCase("anchor-rename-changing-the-line", A42,
+          [Merge(("src/a.py", "lib/a.py"), {"a": "superseded:path"}, deleted=("src/a.py",), added=("lib/a.py",),
+                 hunks={"src/a.py": [[42, 1, 42, 1]]})], {"a"}),
+    DCase("anchor-rename-to-another-name", A42,
+          [Merge(("src/a.py", "src/b.py"), {"a": "candidate:path"}, deleted=("src/a.py",), added=("src/b.py",),
+                 hunks={"src/a.py": [[1, 1, 1, 1]]})],
+          anchors={"a": {"src/a.py": [42, 42]}}),
     DCase("anchor-file-deleted-other-added", A42,
           [Merge(("src/a.py", "src/b.py"), {"a": "superseded:path"}, deleted=("src/a.py",), added=("src/b.py",),
                  hunks={"src/a.py": [[1, 50, 0, 0]]})], {"a"}),
@@ -236,6 +248,12 @@ def test_decision_case(module_conn: psycopg.Connection[Any], case: DCase) -> Non
     for i, _, anchors in rows:
         if labels[i] in case.anchors:
             assert anchors == case.anchors[labels[i]], labels[i]
+
+
+def test_a_followed_rename_moves_the_path_and_the_anchor(module_conn: psycopg.Connection[Any]) -> None:  # noqa: F811
+    row = module_conn.execute("SELECT paths, anchors, superseded_at FROM ledger.finding "
+                              "WHERE scope = 'decide:anchor-follows-a-rename'").fetchone()
+    assert row is not None and row[:2] == (["lib/a.py", "docs/x.md"], {"lib/a.py": [44, 44]})
 
 
 def audit(conn: psycopg.Connection[Any], scope: str) -> list[tuple[Any, ...]]:

@@ -52,6 +52,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import hashlib
+import posixpath
 import re
 import sys
 from dataclasses import dataclass, field
@@ -138,9 +139,10 @@ def frozen_state(revs: list[Revision]) -> dict[str, tuple[Revision, Path]]:
         upgrade = rev.directory / "upgrade.sql"
         text = upgrade.read_text() if upgrade.exists() else ""
         for target in includes(text):  # a revert to an earlier frozen text
-            parts = target.split("/", 2)
+            parts = posixpath.normpath(target).split("/", 2)
             if parts[0] == ".." and len(parts) == 3 and parts[1] in by_name:
-                state[parts[2]] = (by_name[parts[1]], rev.directory / target)
+                holder = by_name[parts[1]]
+                state[parts[2]] = (holder, holder.directory / parts[2])
         for line in text.splitlines():
             if line.startswith(DROPPED):
                 state.pop(line[len(DROPPED):].strip(), None)

@@ -21,9 +21,10 @@
 --   off  nothing.
 -- In 'on' and 'dry', the anchors of findings the merge did not supersede
 -- follow the code: detail.anchors_after of an anchor_moved (or other) row
--- becomes the finding's anchors, after the audit row is written (an UPDATE
--- of ledger.finding.anchors through the finding's triggers, as the owner),
--- so the next merge's hunks are compared with where the lines are now.
+-- becomes the finding's anchors, and detail.paths_after its paths when the
+-- merge renamed an anchored file, after the audit row is written (an UPDATE
+-- of ledger.finding through the finding's triggers, as the owner), so the
+-- next merge's hunks are compared with where the lines are now.
 -- Findings are locked in id order before they change, FOR NO KEY UPDATE: the
 -- audit rows reference every decided finding and their foreign key check
 -- takes FOR KEY SHARE on it, also on findings another merge holds; KEY SHARE
@@ -132,7 +133,9 @@ BEGIN
     END IF;
     IF cardinality(v_moving) > 0 THEN
         UPDATE ledger.finding f
-           SET anchors = x.d -> 'anchors_after'
+           SET anchors = x.d -> 'anchors_after',
+               paths = CASE WHEN x.d ? 'paths_after'
+                            THEN ARRAY(SELECT jsonb_array_elements_text(x.d -> 'paths_after')) ELSE f.paths END
           FROM unnest(v_ids, v_details) AS x(id, d)
          WHERE f.id = x.id AND f.id = ANY (v_moving);
     END IF;

@@ -43,9 +43,10 @@
 --                        problem never decides it (detail.would_be, and
 --                        merged_at and observed_at in the reason and in
 --                        detail); NULL p_merged_at checks nothing.
--- Anchors move (detail.anchor_moves [{path, from, to}] and
--- detail.anchors_after, applied by ledger._apply_merge) unless the finding
--- is superseded, the merge skipped or older than the finding.
+-- Anchors move (detail.anchor_moves [{path, to_path, from, to}] and
+-- detail.anchors_after, with detail.paths_after when an anchored file was
+-- renamed; applied by ledger._apply_merge) unless the finding is
+-- superseded, the merge skipped or older than the finding.
 -- detail: {finding_key, slug, title, kind, expects, pieces: [{rule, form,
 -- text, line, context, verb, outcome, reason, also_matches, finding_path,
 -- touched_path, anchor_from, anchor_to}]} plus finding_path and
@@ -79,11 +80,12 @@ BEGIN
     WITH ev AS (
         SELECT m.finding_id AS fid, m.rule AS r, m.form, m.evidence AS txt, m.seg, m.pos_from, m.pos_to,
                m.line AS ln, m.context AS ctx, m.verdict, m.verb AS vb, m.reason AS why,
-               NULL::text AS finding_path, NULL::jsonb AS anchor_from, NULL::jsonb AS anchor_to
+               NULL::text AS finding_path, NULL::jsonb AS anchor_from, NULL::jsonb AS anchor_to,
+               NULL::text AS to_path
           FROM ledger._match_message(p_scope, p_message) AS m
         UNION ALL
         SELECT p.finding_id, 'path', p.form, p.touched_path, NULL, NULL, NULL, NULL, NULL, p.verdict, NULL, p.reason,
-               p.finding_path, p.anchor_from, p.anchor_to
+               p.finding_path, p.anchor_from, p.anchor_to, p.to_path
           FROM ledger._match_changes(p_scope, coalesce(p_paths, '{}'), p_added, p_deleted, p_hunks,
                                      v_policy.line_context) AS p
          WHERE cardinality(p_paths) > 0
@@ -93,8 +95,8 @@ BEGIN
           FROM ev
     ), ev2 AS (
         SELECT ev.fid, ev.r, ev.form, ev.txt, ev.seg, ev.pos_from, ev.pos_to, ev.ln, ev.ctx, ev.verdict, ev.vb,
-               ev.why, ev.finding_path, ev.anchor_from, ev.anchor_to, (ev.f).kind, (ev.f).finding_key, (ev.f).slug,
-               (ev.f).title, (ev.f).expects, (ev.f).anchors,
+               ev.why, ev.finding_path, ev.anchor_from, ev.anchor_to, ev.to_path, (ev.f).kind, (ev.f).finding_key,
+               (ev.f).slug, (ev.f).title, (ev.f).expects, (ev.f).anchors,
                least((ev.f).observed_at, (ev.f).created_at) AS observed,
                ev.r = ANY (v_policy.enabled_rules) AS enabled,
                (ev.r = 'slug' AND EXISTS (
@@ -161,14 +163,29 @@ BEGIN
                                            e.rule_rank, e.seg NULLS LAST, e.pos_from NULLS LAST, e.txt,
                                            e.finding_path) AS rn
           FROM ev5 e
-    ), moves AS (
+    ), moves0 AS (
         -- anchors that follow the code: every moved piece of a finding
         SELECT x.fid,
-               jsonb_agg(jsonb_build_object('path', x.finding_path, 'from', x.anchor_from, 'to', x.anchor_to)
+               jsonb_agg(jsonb_strip_nulls(jsonb_build_object('path', x.finding_path, 'to_path', x.to_path,
+                                                              'from', x.anchor_from, 'to', x.anchor_to))
                          ORDER BY x.finding_path) AS anchor_moves,
-               (array_agg(x.anchors))[1] || jsonb_object_agg(x.finding_path, x.anchor_to) AS anchors_after
+               ((array_agg(x.anchors))[1] - coalesce(array_agg(x.finding_path) FILTER (WHERE x.to_path IS NOT NULL),
+                                                   '{}'))
+                   || jsonb_object_agg(coalesce(x.to_path, x.finding_path), x.anchor_to) AS anchors_after,
+               jsonb_object_agg(x.finding_path, x.to_path) FILTER (WHERE x.to_path IS NOT NULL) AS renames
           FROM ev5 x WHERE x.r = 'path' AND x.verdict2 = 'moved'
          GROUP BY x.fid
+    ), moves AS (
+        -- a followed rename: the finding's path becomes the new one (in its place, once)
+        SELECT m.*,
+               CASE WHEN m.renames IS NOT NULL THEN
+                   (SELECT jsonb_agg(q.p ORDER BY q.o)
+                      FROM (SELECT DISTINCT ON (coalesce(m.renames ->> u.p, u.p)) coalesce(m.renames ->> u.p, u.p) AS p, u.o
+                              FROM unnest((SELECT f.paths FROM ledger.finding f WHERE f.id = m.fid))
+                                   WITH ORDINALITY AS u(p, o)
+                             ORDER BY coalesce(m.renames ->> u.p, u.p), u.o) AS q)
+               END AS paths_after
+          FROM moves0 m
     )
     SELECT d.fid,
            CASE WHEN v_skip IS NOT NULL THEN 'skipped' WHEN d.before THEN 'not_before_observed' ELSE d.outcome END,
@@ -188,7 +205,8 @@ BEGIN
                'finding_path', CASE WHEN d.r = 'path' THEN d.finding_path END,
                'touched_path', CASE WHEN d.r = 'path' THEN d.txt END,
                'anchor_moves', CASE WHEN d.moving THEN mv.anchor_moves END,
-               'anchors_after', CASE WHEN d.moving THEN mv.anchors_after END))
+               'anchors_after', CASE WHEN d.moving THEN mv.anchors_after END,
+               'paths_after', CASE WHEN d.moving THEN mv.paths_after END))
            || jsonb_build_object('pieces', (
                SELECT jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
                           'rule', x.r, 'form', x.form, 'text', x.txt, 'line', x.ln, 'context', x.ctx,
