@@ -20,12 +20,11 @@ import click
 import psycopg
 from psycopg import sql
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .. import api
 from .. import evaluate as ev
-from .helpers import console, dsn_option, resolve_dsn, user_errors
+from .helpers import console, dsn_option, progress_bar, resolve_dsn, user_errors
 
 BEGIN = "<!-- evaluate:begin -->"
 END = "<!-- evaluate:end -->"
@@ -105,14 +104,7 @@ def evaluate_command(dsn: str | None, corpus: Path, repos: tuple[str, ...], poli
         if unknown:
             raise ValueError(f"unknown policy {unknown[0]!r}; the policies are: {', '.join(known)}")
         policies = tuple(known[n] for n in policy_names)
-    progress = Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-    )
+    progress = progress_bar()
     with scratch_database(resolve_dsn(dsn)) as target, psycopg.connect(target, autocommit=True) as conn, progress:
         task = progress.add_task("replaying merges", total=ev.total_merges(corpora, policies))
         result = ev.evaluate(conn, corpora, policies, isolated=isolated,

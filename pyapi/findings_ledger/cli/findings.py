@@ -7,8 +7,6 @@ from typing import Any
 
 import click
 import psycopg
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .. import api, gitlog
@@ -17,6 +15,7 @@ from .helpers import (
     create_option,
     dsn_option,
     offer_create,
+    progress_bar,
     renames_option,
     resolve_dsn,
     unreadable_warning,
@@ -117,14 +116,7 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     recorded = already = superseded = 0
     lacking: list[gitlog.GitMerge] = []
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
-        progress = Progress(
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
+        progress = progress_bar()
         with progress:
             task = progress.add_task(f"recording {len(history)} commits into {scope}", total=len(history))
 

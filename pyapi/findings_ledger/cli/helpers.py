@@ -28,6 +28,7 @@ import psycopg
 import sqlalchemy.exc
 from psycopg.conninfo import conninfo_to_dict
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .. import gitlog
 from ..errors import LedgerError, NotFound
@@ -39,6 +40,20 @@ _META = "findings_ledger.dsn"
 
 #: The console tables and reports are printed on (its width is set by the group).
 console = Console()
+
+
+def progress_bar() -> Progress:
+    """The progress bar of the long verbs (``replay-git``, ``evaluate``):
+    description, bar, done/total and elapsed time on stderr, gone when
+    finished, so stdout keeps only the result."""
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
 
 dsn_option = click.option(
     "--dsn", envvar="LEDGER_DSN", default=None, help="libpq DSN or URI (default: $LEDGER_DSN, else a throwaway cluster)"
