@@ -6,6 +6,7 @@ there."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 from pathlib import Path
@@ -121,15 +122,28 @@ def test_a_slice_of_the_real_corpus(ledger_conn: psycopg.Connection[Any]) -> Non
 
 
 @needs_corpus
-@pytest.mark.xfail(strict=True, reason=(
-    "the rules of branch decide retire a drift finding anchored at its CHANGELOG.md note when a commit edits "
-    "that line (encode/httpx b9db5e149ea7 'Fix typo in 0.14.0 changelog' retires encode__httpx-004): "
-    "a false retirement under the default policy"))
 def test_the_default_policy_never_retires_a_deprecation_note_early(ledger_conn: psycopg.Connection[Any]) -> None:
-    # encode/httpx's first 100 commits: 11 findings, two deprecation notes edited in the changelog
+    # encode/httpx's first 100 commits: 11 findings, one deprecation note edited in the changelog.
+    # A named finding is filed without its note's place (CHANGELOG.md:line, where it was written, not
+    # what it is about); filed there, the line rule retires both at the commits that edit the note
+    # (b9db5e149ea7 'Fix typo in 0.14.0 changelog' retires encode__httpx-004).
     corpora = [c.head(100) for c in ev.load_corpus(CORPUS, ["encode/httpx"])]
-    result = ev.evaluate(ledger_conn, corpora, [ev.POLICIES[0]])
+    at_note = next(p for p in ev.POLICIES if p.at_note)
+    result = ev.evaluate(ledger_conn, corpora, [ev.POLICIES[0], at_note])
     assert [o.finding.id for o in result.false_retirements("default")] == []
+    wrong = {o.finding.id: o.superseded_by[:12] for o in result.false_retirements(at_note.name)}
+    assert wrong == {"encode__httpx-004": "b9db5e149ea7"}
+    assert {o.rule for o in result.false_retirements(at_note.name)} == {"path: line anchor"}
+
+
+def test_a_named_finding_is_filed_at_what_it_is_about() -> None:
+    corpus = ev.load_corpus(HANDMADE)[0]
+    named = next(f for f in corpus.findings if f.case == "named")
+    todo = next(f for f in corpus.findings if f.case == "todo")
+    assert named.paths and named.ledger_paths() == list(named.paths)
+    assert todo.ledger_paths() == [f"{todo.path}:{todo.line}"]
+    bare = dataclasses.replace(named, paths=None, line=12)
+    assert bare.ledger_paths() == [] and bare.ledger_paths(at_note=True) == [f"{named.path}:12"]
 
 
 def test_a_slice_is_labelled_as_of_its_new_head() -> None:
@@ -212,7 +226,7 @@ def test_evaluate_mistakes_are_one_line(ledger_dsn: str, tmp_path: Path) -> None
     assert_user_error(run("evaluate", str(bad), "--dsn", ledger_dsn, "--policy", "default"), "x__y.json",
                       "commit 0003" + "0" * 36, "/etc/passwd", "LD001")
     data = json.loads((HANDMADE / "findings-ledger__handmade.json").read_text(encoding="utf-8"))
-    data["findings"][0]["path"] = "../outside.py"
+    data["findings"][0]["paths"] = ["../outside.py"]
     (bad / "x__y.json").write_text(json.dumps(data), encoding="utf-8")
     assert_user_error(run("evaluate", str(bad), "--dsn", ledger_dsn, "--policy", "default"), "x__y.json",
                       "finding findings-ledger__handmade-001", "LD001")

@@ -11,7 +11,8 @@ and labelled findings (``id``, ``case``, ``title``, ``description``,
 ``slug``, ``strong_keywords``, ``label``: ``resolved_by`` (a sha or null),
 ``touched_not_resolved`` (shas), ``mentioned_not_resolved`` (``{sha,
 reason}``, optional)). A finding may also say ``expects`` (``change``, the
-default, ``present`` or ``absent``). Files are read in name order;
+default, ``present`` or ``absent``) and ``paths`` (a list: what the finding
+is about, see below). Files are read in name order;
 :func:`load_corpus` raises :class:`CorpusError` naming the file and the
 field for anything it cannot use.
 
@@ -22,8 +23,15 @@ rename, added and deleted from the statuses, the hunks keyed by the path the
 old line numbers refer to), written with ``COPY`` in batches, so every row
 goes through the merge triggers exactly as a service's rows do. Right after
 the commit a finding was observed at, the finding is written (a plain
-``INSERT``: title, description, kind, ``path:line`` as its anchored path,
-key, slug, strong keywords, expects, observed_at). Findings of one
+``INSERT``: title, description, kind, its paths, key, slug, strong
+keywords, expects, observed_at). **Its paths** (:meth:`CorpusFinding.ledger_paths`)
+are what it is about: its ``paths`` when it has them; else, for a ``todo``
+finding, ``path:line`` (an anchored path: that line is the problem); else
+none, because a ``named`` finding's ``path`` and ``line`` are where its note
+was written (the README's case B: a deprecation note in ``CHANGELOG.md``),
+not what it is about: filed there, every edit of the changelog would retire
+it (the policy ``default, named filed at their note`` replays them so, to
+show it). Findings of one
 repository share the scope because they do not interact, with one
 exception the ledger reports itself: evidence that names two active
 findings is ``ambiguous`` for both. Every finding that was ever part of an
@@ -140,10 +148,22 @@ class CorpusFinding:
     strong_keywords: tuple[str, ...]
     expects: str
     label: Label
+    paths: tuple[str, ...] | None = None
 
     @property
     def anchored_path(self) -> str:
         return f"{self.path}:{self.line}" if self.line else self.path
+
+    def ledger_paths(self, at_note: bool = False) -> list[str]:
+        """The paths the finding is filed with: ``paths`` when the corpus
+        gives them; a ``todo`` line anchored where it is (``path:line``);
+        otherwise none (a ``named`` finding's ``path`` is where its note
+        was written), unless ``at_note``, which files it there."""
+        if self.paths is not None:
+            return list(self.paths)
+        if self.case == "todo" or at_note:
+            return [self.anchored_path]
+        return []
 
 
 @dataclass(frozen=True)
@@ -180,11 +200,14 @@ class Corpus:
 class Policy:
     """A scope policy to replay under: ``settings`` go to
     :func:`findings_ledger.set_match_policy`; ``hunks=False`` records the
-    merges without hunks (the file-level rule)."""
+    merges without hunks (the file-level rule); ``at_note=True`` files a
+    finding without ``paths`` at its ``path:line`` whatever its case
+    (:meth:`CorpusFinding.ledger_paths`)."""
 
     name: str
     settings: dict[str, Any] = field(default_factory=dict)
     hunks: bool = True
+    at_note: bool = False
 
 
 #: The policies ``evaluate`` compares, the shipped default first.
@@ -195,6 +218,7 @@ POLICIES: tuple[Policy, ...] = (
     Policy("kinds *, line_context 3", {"path_supersede_kinds": ["*"], "line_context": 3}),
     Policy("kinds *, no hunks", {"path_supersede_kinds": ["*"]}, hunks=False),
     Policy("slug mentions resolve", {"slug_mention_resolves": True}),
+    Policy("default, named filed at their note", at_note=True),
 )
 
 #: How the path rule's deciding piece (audit ``detail.pieces[].form``) is shown.
@@ -293,6 +317,9 @@ def _finding(raw: Any, where: str, index: dict[str, int]) -> CorpusFinding:
     if not all(isinstance(k, str) for k in keywords):
         raise CorpusError(f"{where}.strong_keywords {keywords!r} is not a list of strings")
     expects = _need(raw, "expects", str, where, optional=True) or "change"
+    paths = _need(raw, "paths", list, where, optional=True)
+    if paths is not None and not all(isinstance(p, str) for p in paths):
+        raise CorpusError(f"{where}.paths {paths!r} is not a list of strings")
     return CorpusFinding(
         id=fid,
         case=_need(raw, "case", str, where),
@@ -307,6 +334,7 @@ def _finding(raw: Any, where: str, index: dict[str, int]) -> CorpusFinding:
         slug=_need(raw, "slug", str, where, optional=True),
         strong_keywords=tuple(keywords),
         expects=expects,
+        paths=None if paths is None else tuple(paths),
         label=Label(resolved, str(label_raw.get("reason") or ""), tuple(str(t) for t in touched),
                     tuple(mentioned_shas)),
     )
@@ -470,23 +498,26 @@ def _copy_merges(conn: psycopg.Connection[Any], scope: str, commits: Sequence[Co
         raise CorpusError(f"{where}: the ledger refuses it: {exc} [{exc.sqlstate}]") from exc
 
 
-def _insert_finding(conn: psycopg.Connection[Any], scope: str, f: CorpusFinding) -> tuple[int, tuple[str, ...]]:
-    """Write ``f``; returns its id and the strong keywords the ledger refused
-    (left out). Anything else it refuses raises :class:`CorpusError`."""
+def _insert_finding(conn: psycopg.Connection[Any], scope: str, f: CorpusFinding,
+                    at_note: bool = False) -> tuple[int, tuple[str, ...]]:
+    """Write ``f`` (its paths: :meth:`CorpusFinding.ledger_paths`); returns
+    its id and the strong keywords the ledger refused (left out). Anything
+    else it refuses raises :class:`CorpusError`."""
     try:
-        return _insert_checked(conn, scope, f)
+        return _insert_checked(conn, scope, f, f.ledger_paths(at_note))
     except KeywordRejected:
         raise
     except LedgerError as exc:
         raise CorpusError(f"finding {f.id}: the ledger refuses it: {exc} [{exc.sqlstate}]") from exc
 
 
-def _insert_checked(conn: psycopg.Connection[Any], scope: str, f: CorpusFinding) -> tuple[int, tuple[str, ...]]:
+def _insert_checked(conn: psycopg.Connection[Any], scope: str, f: CorpusFinding,
+                    paths: list[str]) -> tuple[int, tuple[str, ...]]:
     keywords = list(f.strong_keywords)
     dropped: list[str] = []
     params = {
         "scope": scope, "title": f.title, "description": f.description, "kind": f.kind,
-        "paths": [f.anchored_path], "finding_key": f.key, "slug": f.slug, "observed_at": f.observed_at,
+        "paths": paths, "finding_key": f.key, "slug": f.slug, "observed_at": f.observed_at,
         "expects": f.expects, "source": f"corpus:{f.id}",
     }
     try:
@@ -549,7 +580,7 @@ def _replay(conn: psycopg.Connection[Any], scope: str, corpus: Corpus, policy: P
             continue
         flush()
         for f in at.get(i, ()):
-            run.ids[f.id], run.dropped[f.id] = _insert_finding(conn, scope, f)
+            run.ids[f.id], run.dropped[f.id] = _insert_finding(conn, scope, f, policy.at_note)
         if i >= last and not _any_active(conn, scope):
             break  # every finding is retired: later merges change nothing
     flush()
