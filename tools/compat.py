@@ -81,6 +81,10 @@ SUBSET_EXCLUDES = {
     "tests/test_revisions.py": "the revision tool (tools/new_revision.py); the revisions themselves run in "
     "test_alembic, test_offline_sql and test_revision_locks",
     "tests/test_connections.py": "pgbouncer in front of the API: the protocol, not the server's SQL",
+    "tests/test_doc_examples.py": "35 s: the documentation's examples, the calls the other modules make; "
+    "their psql output is the default server's",
+    "tests/test_scope_names_and_times.py": "40 s: 12 ways of writing x 7 refused scope names, the scope and time "
+    "checks test_hostile_input runs too (the coverage check proves they ran)",
 }
 
 #: tests of included modules left out too (pytest --deselect, a node id prefix), and why
