@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,10 @@ from findings_ledger.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 HANDMADE = ROOT / "tests" / "corpus"
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("LEDGER_CORPUS", ROOT.parent / "shared" / "corpus"))
 needs_corpus = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"the labelled corpus is not at {CORPUS} (../shared/corpus next to the checkout)"
+    not CORPUS.is_dir(),
+    reason=f"the labelled corpus is not at {CORPUS} (../shared/corpus next to the checkout, or $LEDGER_CORPUS)",
 )
 
 

@@ -86,6 +86,13 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "_message_tokens, more result columns), so every existing call keeps working; the old signature goes so "
         "that no call is ambiguous between two overloads",
     ),
+    (
+        "0006_anchors_follow_renames",
+        re.compile(r"^DROP FUNCTION ledger\._match_changes\("),
+        "ban-drop-function",
+        "the matcher's internal _match_changes (no role may call it) is created again right after with one "
+        "more result column (to_path); a function's result type cannot change with CREATE OR REPLACE",
+    ),
 ]
 
 # Line-level ignores in the downgrade scripts, as above.
