@@ -31,7 +31,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     # CREATE OR REPLACE of _revert_targets (LANGUAGE sql) parses its body against merge
     "0004_perf_import_and_claim": {"merge": "AccessShareLock"},
     "0005_plpgsql_typed_array_literal": {},  # CREATE OR REPLACE FUNCTION only
-    # COMMENT ON COLUMN merge.hunks; the privileges re-run (its grants name finding)
+    # COMMENT ON COLUMN merge.hunks; _match_changes (LANGUAGE sql) is parsed against finding
     "0006_anchors_follow_renames": {"merge": "ShareUpdateExclusiveLock", "finding": "AccessShareLock"},
 }
 
