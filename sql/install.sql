@@ -90,6 +90,7 @@
 \ir functions/_message_segments.sql
 \ir functions/_message_tokens.sql
 \ir functions/_match_message.sql
+\ir functions/_message_may_match.sql
 \ir functions/_merge_decisions.sql
 \ir functions/tg_finding__prepare_evidence.sql
 \ir functions/tg_scope__prepare_policy.sql

@@ -35,7 +35,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0006_anchors_follow_renames": {"merge": "ShareUpdateExclusiveLock", "finding": "AccessShareLock"},
     # the two new path triggers on finding (SHARE ROW EXCLUSIVE, which also keeps the backfill exact);
     # the GIN path index goes in concurrently.sql, after the transaction
-    "0007_finding_path_side_table": {"finding": "ShareRowExclusiveLock"},
+    "0007_merge_trigger_phase_2": {"finding": "ShareRowExclusiveLock"},
 }
 
 STRENGTH = [

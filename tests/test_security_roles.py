@@ -166,6 +166,7 @@ NO_GRANTS = [
     "ledger._match_changes(text,text[],text[],text[],jsonb,integer)",
     "ledger._merge_decisions(text,text,text[],text,timestamp with time zone,text[],text[],jsonb)",
     "ledger._match_message(text,text)",
+    "ledger._message_may_match(text,text)",
     "ledger._message_tokens(text)",
     "ledger._message_segments(text)",
     "ledger._file_slug(text)",

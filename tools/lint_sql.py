@@ -94,7 +94,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "more result column (to_path); a function's result type cannot change with CREATE OR REPLACE",
     ),
     (
-        "0007_finding_path_side_table",
+        "0007_merge_trigger_phase_2",
         re.compile(r"^CREATE TABLE ledger\.finding_path \($"),
         "prefer-robust-stmts",
         "created inside the upgrade's transaction (BEGIN ... COMMIT), so a failure part way through rolls "
@@ -106,7 +106,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
 # Line-level ignores in the downgrade scripts, as above.
 DOWNGRADE_LINE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
     (
-        "0007_finding_path_side_table",
+        "0007_merge_trigger_phase_2",
         re.compile(r"^CREATE INDEX CONCURRENTLY finding_active_paths_idx ON ledger\.finding"),
         "prefer-robust-stmts",
         "the statement before it is DROP INDEX CONCURRENTLY IF EXISTS of the same index "

@@ -8,7 +8,9 @@
 -- it carries evidence about, under the scope's policy (issues 3 and 15).
 -- Changes nothing; the trigger tg_merge__supersede (ledger._apply_merge)
 -- turns it into audit rows, supersessions and anchor moves.
--- Pieces of evidence: ledger._match_message (key, slug, keyword, title) and
+-- Pieces of evidence: ledger._match_message (key, slug, keyword, title;
+-- run only when the pre-filter ledger._message_may_match says some active
+-- finding of the scope could match) and
 -- ledger._match_changes (rule path: the file-level rule, the line rule of
 -- anchored findings, the added/deleted rule of findings that expect a path
 -- present or absent). Each piece gets an outcome:
@@ -64,7 +66,12 @@ AS $$
 DECLARE
     v_policy ledger.scope;
     v_skip   text;
+    v_words  boolean;
 BEGIN
+    -- the pre-filter: false when no active finding of the scope can match the
+    -- message (no token at all, or none of its probe keys indexed); the full
+    -- tokeniser and matcher are then not run at all
+    v_words := ledger._message_may_match(p_scope, p_message);
     SELECT sc.* INTO v_policy FROM ledger.scope sc WHERE sc.scope = p_scope;
     IF NOT FOUND THEN
         RETURN;
@@ -83,6 +90,7 @@ BEGIN
                NULL::text AS finding_path, NULL::jsonb AS anchor_from, NULL::jsonb AS anchor_to,
                NULL::text AS to_path
           FROM ledger._match_message(p_scope, p_message) AS m
+         WHERE v_words
         UNION ALL
         SELECT p.finding_id, 'path', p.form, p.touched_path, NULL, NULL, NULL, NULL, NULL, p.verdict, NULL, p.reason,
                p.finding_path, p.anchor_from, p.anchor_to, p.to_path

@@ -1,4 +1,4 @@
--- 0007_finding_path_side_table: finding path side table
+-- 0007_merge_trigger_phase_2: merge trigger phase 2
 
 -- dropped: indexes/finding_active_paths_idx.sql
 \ir tables/finding_path.sql
@@ -7,6 +7,8 @@
 \ir functions/_match_changes.sql
 \ir functions/tg_finding__paths_insert.sql
 \ir functions/tg_finding__paths_update.sql
+\ir functions/_message_may_match.sql
+\ir functions/_merge_decisions.sql
 \ir triggers/finding___300_paths_insert.sql
 \ir triggers/finding___300_paths_update.sql
 -- Backfill: the paths of every active finding. After the triggers, whose

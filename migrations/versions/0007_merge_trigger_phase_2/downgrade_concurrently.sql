@@ -1,4 +1,4 @@
--- 0007_finding_path_side_table undone: run outside a transaction, before downgrade.sql
+-- 0007_merge_trigger_phase_2 undone: run outside a transaction, before downgrade.sql
 
 DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_active_paths_idx;
 CREATE INDEX CONCURRENTLY finding_active_paths_idx ON ledger.finding

@@ -1,4 +1,4 @@
-"""finding path side table
+"""merge trigger phase 2
 
 Frozen files:
 
@@ -8,13 +8,15 @@ Frozen files:
 * functions/_match_changes.sql
 * functions/tg_finding__paths_insert.sql
 * functions/tg_finding__paths_update.sql
+* functions/_message_may_match.sql
+* functions/_merge_decisions.sql
 * triggers/finding___300_paths_insert.sql
 * triggers/finding___300_paths_update.sql
 * privileges.sql
 
-Revision ID: 0007_finding_path_side_table
+Revision ID: 0007_merge_trigger_phase_2
 Revises: 0006_anchors_follow_renames
-Create Date: 2026-12-01 12:27:38.955458
+Create Date: 2026-12-01 12:50:41.162856
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen
@@ -25,7 +27,7 @@ restore). Written by tools/new_revision.py; never edited once released
 
 from findings_ledger.migration_ops import run_revision_file
 
-revision = '0007_finding_path_side_table'
+revision = '0007_merge_trigger_phase_2'
 down_revision = '0006_anchors_follow_renames'
 branch_labels = None
 depends_on = None
