@@ -74,3 +74,19 @@ def test_side_table_follows_every_lifecycle_step(ledger_conn: psycopg.Connection
     assert {r[0] for r in _check(ledger_conn, scope, other) if r[2] == b.id} == {other}
     ledger_conn.execute("UPDATE ledger.finding SET description = 'd' WHERE id = %s", (b.id,))
     _check(ledger_conn, scope, other)
+
+
+def test_reconcile_files_findings_written_while_triggers_did_not_fire(ledger_conn: psycopg.Connection) -> None:
+    scope = f"fp-{next(_scopes)}"
+    kept = fl.add_finding(ledger_conn, scope, "kept", paths=["a/k.py"], kind="drift")
+    with ledger_conn.transaction():
+        ledger_conn.execute("SET LOCAL session_replication_role = replica")
+        fid = ledger_conn.execute("INSERT INTO ledger.finding (scope, title, kind, paths) "
+                                  "VALUES (%s, 'replicated', 'drift', '{a/b.py}') RETURNING id", (scope,)).fetchone()[0]
+        ledger_conn.execute("UPDATE ledger.finding SET superseded_at = now() WHERE id = %s", (kept.id,))
+        ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES (%s, 'beef001', '{a/b.py}')",
+                            (scope,))
+    assert ledger_conn.execute(STORED, {"scopes": [scope]}).fetchall() == [(scope, "a/k.py", kept.id)]
+    [(_, decisions)] = ledger_conn.execute("SELECT * FROM ledger.reconcile(%s)", (scope,)).fetchall()
+    assert [(d["finding_id"], d["action"]) for d in decisions] == [(fid, "superseded")]
+    assert _check(ledger_conn, scope) == []

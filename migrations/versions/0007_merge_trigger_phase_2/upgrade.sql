@@ -9,6 +9,7 @@
 \ir functions/tg_finding__paths_update.sql
 \ir functions/_message_may_match.sql
 \ir functions/_merge_decisions.sql
+\ir functions/reconcile.sql
 \ir triggers/finding___300_paths_insert.sql
 \ir triggers/finding___300_paths_update.sql
 -- Backfill: the paths of every active finding. After the triggers, whose
