@@ -32,8 +32,10 @@ Frozen files:
 * functions/_match_changes.sql
 * functions/tg_finding__paths_insert.sql
 * functions/tg_finding__paths_update.sql
+* functions/_match_message.sql
 * functions/_message_may_match.sql
 * functions/_merge_decisions.sql
+* functions/_apply_merge.sql
 * functions/reconcile.sql
 * triggers/finding___300_paths_insert.sql
 * triggers/finding___300_paths_update.sql
@@ -41,7 +43,7 @@ Frozen files:
 
 Revision ID: 0007_merge_trigger_phase_2
 Revises: 0006_anchors_follow_renames
-Create Date: 2026-12-01 13:13:44.753378
+Create Date: 2026-12-01 13:14:18.832675
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

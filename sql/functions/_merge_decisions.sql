@@ -53,15 +53,15 @@
 -- text, line, context, verb, outcome, reason, also_matches, finding_path,
 -- touched_path, anchor_from, anchor_to}]} plus finding_path and
 -- touched_path when the deciding piece is a path. Rows are ordered by
--- finding_id, the merge row first. jit is off: compiling this query costs
--- a hundred times more than running it on one merge. Raises nothing.
+-- finding_id, the merge row first. Its caller ledger._apply_merge runs it
+-- with jit off (compiling this query costs a hundred times more than
+-- running it on one merge) and without parallel workers. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._merge_decisions(
     p_scope text, p_message text, p_paths text[], p_branch text, p_merged_at timestamptz DEFAULT NULL,
     p_added text[] DEFAULT NULL, p_deleted text[] DEFAULT NULL, p_hunks jsonb DEFAULT NULL)
 RETURNS TABLE (finding_id bigint, action text, rule text, evidence text, reason text, detail jsonb)
 LANGUAGE plpgsql STABLE ROWS 10
 SET search_path = pg_catalog
-SET jit = off
 AS $$
 DECLARE
     v_policy ledger.scope;

@@ -7,8 +7,10 @@
 \ir functions/_match_changes.sql
 \ir functions/tg_finding__paths_insert.sql
 \ir functions/tg_finding__paths_update.sql
+\ir functions/_match_message.sql
 \ir functions/_message_may_match.sql
 \ir functions/_merge_decisions.sql
+\ir functions/_apply_merge.sql
 \ir functions/reconcile.sql
 \ir triggers/finding___300_paths_insert.sql
 \ir triggers/finding___300_paths_update.sql

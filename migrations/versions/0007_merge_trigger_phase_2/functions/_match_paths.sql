@@ -17,8 +17,7 @@ CREATE OR REPLACE FUNCTION ledger._match_paths(p_scope text, p_paths text[])
 RETURNS TABLE (finding_id bigint, finding_path text, touched_path text)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog
--- A handful of index probes: parallel workers only add start-up cost (the
--- planner's default 1% estimate for && would otherwise launch them).
+-- A handful of index probes: parallel workers only add start-up cost.
 SET max_parallel_workers_per_gather = 0
 AS $$
     WITH keys AS (
