@@ -43,7 +43,7 @@ Frozen files:
 
 Revision ID: 0007_merge_trigger_phase_2
 Revises: 0006_anchors_follow_renames
-Create Date: 2026-12-01 13:14:18.832675
+Create Date: 2026-12-01 13:20:27.434104
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

@@ -24,11 +24,15 @@
 -- the end (its evidence inside one segment only, a triple across two).
 -- tests/test_message_prefilter.py checks false => no match on random
 -- messages. Cost: one regular-expression pass and one GIN probe; PL/pgSQL
--- so that the query is planned once per session. Raises nothing.
+-- with a generic plan, so that the query is planned once per session.
+-- Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._message_may_match(p_scope text, p_message text)
 RETURNS boolean
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog
+-- one generic plan for the session (custom plans, re-made on every call,
+-- cost 0.5 ms of planning and probe the same index)
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_msg text := pg_catalog.normalize(coalesce(p_message, ''), 'NFC');
