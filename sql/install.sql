@@ -8,6 +8,7 @@
 \ir tables/scope.sql
 \ir tables/merge.sql
 \ir tables/finding.sql
+\ir tables/finding_path.sql
 \ir tables/supersession.sql
 \ir tables/issue.sql
 \ir tables/agent_task.sql
@@ -60,6 +61,8 @@
 \ir functions/_reopen_finding.sql
 \ir functions/tg_finding__lifecycle.sql
 \ir functions/tg_finding__forbid_delete.sql
+\ir functions/tg_finding__paths_insert.sql
+\ir functions/tg_finding__paths_update.sql
 \ir functions/report_finding.sql
 \ir functions/_check_json_shape.sql
 \ir functions/replace_findings.sql
@@ -87,6 +90,7 @@
 \ir functions/_message_segments.sql
 \ir functions/_message_tokens.sql
 \ir functions/_match_message.sql
+\ir functions/_message_may_match.sql
 \ir functions/_merge_decisions.sql
 \ir functions/tg_finding__prepare_evidence.sql
 \ir functions/tg_scope__prepare_policy.sql
@@ -108,7 +112,6 @@
 \ir functions/enable_scope_rls.sql
 \ir functions/disable_scope_rls.sql
 \ir indexes/finding_active_evidence_idx.sql
-\ir indexes/finding_active_paths_idx.sql
 \ir triggers/agent_task___100_prepare.sql
 \ir triggers/agent_task___200_guard_snapshot.sql
 \ir triggers/finding___050_scope_access.sql
@@ -116,6 +119,8 @@
 \ir triggers/finding___100_prepare.sql
 \ir triggers/finding___110_evidence.sql
 \ir triggers/finding___200_lifecycle.sql
+\ir triggers/finding___300_paths_insert.sql
+\ir triggers/finding___300_paths_update.sql
 \ir triggers/injection___100_prepare.sql
 \ir triggers/issue___050_scope_access.sql
 \ir triggers/issue___100_prepare.sql

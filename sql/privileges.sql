@@ -154,8 +154,10 @@ GRANT EXECUTE ON FUNCTION
 -- Not granted to any ledger role, on purpose: _apply_merge, _apply_revert,
 -- _revert_targets, _reopen_finding, _check_json_shape (replace_findings'
 -- argument check), the matcher's internals (_match_paths, _match_changes,
--- _merge_decisions, _match_message, _message_tokens, _message_segments,
+-- _merge_decisions, _match_message, _message_may_match, _message_tokens, _message_segments,
 -- _file_slug, _object_ends) and the claim's (_write_issue_snapshot, _resumed_task,
 -- _snapshot_changes, _check_task_transition): only SECURITY DEFINER
 -- functions run them, as the owner; the tg_* trigger functions;
--- enable_scope_rls / disable_scope_rls (the owner's switch); alembic_version.
+-- enable_scope_rls / disable_scope_rls (the owner's switch); alembic_version;
+-- finding_path (the path rule's index, written only by the SECURITY DEFINER
+-- trigger functions tg_finding__paths_insert and tg_finding__paths_update).

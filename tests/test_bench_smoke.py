@@ -55,7 +55,7 @@ def test_quick_benchmark_writes_every_case(ledger_server: dict[str, Any], tmp_pa
     assert by_name["tg_merge__supersede"]["calls"] == 1 and "search_path" in by_name["_apply_merge"]["set"]
     assert "claim, anchor + snapshot" in data["profiles"]
     merge_plan = data["plans"]["merge insert, 100 paths (every statement the triggers run)"]
-    assert "finding_active_paths_idx" in merge_plan  # the nested statements were captured
+    assert "finding_path_pkey" in merge_plan  # the nested statements were captured
     assert "finding_scope_finding_key_key" in next(v for k, v in data["plans"].items() if k.startswith("import"))
     report = (tmp_path / "results.md").read_text()
     assert "| merge insert |" in report and "| target |" in report and "Per-function profile" in report

@@ -33,6 +33,9 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0005_plpgsql_typed_array_literal": {},  # CREATE OR REPLACE FUNCTION only
     # COMMENT ON COLUMN merge.hunks; _match_changes (LANGUAGE sql) is parsed against finding
     "0006_anchors_follow_renames": {"merge": "ShareUpdateExclusiveLock", "finding": "AccessShareLock"},
+    # the two new path triggers on finding (SHARE ROW EXCLUSIVE, which also keeps the backfill exact);
+    # the GIN path index goes in concurrently.sql, after the transaction
+    "0007_merge_trigger_phase_2": {"finding": "ShareRowExclusiveLock"},
 }
 
 STRENGTH = [

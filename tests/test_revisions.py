@@ -336,17 +336,17 @@ def test_a_granted_functions_new_argument_keeps_exact_grants(
 def test_an_expression_index_is_rebuilt_concurrently(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    source = project / "sql" / "indexes" / "finding_active_paths_idx.sql"
+    source = project / "sql" / "indexes" / "finding_active_evidence_idx.sql"
     source.write_text(source.read_text().replace("WITH (fastupdate = off)", "WITH (fastupdate = on)"))
-    assert _tool(project, "paths index fastupdate").returncode == 0
-    rev_dir = project / "migrations" / "versions" / _next("paths_index_fastupdate")
+    assert _tool(project, "evidence index fastupdate").returncode == 0
+    rev_dir = project / "migrations" / "versions" / _next("evidence_index_fastupdate")
     assert "CREATE INDEX" not in (rev_dir / "upgrade.sql").read_text()
     concurrently = (rev_dir / "concurrently.sql").read_text()
-    assert "DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_active_paths_idx;" in concurrently
-    assert "CREATE INDEX CONCURRENTLY finding_active_paths_idx ON ledger.finding" in concurrently
+    assert "DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_active_evidence_idx;" in concurrently
+    assert "CREATE INDEX CONCURRENTLY finding_active_evidence_idx ON ledger.finding" in concurrently
     dsn = ledger_database_factory(migrated=False)
     _migrate(dsn, project, "head")
-    options = "SELECT reloptions FROM pg_class WHERE oid = 'ledger.finding_active_paths_idx'::regclass"
+    options = "SELECT reloptions FROM pg_class WHERE oid = 'ledger.finding_active_evidence_idx'::regclass"
     with psycopg.connect(dsn) as conn:
         assert conn.execute(options).fetchone() == (["fastupdate=on"],)
     _migrate(dsn, project, _head(), down=True)

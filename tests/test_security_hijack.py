@@ -171,27 +171,28 @@ def test_definer_functions_triggers_and_index_ignore_the_callers_objects(attacke
     assert hijack_log(attacker) == []
 
 
-def test_index_keys_written_under_a_hostile_search_path_are_the_real_ones(attacker: psycopg.Connection) -> None:
-    """The GIN index expression is evaluated with the inserting role's
-    search_path. A hostile || would file the attacker's finding under the
-    victim's keys (and leak the victim's merges into the attacker's audit)."""
+def test_path_keys_written_under_a_hostile_search_path_are_the_real_ones(attacker: psycopg.Connection) -> None:
+    """A finding's paths are filed in ledger.finding_path by a trigger that
+    runs while the inserting role's search_path is in force. A hostile ||,
+    unnest or = would file the attacker's finding under the victim's scope
+    or paths (and leak the victim's merges into the attacker's audit)."""
     with as_role(attacker, ATTACKER) as conn:
         conn.execute(HOSTILE_PATH)
         fid = conn.execute(
             "INSERT INTO ledger.finding (scope, title, kind, paths) VALUES ('att', 't', 'drift', '{lib/x.py}') "
             "RETURNING id").fetchone()[0]
+    filed = attacker.execute(
+        "SELECT scope, path FROM ledger.finding_path WHERE finding_id = %s ORDER BY 1, 2", (fid,)).fetchall()
+    under_victim = attacker.execute("SELECT count(*) FROM ledger.finding_path WHERE scope = 'victim'").fetchone()
     with attacker.transaction(force_rollback=True):
-        # leave the GIN index as the only way to the rows, and read through it
-        attacker.execute("DROP INDEX ledger.finding_scope_active_idx")
+        # the path rule finds it through the side table's btree, under its own scope only
         attacker.execute("SET LOCAL enable_seqscan = off")
-        query = ("SELECT id FROM ledger.finding WHERE ledger._scoped_paths(scope, paths) OPERATOR(pg_catalog.&&) %s "
-                 "AND superseded_at IS NULL")
-        plan = "\n".join(r[0] for r in attacker.execute("EXPLAIN " + query, (["att\x1flib/x.py"],)).fetchall())
-        by_index = attacker.execute(query, (["att\x1flib/x.py"],)).fetchall()
-        under_victim_key = attacker.execute(query, (["victim\x1fsrc/"],)).fetchall()
-    assert "finding_active_paths_idx" in plan
-    assert under_victim_key == []
-    assert by_index == [(fid,)]
+        by_rule = attacker.execute("SELECT finding_id FROM ledger._match_paths('att', '{lib/x.py}')").fetchall()
+        in_victim = attacker.execute("SELECT finding_id FROM ledger._match_paths('victim', '{lib/x.py}')").fetchall()
+    assert filed == [("att", "lib/x.py")]
+    assert under_victim == (0,)
+    assert by_rule == [(fid,)]
+    assert in_victim == []
     victim_merge = fl.record_merge(attacker, "victim", "cccc3", ["src/x.py"])
     assert victim_merge.decisions == []
     assert hijack_log(attacker) == []

@@ -68,7 +68,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger._unquote_path(text,text)",
         "ledger.normalize_path(text,text)",
         "ledger.normalize_paths(text[],text,integer)",
-        "ledger._scoped_paths(text,text[])",  # index expressions: EXECUTE is checked for the inserting role
+        "ledger._scoped_paths(text,text[])",  # scope-prefixed keys, as the evidence index's
         "ledger._evidence_keys(text,text,text,text[],text)",
         "ledger._evidence_token(text)",
         "ledger._title_sig(text)",
@@ -156,6 +156,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
 #: Ledger objects no role (and not PUBLIC) may use directly, on purpose.
 NO_GRANTS = [
     "ledger.alembic_version",
+    "ledger.finding_path",  # the path rule's index: only the SECURITY DEFINER tg_finding__paths_* write it
     # only SECURITY DEFINER functions run these, as the owner
     "ledger._apply_merge(bigint)",
     "ledger._apply_revert(bigint)",
@@ -165,6 +166,7 @@ NO_GRANTS = [
     "ledger._match_changes(text,text[],text[],text[],jsonb,integer)",
     "ledger._merge_decisions(text,text,text[],text,timestamp with time zone,text[],text[],jsonb)",
     "ledger._match_message(text,text)",
+    "ledger._message_may_match(text,text)",
     "ledger._message_tokens(text)",
     "ledger._message_segments(text)",
     "ledger._file_slug(text)",
@@ -184,6 +186,8 @@ NO_GRANTS = [
     "ledger.tg_finding__lifecycle()",
     "ledger.tg_finding__prepare()",
     "ledger.tg_finding__prepare_evidence()",
+    "ledger.tg_finding__paths_insert()",
+    "ledger.tg_finding__paths_update()",
     "ledger.tg_injection__prepare()",
     "ledger.tg_issue__prepare()",
     "ledger.tg_merge__prepare()",
@@ -266,6 +270,8 @@ def test_no_privilege_for_public(ledger_conn: psycopg.Connection) -> None:
 #: Every SECURITY DEFINER function, and why it needs its owner's rights.
 DEFINERS = {
     "ledger.tg_merge__supersede()": "a writer's INSERT of a merge supersedes findings and writes the audit",
+    "ledger.tg_finding__paths_insert()": "a writer's INSERT of a finding files its paths in ledger.finding_path",
+    "ledger.tg_finding__paths_update()": "a supersession, dismissal or reopen keeps ledger.finding_path",
     "ledger.tg_merge__revert()": "a writer's INSERT of a revert reopens findings and writes the audit",
     "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text,text[],text[],jsonb)":
         "returns audit rows",

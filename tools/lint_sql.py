@@ -93,10 +93,25 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "the matcher's internal _match_changes (no role may call it) is created again right after with one "
         "more result column (to_path); a function's result type cannot change with CREATE OR REPLACE",
     ),
+    (
+        "0007_merge_trigger_phase_2",
+        re.compile(r"^CREATE TABLE ledger\.finding_path \($"),
+        "prefer-robust-stmts",
+        "created inside the upgrade's transaction (BEGIN ... COMMIT), so a failure part way through rolls "
+        "it back; squawk asks for IF NOT EXISTS because concurrently.sql's DROP INDEX CONCURRENTLY follows "
+        "the COMMIT in the same offline script",
+    ),
 ]
 
 # Line-level ignores in the downgrade scripts, as above.
 DOWNGRADE_LINE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
+    (
+        "0007_merge_trigger_phase_2",
+        re.compile(r"^CREATE INDEX CONCURRENTLY finding_active_paths_idx ON ledger\.finding"),
+        "prefer-robust-stmts",
+        "the statement before it is DROP INDEX CONCURRENTLY IF EXISTS of the same index "
+        "(downgrade_concurrently.sql), so a re-run after a failure part way through starts from no index",
+    ),
     (
         None,
         re.compile(r"^DROP INDEX IF EXISTS ledger\.merge_scope_commit_sha_c_idx;"),

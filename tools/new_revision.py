@@ -348,7 +348,8 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
                     result.concurrently.append(f"DROP INDEX CONCURRENTLY IF EXISTS ledger.{name.split(' ', 1)[1]};")
                 result.downgrade_concurrently.extend(index_statements(old))
         result.upgrade.append(f"{DROPPED}{rel}")
-        restores.append(rel)
+        if not rel.startswith("indexes/"):  # a dropped index comes back in downgrade_concurrently.sql
+            restores.append(rel)
         rerun_privileges = True
 
     # 2 + 3. new and changed files, in install order

@@ -38,6 +38,9 @@
 -- a person dismissed) while this one waited is audited as
 -- 'already_superseded' and left alone. Findings already superseded or
 -- dismissed are not active and are never looked at.
+-- jit and parallel workers are off for the merge's statements (SET clauses
+-- here, not on the matcher's functions, which are PL/pgSQL so that their
+-- queries are planned once per session).
 -- Runs with the rights of its caller: EXECUTE is granted to no ledger role;
 -- the SECURITY DEFINER callers run it as the owner. An unknown id does
 -- nothing. Raises nothing of its own.
@@ -45,6 +48,13 @@ CREATE OR REPLACE FUNCTION ledger._apply_merge(p_merge_id bigint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog
+-- for every statement the decisions run (ledger._merge_decisions,
+-- ledger._match_message, ledger._match_changes: a handful of index probes),
+-- set once here: jit compiling costs a hundred times more than a merge's
+-- matching, and parallel workers only add start-up cost (the planner's
+-- default 1% estimate for && on a GIN index would otherwise launch them)
+SET jit = off
+SET max_parallel_workers_per_gather = 0
 AS $$
 DECLARE
     v_merge    ledger.merge;

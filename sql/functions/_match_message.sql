@@ -31,18 +31,20 @@
 -- significant-word pairs and triples probe the GIN index
 -- finding_active_evidence_idx (ledger._evidence_keys) once; only the
 -- findings found there are verified. Cost grows with the message and the
--- matches, not with the findings of the scope. jit is off (compiling costs
--- more than a merge's matching), and so are parallel workers. Raises nothing.
+-- matches, not with the findings of the scope. PL/pgSQL so that the query
+-- is planned once per session, not on every call (a LANGUAGE sql function
+-- with SET clauses is re-planned each time: 3 ms a merge); the caller
+-- (ledger._apply_merge) turns jit and parallel workers off, which would
+-- only add start-up cost to a few index probes. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._match_message(p_scope text, p_message text)
 RETURNS TABLE (finding_id bigint, rule text, form text, evidence text, seg integer, pos_from integer,
                pos_to integer, line integer, context text, verdict text, verb text, reason text)
-LANGUAGE sql STABLE ROWS 10
+LANGUAGE plpgsql STABLE ROWS 10
 SET search_path = pg_catalog
-SET jit = off
--- A few index probes: parallel workers would only add start-up cost (17 ms
--- of a 26 ms merge at a million findings).
-SET max_parallel_workers_per_gather = 0
 AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     WITH t AS MATERIALIZED (
         SELECT * FROM ledger._message_tokens(p_message)
     ), s AS MATERIALIZED (
@@ -152,7 +154,8 @@ AS $$
       FROM pieces p
       JOIN t ON t.seg = p.seg AND t.pos = p.pos_from
       LEFT JOIN t AS nx ON nx.seg = p.seg AND nx.pos = p.pos_to + 1
-     ORDER BY p.id, p.seg, p.pos_from, p.rule
+     ORDER BY p.id, p.seg, p.pos_from, p.rule;
+END
 $$;
 
 COMMENT ON FUNCTION ledger._match_message(text, text) IS

@@ -8,17 +8,16 @@
 -- reference ('.../') that is a prefix of it at a '/' boundary. Findings with
 -- no paths never match.
 --
--- Cost: one GIN probe (finding_active_paths_idx) per key, i.e. per touched
--- path and ancestor directory; it grows with the touched paths and the
--- matches, not with the number of findings. The keys carry the scope, so no
--- separate scope condition is needed (and none tempts the planner onto the
--- scope's btree index). Raises nothing.
+-- Cost: one btree probe of ledger.finding_path (its primary key, scope and
+-- path) per distinct key, i.e. per touched path and ancestor directory; it
+-- grows linearly with the touched paths and with the matches, not with the
+-- number of findings. ledger.finding_path holds only active findings, which
+-- the finding triggers keep so. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._match_paths(p_scope text, p_paths text[])
 RETURNS TABLE (finding_id bigint, finding_path text, touched_path text)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog
--- A handful of index probes: parallel workers only add start-up cost (the
--- planner's default 1% estimate for && would otherwise launch them).
+-- A handful of index probes: parallel workers only add start-up cost.
 SET max_parallel_workers_per_gather = 0
 AS $$
     WITH keys AS (
@@ -32,19 +31,17 @@ AS $$
              LATERAL (SELECT string_to_array(t.path, '/') AS parts) AS a,
              generate_series(1, cardinality(a.parts)) AS n
         WHERE a.parts[n] <> ''
-    ), candidates AS (
-        SELECT f.id, f.paths
-        FROM ledger.finding f
-        WHERE ledger._scoped_paths(f.scope, f.paths)
-                  OPERATOR(pg_catalog.&&) ledger._scoped_paths(p_scope, ARRAY(SELECT DISTINCT key FROM keys))
-          AND f.superseded_at IS NULL
+    ), hits AS (
+        -- one btree probe of finding_path_pkey per distinct key
+        SELECT fp.finding_id, fp.path
+        FROM ledger.finding_path fp
+        WHERE fp.scope = p_scope AND fp.path = ANY (ARRAY(SELECT DISTINCT keys.key FROM keys))
     )
-    SELECT DISTINCT ON (c.id) c.id, fp.path, keys.touched
-    FROM candidates c
-    CROSS JOIN LATERAL pg_catalog.unnest(c.paths) AS fp(path)
-    JOIN keys ON keys.key = fp.path
-    ORDER BY c.id, keys.touched, fp.path
+    SELECT DISTINCT ON (h.finding_id) h.finding_id, h.path, keys.touched
+    FROM hits h
+    JOIN keys ON keys.key = h.path
+    ORDER BY h.finding_id, keys.touched, h.path
 $$;
 
 COMMENT ON FUNCTION ledger._match_paths(text, text[]) IS
-'Active findings of a scope referencing any touched path (exact file, or directory prefix at a / boundary), with the first matching (finding_path, touched_path) pair as evidence. (scope text, paths text[]) -> TABLE(finding_id bigint, finding_path text, touched_path text). Index-driven (GIN finding_active_paths_idx). Raises nothing.';
+'Active findings of a scope referencing any touched path (exact file, or directory prefix at a / boundary), with the first matching (finding_path, touched_path) pair as evidence. (scope text, paths text[]) -> TABLE(finding_id bigint, finding_path text, touched_path text). Index-driven (btree probes of ledger.finding_path). Raises nothing.';

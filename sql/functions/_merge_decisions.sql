@@ -8,7 +8,9 @@
 -- it carries evidence about, under the scope's policy (issues 3 and 15).
 -- Changes nothing; the trigger tg_merge__supersede (ledger._apply_merge)
 -- turns it into audit rows, supersessions and anchor moves.
--- Pieces of evidence: ledger._match_message (key, slug, keyword, title) and
+-- Pieces of evidence: ledger._match_message (key, slug, keyword, title;
+-- run only when the pre-filter ledger._message_may_match says some active
+-- finding of the scope could match) and
 -- ledger._match_changes (rule path: the file-level rule, the line rule of
 -- anchored findings, the added/deleted rule of findings that expect a path
 -- present or absent). Each piece gets an outcome:
@@ -51,20 +53,30 @@
 -- text, line, context, verb, outcome, reason, also_matches, finding_path,
 -- touched_path, anchor_from, anchor_to}]} plus finding_path and
 -- touched_path when the deciding piece is a path. Rows are ordered by
--- finding_id, the merge row first. jit is off: compiling this query costs
--- a hundred times more than running it on one merge. Raises nothing.
+-- finding_id, the merge row first. Its caller ledger._apply_merge runs it
+-- with jit off (compiling this query costs a hundred times more than
+-- running it on one merge) and without parallel workers. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._merge_decisions(
     p_scope text, p_message text, p_paths text[], p_branch text, p_merged_at timestamptz DEFAULT NULL,
     p_added text[] DEFAULT NULL, p_deleted text[] DEFAULT NULL, p_hunks jsonb DEFAULT NULL)
 RETURNS TABLE (finding_id bigint, action text, rule text, evidence text, reason text, detail jsonb)
 LANGUAGE plpgsql STABLE ROWS 10
 SET search_path = pg_catalog
-SET jit = off
+-- one generic plan for the session: a custom plan folds the pre-filter's
+-- answer (v_words) into a much cheaper plan, so the plan cache would keep
+-- planning this query on every call (1 ms); the generic plan gates the
+-- message branch at run time instead
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_policy ledger.scope;
     v_skip   text;
+    v_words  boolean;
 BEGIN
+    -- the pre-filter: false when no active finding of the scope can match the
+    -- message (no token at all, or none of its probe keys indexed); the full
+    -- tokeniser and matcher are then not run at all
+    v_words := ledger._message_may_match(p_scope, p_message);
     SELECT sc.* INTO v_policy FROM ledger.scope sc WHERE sc.scope = p_scope;
     IF NOT FOUND THEN
         RETURN;
@@ -83,6 +95,7 @@ BEGIN
                NULL::text AS finding_path, NULL::jsonb AS anchor_from, NULL::jsonb AS anchor_to,
                NULL::text AS to_path
           FROM ledger._match_message(p_scope, p_message) AS m
+         WHERE v_words
         UNION ALL
         SELECT p.finding_id, 'path', p.form, p.touched_path, NULL, NULL, NULL, NULL, NULL, p.verdict, NULL, p.reason,
                p.finding_path, p.anchor_from, p.anchor_to, p.to_path

@@ -1,15 +1,14 @@
 -- ledger._scoped_paths(p_scope text, p_paths text[]) -> text[]
 --
--- Each path prefixed with its scope and a U+001F separator, so that one GIN
--- index (finding_active_paths_idx) answers "active findings of scope S that
--- reference any of these paths" without touching other scopes. Scopes and
--- paths never contain control characters (the prepare triggers reject them),
--- so the separator cannot collide. Raises nothing.
--- It has no SET search_path (that would stop the planner from inlining it and
--- matching the index expression cheaply), so every operator and function in
--- it is schema-qualified: the index expression is evaluated with the search
--- path of whoever inserts a finding, and a same-named operator of theirs
--- must not change the index keys.
+-- Each element prefixed with its scope and a U+001F separator: the shape of
+-- the keys of the evidence index finding_active_evidence_idx
+-- (ledger._evidence_keys), so ledger._match_message builds its probe keys
+-- with it and one GIN index answers for one scope without touching others.
+-- Scopes and paths never contain control characters (the prepare triggers
+-- reject them), so the separator cannot collide. Raises nothing.
+-- It has no SET search_path (that would stop the planner from inlining it),
+-- so every operator and function in it is schema-qualified: a same-named
+-- operator of whoever calls it must not change the keys.
 CREATE OR REPLACE FUNCTION ledger._scoped_paths(p_scope text, p_paths text[])
 RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -19,4 +18,4 @@ AS $$
 $$;
 
 COMMENT ON FUNCTION ledger._scoped_paths(text, text[]) IS
-'Index key of a finding''s paths: scope || U+001F || path for each path. (text, text[]) -> text[]. Raises nothing.';
+'Scope-prefixed keys, the shape of the evidence index''s keys: scope || U+001F || element for each element. (text, text[]) -> text[]. Raises nothing.';

@@ -14,8 +14,9 @@
 -- policy, causality, change kinds, line anchors, reverts). Before that, the
 -- scope's active findings whose paths are not in normal form (written the
 -- same way) go through the finding's _100_prepare trigger (paths
--- normalised, line suffixes kept as anchors, observed_at, expects), so that
--- merges can match them.
+-- normalised, line suffixes kept as anchors, observed_at, expects), and
+-- the scope's rows of ledger.finding_path are made exactly the paths of
+-- its active findings, so that merges can match them.
 -- Idempotent: a second call finds nothing to do and returns no row;
 -- concurrent calls wait for each other (row locks) and apply each merge once.
 -- Returns one row per merge applied: its id and its audit rows as a JSON
@@ -56,6 +57,20 @@ BEGIN
        AND f.superseded_at IS NULL
        AND (f.paths IS DISTINCT FROM ledger.normalize_paths(f.paths, 'finding ' || f.id || ' paths', 1000)
             OR EXISTS (SELECT 1 FROM unnest(f.paths) AS p WHERE p ~ ':[0-9]+-[0-9]+$'));
+
+    -- the path rule's side table (findings written the same way are not in
+    -- it, or still are after a supersession): the scope's rows are made
+    -- exactly the paths of its active findings
+    DELETE FROM ledger.finding_path fp
+     WHERE fp.scope = v_scope
+       AND NOT EXISTS (SELECT 1 FROM ledger.finding f
+                        WHERE f.id = fp.finding_id AND f.scope = v_scope AND f.superseded_at IS NULL
+                          AND fp.path = ANY (f.paths));
+    INSERT INTO ledger.finding_path (scope, path, finding_id)
+    SELECT DISTINCT f.scope, p.path, f.id
+      FROM ledger.finding f CROSS JOIN LATERAL unnest(f.paths) AS p(path)
+     WHERE f.scope = v_scope AND f.superseded_at IS NULL
+    ON CONFLICT DO NOTHING;
 
     FOR v_id IN
         SELECT m.id FROM ledger.merge m

@@ -1,7 +1,7 @@
 -- Schema objects: the tables, columns, keys, indexes, functions, triggers
 -- and views that services and DBAs rely on are present with their shapes, and every function pins its search_path.
 BEGIN;
-SELECT plan(131);
+SELECT plan(133);
 
 SELECT has_schema('ledger', 'The ledger schema exists.');
 
@@ -17,10 +17,11 @@ SELECT has_table('ledger', 'agent_task', 'The agent_task table exists.');
 SELECT has_table('ledger', 'poisoned_failure_reason', 'The poisoned_failure_reason table exists.');
 SELECT has_table('ledger', 'retired_session', 'The retired_session table exists.');
 SELECT has_table('ledger', 'injection', 'The injection table exists.');
+SELECT has_table('ledger', 'finding_path', 'The finding_path side table (paths of active findings) exists.');
 SELECT has_view('ledger', 'finding_lifecycle', 'The finding_lifecycle view exists.');
 SELECT tables_are('ledger',
     ARRAY['scope', 'finding', 'merge', 'supersession', 'alembic_version', 'issue', 'agent_task',
-          'poisoned_failure_reason', 'retired_session', 'injection'],
+          'poisoned_failure_reason', 'retired_session', 'injection', 'finding_path'],
     'The ledger schema holds exactly the tables of sql/tables/ and alembic''s version table.');
 SELECT views_are('ledger', ARRAY['active_finding', 'finding_lifecycle'],
     'The ledger schema holds exactly the views of sql/views/.');
@@ -119,9 +120,10 @@ SELECT col_default_is('ledger', 'scope', 'slug_mention_resolves', 'false',
 SELECT col_is_null('ledger', 'merge', 'branch', 'A merge''s branch may be unknown (NULL), which is never skipped.');
 
 -- indexes
-SELECT has_index('ledger', 'finding', 'finding_active_paths_idx',
-    'The GIN index that matches touched paths exists.');
-SELECT index_is_type('ledger', 'finding', 'finding_active_paths_idx', 'gin', 'The path index is a GIN index.');
+SELECT has_pk('ledger', 'finding_path', 'The path side table that matches touched paths has a primary key.');
+SELECT index_is_type('ledger', 'finding_path', 'finding_path_pkey', 'btree',
+    'The path side table is probed through a btree (scope, path, finding_id).');
+SELECT hasnt_index('ledger', 'finding', 'finding_active_paths_idx', 'The GIN path index is gone.');
 SELECT has_index('ledger', 'finding', 'finding_scope_active_idx', 'Active findings of a scope are indexed.');
 SELECT has_index('ledger', 'merge', 'merge_unprocessed_idx', 'Unprocessed merges are indexed.');
 SELECT has_index('ledger', 'merge', 'merge_scope_commit_sha_c_idx',
@@ -185,8 +187,9 @@ SELECT volatility_is('ledger', '_evidence_keys', ARRAY['text', 'text', 'text', '
 SELECT triggers_are('ledger', 'merge', ARRAY['_010_immutable', '_050_scope_access', '_100_prepare', '_110_branch',
                                              '_120_changes', '_120_redelivery', '_200_supersede', '_300_revert'],
     'merge has exactly the immutable, scope-access, prepare, branch, changes, redelivery, supersede and revert triggers.');
-SELECT triggers_are('ledger', 'finding', ARRAY['_050_scope_access', '_100_forbid_delete', '_100_prepare', '_110_evidence', '_200_lifecycle'],
-    'finding has exactly the scope-access, forbid-delete, prepare, evidence and lifecycle triggers.');
+SELECT triggers_are('ledger', 'finding', ARRAY['_050_scope_access', '_100_forbid_delete', '_100_prepare', '_110_evidence', '_200_lifecycle',
+                                               '_300_paths_insert', '_300_paths_update'],
+    'finding has exactly the scope-access, forbid-delete, prepare, evidence, lifecycle and path side table triggers.');
 SELECT triggers_are('ledger', 'scope', ARRAY['_050_scope_access', '_100_prepare', '_110_policy'],
     'scope has exactly the scope-access, prepare and policy triggers.');
 SELECT triggers_are('ledger', 'agent_task', ARRAY['_100_prepare', '_200_guard_snapshot'],
