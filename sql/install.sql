@@ -38,6 +38,7 @@
 \ir functions/tg_merge__supersede.sql
 \ir functions/add_finding.sql
 \ir functions/record_merge.sql
+\ir functions/record_merges.sql
 \ir functions/read_audit.sql
 \ir functions/set_hygiene_mode.sql
 \ir functions/active_findings.sql

@@ -48,6 +48,7 @@ GRANT EXECUTE ON FUNCTION
     ledger._token_regex(boolean),
     ledger.add_finding(text, text, text, text[], text, text, text, text, timestamptz, text, text),
     ledger.record_merge(text, text, text[], text, text, timestamptz, text, text[], text[], jsonb),
+    ledger.record_merges(text, jsonb),
     ledger.report_finding(text, text, text, text, text[], text, text, text, text, timestamptz, text, text),
     ledger.replace_findings(text, text, text, jsonb, text),
     ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[], timestamptz, text, text),

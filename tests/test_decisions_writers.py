@@ -1,9 +1,9 @@
-"""Every case of tests/test_decisions.py written four ways, each into a fresh
+"""Every case of tests/test_decisions.py written five ways, each into a fresh
 database cloned from the same template: single plain INSERTs, one multi-row
-INSERT per table, COPY, and the Python API (add_finding, record_merge).
-Causality, change kinds, anchors and their moves are decided in the
-database, so all four end with the same rows (anchors included) and the
-same audit, ids and all."""
+INSERT per table, COPY, the Python API (add_finding, record_merge), and the
+batch API (record_merges, one call per scope). Causality, change kinds,
+anchors and their moves are decided in the database, so all five end with
+the same rows (anchors included) and the same audit, ids and all."""
 
 from __future__ import annotations
 
@@ -80,6 +80,18 @@ def write_api(conn: psycopg.Connection[Any]) -> None:
                         deleted=m.deleted, hunks=m.hunks)
 
 
+def write_batches(conn: psycopg.Connection[Any]) -> None:
+    for scope, title, spec in FINDINGS:
+        fl.add_finding(conn, scope, title, paths=spec["paths"], kind=spec["kind"], finding_key=spec["key"],
+                       expects=spec["expects"], observed_at=day(spec["observed"]))
+    policies(conn)
+    for c in CASES:  # MERGES is case by case, each case one scope
+        scope = f"decide:{c.id}"
+        fl.record_merges(conn, scope, [
+            {"commit_sha": sha, "paths": m.paths, "message": m.message, "merged_at": day(m.at), "added": m.added,
+             "deleted": m.deleted, "hunks": m.hunks} for s, sha, m in MERGES if s == scope])
+
+
 def end_state(dsn: str) -> dict[str, list[tuple[Any, ...]]]:
     with psycopg.connect(dsn) as conn:
         return {
@@ -96,17 +108,18 @@ def end_state(dsn: str) -> dict[str, list[tuple[Any, ...]]]:
         }
 
 
-def test_plain_multirow_copy_and_api_writes_decide_alike(ledger_dsn_factory: Callable[[], str]) -> None:
+def test_plain_multirow_copy_api_and_batch_writes_decide_alike(ledger_dsn_factory: Callable[[], str]) -> None:
     states = []
-    for write in (write_single, write_multirow, write_copy, write_api):
+    for write in (write_single, write_multirow, write_copy, write_api, write_batches):
         dsn = ledger_dsn_factory()
         with psycopg.connect(dsn, autocommit=True) as conn:
             write(conn)
         states.append(end_state(dsn))
-    single, multirow, copy, api = states
+    single, multirow, copy, api, batches = states
     assert multirow == single
     assert copy == single
     assert api == single
+    assert batches == single
     actions = {row[4] for row in single["audit"]}
     assert {"superseded", "not_before_observed", "anchor_moved", "anchor_kept", "candidate"} <= actions
     assert any(row[6] for row in single["finding"]), "anchors were kept"

@@ -127,7 +127,7 @@ def test_a_slice_of_the_real_corpus(ledger_conn: psycopg.Connection[Any]) -> Non
 def test_the_default_policy_never_retires_a_deprecation_note_early(ledger_conn: psycopg.Connection[Any]) -> None:
     # encode/httpx's first 100 commits: 11 findings, one deprecation note edited in the changelog.
     # A named finding is filed without its note's place (CHANGELOG.md:line, where it was written, not
-    # what it is about); filed there, the line rule retires both at the commits that edit the note
+    # what it is about); filed there, the line rule retires it at the commit that edits the note
     # (b9db5e149ea7 'Fix typo in 0.14.0 changelog' retires encode__httpx-004).
     corpora = [c.head(100) for c in ev.load_corpus(CORPUS, ["encode/httpx"])]
     at_note = next(p for p in ev.POLICIES if p.at_note)

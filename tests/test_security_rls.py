@@ -79,6 +79,8 @@ def test_a_tenant_cannot_retire_another_tenants_findings(tenants: psycopg.Connec
         assert "merge.scope" in str(denied.value) and "tenant-b" in str(denied.value)
         with pytest.raises(fl.ScopeDenied):
             fl.record_merge(conn, " tenant-b ", "abcd", ["src/a.py"])  # trimmed the way the trigger stores it
+        with pytest.raises(fl.ScopeDenied):  # the batch form, SECURITY DEFINER like record_merge
+            fl.record_merges(conn, "tenant-b", [{"commit_sha": "abcd", "paths": ["src/a.py"]}])
         with pytest.raises(fl.ScopeDenied):
             fl.add_finding(conn, "tenant-b", "planted", paths=["src/"])
         with pytest.raises(psycopg.errors.InsufficientPrivilege):

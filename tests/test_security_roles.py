@@ -77,6 +77,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger._token_regex(boolean)",
         "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",
         "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text,text[],text[],jsonb)",
+        "ledger.record_merges(text,jsonb)",
         "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",
         "ledger.replace_findings(text,text,text,jsonb,text)",
         "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],"
@@ -275,6 +276,7 @@ DEFINERS = {
     "ledger.tg_merge__revert()": "a writer's INSERT of a revert reopens findings and writes the audit",
     "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text,text[],text[],jsonb)":
         "returns audit rows",
+    "ledger.record_merges(text,jsonb)": "returns audit rows",
     "ledger.reconcile(text)": "updates findings and merges, writes the audit (admin)",
     "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)":
         "re-report, reopen, audit (writer)",
@@ -403,6 +405,7 @@ DENIED = [
     ("ledger_reader", "INSERT INTO ledger.finding (scope, title) VALUES ('s', 't')"),
     ("ledger_reader", "INSERT INTO ledger.merge (scope, commit_sha) VALUES ('s', 'abcd')"),
     ("ledger_reader", "SELECT * FROM ledger.record_merge('s', 'abcd')"),
+    ("ledger_reader", "SELECT * FROM ledger.record_merges('s', '[{\"commit_sha\": \"abcd\"}]')"),
     ("ledger_reader", "SELECT * FROM ledger.add_finding('s', 't')"),
     ("ledger_reader", "SELECT ledger.set_hygiene_mode('s', 'off')"),
     ("ledger_reader", "UPDATE ledger.scope SET hygiene_mode = 'off'"),

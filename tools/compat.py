@@ -135,6 +135,7 @@ class Run:
     output: str = ""
     server_log: str = ""
     counts: dict[str, int] = field(default_factory=dict)
+    stopped: bool = False
 
 
 def prepare(major: int, logdir: Path, coverage: bool) -> Run:
@@ -191,6 +192,9 @@ def finish(run: Run) -> None:
 
 
 def _stop(run: Run) -> None:
+    if run.stopped:
+        return
+    run.stopped = True
     saved = dict(os.environ)
     os.environ.update({k: run.env[k] for k in (pg_binaries.ENV, "LEDGER_PGPORT")})
     try:
@@ -261,25 +265,33 @@ def main(argv: list[str] | None = None) -> int:
     checked = max((m for m in majors if m >= COVERAGE_SINCE), default=None) if not args.pytest_args else None
     began = time.monotonic()
     runs: list[Run] = []
-    try:
-        for major in majors:
-            runs.append(prepare(major, logdir, coverage=major == checked))
-    except (pg_binaries.BinariesError, cluster.ClusterError, psycopg.Error) as exc:
-        print(f"error: PostgreSQL {major}: {exc}", file=sys.stderr)
-        return 1
     # SIGTERM (a CI timeout, kill) unwinds like Ctrl-C: no pytest or cluster is left running
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     try:
+        try:
+            for major in majors:
+                runs.append(prepare(major, logdir, coverage=major == checked))
+        except (pg_binaries.BinariesError, cluster.ClusterError, psycopg.Error) as exc:
+            print(f"error: PostgreSQL {major}: {exc}", file=sys.stderr)
+            return 1
         _run_all(runs, modules, args.jobs, args.pytest_args)
-    except BaseException:
+    finally:
         for run in runs:
-            if run.proc and run.proc.poll() is None:
-                run.proc.terminate()
-                run.proc.wait()
-            if run.proc is None or run.seconds == 0.0:
-                _stop(run)
-        raise
+            _interrupt(run)
+            _stop(run)
     return report(runs, began)
+
+
+def _interrupt(run: Run) -> None:
+    """Stop a pytest run still going: SIGINT first (pytest tears its fixtures down), then kill."""
+    if run.proc is None or run.proc.poll() is not None:
+        return
+    run.proc.send_signal(signal.SIGINT)
+    try:
+        run.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        run.proc.kill()
+        run.proc.wait()
 
 
 def _run_all(runs: list[Run], modules: list[str], jobs: int, pytest_args: list[str]) -> None:
@@ -301,7 +313,6 @@ def _run_all(runs: list[Run], modules: list[str], jobs: int, pytest_args: list[s
         for line in run.output.splitlines():
             if line.startswith(("FAILED ", "ERROR ")):
                 print(f"   {line}")
-
 
 
 def report(runs: list[Run], began: float) -> int:

@@ -11,7 +11,16 @@ neither SQLAlchemy, alembic, click, rich nor pytest. Imported on their own:
 plugin). See README.md and docs/architecture.md.
 """
 
-from .api import active_findings, add_finding, downgrade, migrate, read_audit, record_merge, set_hygiene_mode
+from .api import (
+    active_findings,
+    add_finding,
+    downgrade,
+    migrate,
+    read_audit,
+    record_merge,
+    record_merges,
+    set_hygiene_mode,
+)
 from .claims import (
     AgentTask,
     Claim,
@@ -118,6 +127,7 @@ __all__ = [
     "read_audit",
     "reconcile",
     "record_merge",
+    "record_merges",
     "set_hygiene_mode",
     "set_scopes",
     # task claims

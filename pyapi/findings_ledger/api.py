@@ -29,7 +29,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from . import queries
-from .errors import error_for, translate
+from .errors import ValueInvalid, error_for, translate
 from .models import ActiveFinding, AuditEntry, Decision, Finding, MergeResult
 
 
@@ -204,6 +204,58 @@ def record_merge(
         recorded=recorded,
         decisions=[Decision(**d) for d in decisions],
     )
+
+
+#: The fields of one merge for :func:`record_merges`, as :func:`record_merge` names them.
+MERGE_FIELDS = ("commit_sha", "paths", "message", "node_id", "merged_at", "branch", "added", "deleted", "hunks")
+
+
+def record_merges(conn: psycopg.Connection[Any], scope: str, merges: Sequence[Mapping[str, Any]]) -> list[MergeResult]:
+    """Record a batch of merges of ``scope`` in one statement
+    (``ledger.record_merges``: one multi-row INSERT, in order; at most
+    10,000) and return one :class:`MergeResult` per merge, in order: what
+    :func:`record_merge` called for each in turn returns.
+
+    Each merge is a mapping with :data:`MERGE_FIELDS` (``commit_sha``
+    required; ``merged_at`` a ``datetime`` with a time zone; ``hunks`` a
+    mapping as for :func:`record_merge`); a field left out takes
+    :func:`record_merge`'s default. A merge that is not a mapping, an
+    unknown field, a ``merged_at`` without a time zone or ``hunks`` that is
+    not a mapping is ``ValueInvalid`` (LD003) naming ``merges[i]`` before
+    anything is sent. Any error (LD001-LD004, ``MergeConflict`` LD007,
+    LD401) leaves nothing of the batch written.
+    """
+    payload = []
+    for i, merge in enumerate(merges, start=1):
+        if not isinstance(merge, Mapping):
+            raise ValueInvalid(f"invalid merges[{i}]: expected a mapping of {', '.join(MERGE_FIELDS)}, "
+                               f"got {type(merge).__name__}", "LD003")
+        unknown = sorted(set(merge) - set(MERGE_FIELDS))
+        if unknown:
+            raise ValueInvalid(f"invalid merges[{i}].{unknown[0]}: unknown field (expected {', '.join(MERGE_FIELDS)})",
+                               "LD003")
+        item = {k: v for k, v in merge.items() if v is not None}
+        for key in ("paths", "added", "deleted"):
+            if key in item and not isinstance(item[key], str):
+                item[key] = list(item[key])
+        if "merged_at" in item:
+            at = item["merged_at"]
+            if not isinstance(at, datetime) or at.utcoffset() is None:
+                raise ValueInvalid(f"invalid merges[{i}].merged_at: expected a datetime with a time zone, got {at!r}",
+                                   "LD003")
+            item["merged_at"] = at.isoformat()
+        if "hunks" in item:
+            if not isinstance(item["hunks"], Mapping):
+                raise ValueInvalid(f"invalid merges[{i}].hunks: expected a mapping of path to hunks, "
+                                   f"got {type(item['hunks']).__name__}", "LD003")
+            item["hunks"] = {p: [list(h) for h in hs] for p, hs in item["hunks"].items()}
+        payload.append(item)
+    with translate(), conn.cursor() as cur:
+        cur.execute(queries.RECORD_MERGES, {"scope": scope, "merges": Jsonb(payload)})
+        rows = cur.fetchall()
+    assert len(rows) == len(payload)
+    return [MergeResult(merge_id=merge_id, recorded=recorded, decisions=[Decision(**d) for d in decisions])
+            for _, merge_id, recorded, decisions in rows]
 
 
 def active_findings(conn: psycopg.Connection[Any], scope: str) -> list[ActiveFinding]:

@@ -29,8 +29,8 @@ deleted, and the line ranges they changed (git's ``-U0`` hunks):
   ``diff_error``: never a crash;
 * a path that is not valid UTF-8 raises ``ValueError`` naming the commit.
 
-:func:`replay` records them in order through :func:`findings_ledger.record_merge`,
-one transaction per batch.
+:func:`replay` records them in order through :func:`findings_ledger.record_merges`,
+one statement and one transaction per batch.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from typing import IO, Any
 
 import psycopg
 
-from .api import record_merge
+from .api import record_merges
 from .models import MergeResult
 
 #: Merges per batch (:func:`read_merge_batches`, :func:`replay`).
@@ -523,20 +523,21 @@ def replay(
 ) -> list[MergeResult]:
     """Record ``merges`` in order into ``scope`` with their added, deleted
     and hunks; returns one :class:`MergeResult` per merge. Each batch of
-    ``batch_size`` merges is one transaction (a savepoint inside the
-    caller's), so an interrupted replay keeps the batches it finished. A
+    ``batch_size`` merges is one :func:`findings_ledger.record_merges`
+    statement (one multi-row INSERT, the same decisions as one merge at a
+    time) in its own transaction (a savepoint inside the caller's), so an
+    interrupted replay keeps the batches it finished. A
     merge already recorded (same scope and sha) has no second effect.
-    ``on_merge`` is called after each one (the CLI's progress bar)."""
+    ``on_merge`` is called for each merge once its batch is recorded (the
+    CLI's progress bar)."""
     results = []
     for batch in batches(merges, batch_size):
         with conn.transaction():
-            for m in batch:
-                res = record_merge(
-                    conn, scope, m.sha, m.paths, message=m.message, merged_at=m.committed_at,
-                    added=m.added, deleted=m.deleted,
-                    hunks=m.hunks_json(),
-                )
-                results.append(res)
-                if on_merge is not None:
-                    on_merge(m, res)
+            done = record_merges(conn, scope, [
+                {"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
+                 "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in batch])
+        results.extend(done)
+        if on_merge is not None:
+            for m, res in zip(batch, done, strict=True):
+                on_merge(m, res)
     return results

@@ -45,6 +45,10 @@ RECORD_MERGE = (
     "p_branch => %(branch)s, p_added => %(added)s, p_deleted => %(deleted)s, p_hunks => %(hunks)s)"
 )
 
+RECORD_MERGES = (
+    "SELECT ord, merge_id, recorded, decisions FROM ledger.record_merges(p_scope => %(scope)s, p_merges => %(merges)s)"
+)
+
 ACTIVE_FINDINGS = "SELECT " + ACTIVE_COLUMNS + " FROM ledger.active_findings(p_scope => %(scope)s)"
 
 READ_AUDIT = (

@@ -4,7 +4,9 @@
 -- each allowed key to its type:
 --   "text"     a JSON string (or null / absent);
 --   "text!"    a JSON string, required: absent or null is LD002;
---   "text[]"   a JSON array of strings (or null / absent).
+--   "text[]"   a JSON array of strings (or null / absent);
+--   "object"   a JSON object (or null / absent); its content is the
+--              caller's to check (record_merges: merge.hunks' own check).
 -- A key p_shape does not declare is an error, not silently dropped; so is
 -- a value of another JSON type ({"title": 5} is not the text '5').
 -- Raises, naming p_field.<key> and the value:
@@ -48,10 +50,13 @@ BEGIN
                    OR EXISTS (SELECT 1 FROM jsonb_array_elements(v_got) AS e WHERE jsonb_typeof(e) <> 'string')) THEN
             RAISE EXCEPTION 'invalid %.%: expected an array of strings, got %', p_field, v_key, left(v_got::text, 200)
                 USING ERRCODE = 'LD003';
+        ELSIF rtrim(v_type, '!') = 'object' AND jsonb_typeof(v_got) <> 'object' THEN
+            RAISE EXCEPTION 'invalid %.%: expected an object, got % %', p_field, v_key, jsonb_typeof(v_got),
+                left(v_got::text, 200) USING ERRCODE = 'LD003';
         END IF;
     END LOOP;
 END
 $$;
 
 COMMENT ON FUNCTION ledger._check_json_shape(jsonb, text, jsonb) IS
-'Check a JSON object against a declared shape {key: "text" | "text!" (required) | "text[]"}: unknown keys and wrong JSON types are LD003, a missing required key LD002, naming field.key and the value. (value jsonb, field text, shape jsonb) -> void.';
+'Check a JSON object against a declared shape {key: "text" | "text[]" | "object", with "!" when required}: unknown keys and wrong JSON types are LD003, a missing required key LD002, naming field.key and the value. (value jsonb, field text, shape jsonb) -> void.';

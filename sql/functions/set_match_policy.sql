@@ -50,8 +50,8 @@ BEGIN
     RETURNING s.scope, s.xmax = 0 INTO v_scope, v_new;
     IF v_new AND NOT coalesce(p_create, false) THEN
         -- the row passed every check; refusing now undoes the insert
-        RAISE EXCEPTION 'unknown scope: % (pass p_create => true to create it)', quote_literal(v_scope)
-            USING ERRCODE = 'LD005';
+        RAISE EXCEPTION 'unknown scope: %', quote_literal(v_scope)
+            USING ERRCODE = 'LD005', HINT = 'pass p_create => true to create it';
     END IF;
     SELECT s.* INTO v_row FROM ledger.scope s WHERE s.scope = v_scope;
     RETURN v_row;

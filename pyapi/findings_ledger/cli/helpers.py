@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -200,13 +199,13 @@ create_option = click.option(
 
 @contextlib.contextmanager
 def offer_create() -> Iterator[None]:
-    """An unknown scope (LD005) in a verb with ``--create`` says so in the
-    verb's words: "(--create creates it)" instead of the SQL parameter."""
+    """An unknown scope (LD005) in a verb with ``--create`` says what to do
+    in the verb's words, "(--create creates it)" (the SQL function's hint
+    names its parameter, ``p_create``)."""
     try:
         yield
     except NotFound as exc:
-        message = re.sub(r"\s*\(pass p_create[^)]*\)", "", str(exc)) + " (--create creates it)"
-        raise NotFound(message, exc.sqlstate, exc.hint) from exc
+        raise NotFound(f"{exc} (--create creates it)", exc.sqlstate) from exc
 
 
 def unreadable_warning(merges: Sequence[gitlog.GitMerge]) -> str | None:

@@ -1,0 +1,62 @@
+-- ledger._check_json_shape(p_value jsonb, p_field text, p_shape jsonb) -> void
+--
+-- Checks one JSON object argument against its declared shape. p_shape maps
+-- each allowed key to its type:
+--   "text"     a JSON string (or null / absent);
+--   "text!"    a JSON string, required: absent or null is LD002;
+--   "text[]"   a JSON array of strings (or null / absent);
+--   "object"   a JSON object (or null / absent); its content is the
+--              caller's to check (record_merges: merge.hunks' own check).
+-- A key p_shape does not declare is an error, not silently dropped; so is
+-- a value of another JSON type ({"title": 5} is not the text '5').
+-- Raises, naming p_field.<key> and the value:
+--   LD003 (value_invalid)  p_value not an object, an unknown key (the
+--                          message lists the declared ones), a wrong type;
+--   LD002 (value_required) a required key absent or null.
+-- The type checks use jsonb_typeof only; limits and text rules are the
+-- caller's (ledger._check_text). Used by ledger.replace_findings for each
+-- element of its set.
+CREATE OR REPLACE FUNCTION ledger._check_json_shape(p_value jsonb, p_field text, p_shape jsonb)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog
+AS $$
+DECLARE
+    v_key  text;
+    v_type text;
+    v_got  jsonb;
+BEGIN
+    IF p_value IS NULL OR jsonb_typeof(p_value) <> 'object' THEN
+        RAISE EXCEPTION 'invalid %: expected an object, got %', p_field, coalesce(left(p_value::text, 200), 'NULL')
+            USING ERRCODE = 'LD003';
+    END IF;
+    SELECT k INTO v_key FROM jsonb_object_keys(p_value) AS k WHERE NOT p_shape ? k ORDER BY k LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'invalid %.%: unknown field (expected %)', p_field, v_key,
+            (SELECT string_agg(s, ', ' ORDER BY s) FROM jsonb_object_keys(p_shape) AS s)
+            USING ERRCODE = 'LD003';
+    END IF;
+    FOR v_key, v_type IN SELECT s.key, s.value FROM jsonb_each_text(p_shape) AS s ORDER BY s.key LOOP
+        v_got := p_value -> v_key;
+        IF v_got IS NULL OR jsonb_typeof(v_got) = 'null' THEN
+            IF right(v_type, 1) = '!' THEN
+                RAISE EXCEPTION '%.% is required', p_field, v_key USING ERRCODE = 'LD002';
+            END IF;
+        ELSIF rtrim(v_type, '!') = 'text' AND jsonb_typeof(v_got) <> 'string' THEN
+            RAISE EXCEPTION 'invalid %.%: expected a string, got % %', p_field, v_key, jsonb_typeof(v_got),
+                left(v_got::text, 200) USING ERRCODE = 'LD003';
+        ELSIF rtrim(v_type, '!') = 'text[]'
+              AND (jsonb_typeof(v_got) <> 'array'
+                   OR EXISTS (SELECT 1 FROM jsonb_array_elements(v_got) AS e WHERE jsonb_typeof(e) <> 'string')) THEN
+            RAISE EXCEPTION 'invalid %.%: expected an array of strings, got %', p_field, v_key, left(v_got::text, 200)
+                USING ERRCODE = 'LD003';
+        ELSIF rtrim(v_type, '!') = 'object' AND jsonb_typeof(v_got) <> 'object' THEN
+            RAISE EXCEPTION 'invalid %.%: expected an object, got % %', p_field, v_key, jsonb_typeof(v_got),
+                left(v_got::text, 200) USING ERRCODE = 'LD003';
+        END IF;
+    END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._check_json_shape(jsonb, text, jsonb) IS
+'Check a JSON object against a declared shape {key: "text" | "text[]" | "object", with "!" when required}: unknown keys and wrong JSON types are LD003, a missing required key LD002, naming field.key and the value. (value jsonb, field text, shape jsonb) -> void.';
