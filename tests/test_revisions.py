@@ -52,13 +52,26 @@ def test_the_baseline_is_released() -> None:
     assert "versions/0001_baseline/upgrade.sql" in released()
 
 
+#: The commit tagged v0.1.0: a clone without tags (CI's) still has it in main's history.
+RELEASE_COMMIT = "b0215dc8fc6ace2851d185966159ac390f33a5b4"
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+
+
 def test_pins_only_grow_from_the_release_tag() -> None:
-    """The pins of the v0.1.0 tag are still there, unchanged (--release only
-    appends); skipped in a clone without the tag."""
-    proc = subprocess.run(["git", "-C", str(ROOT), "show", "v0.1.0:migrations/released.sha256"],
-                          capture_output=True, text=True)
+    """The pins of release 0.1.0 are still there, unchanged (--release only
+    appends): read at the v0.1.0 tag when the clone has it (which must be
+    RELEASE_COMMIT), else at RELEASE_COMMIT; skipped only in a shallow clone
+    that has neither."""
+    tag = _git("rev-parse", "--verify", "-q", "v0.1.0^{commit}")
+    if tag.returncode == 0:
+        assert tag.stdout.strip() == RELEASE_COMMIT, "the v0.1.0 tag moved"
+    proc = _git("show", f"{RELEASE_COMMIT}:migrations/released.sha256")
     if proc.returncode != 0:
-        pytest.skip("no v0.1.0 tag in this clone")
+        assert _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true", proc.stderr
+        pytest.skip("a shallow clone without the release commit")
     tagged = {path: digest for digest, path in (line.split("  ", 1) for line in proc.stdout.splitlines() if line)}
     assert {p: released().get(p) for p in tagged} == tagged
 
