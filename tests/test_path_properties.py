@@ -1,8 +1,9 @@
 """Property-based tests (hypothesis) of path normalisation and matching
 (issue 7): normalize_path is idempotent and never produces a path it would
 reject; normalize_paths (with its fast path for already-normal arrays)
-agrees with element-wise normalize_path; ledger._match_paths agrees with a
-straightforward reference implementation of the directory-prefix rule.
+agrees with element-wise normalize_path; ledger._match_paths and the merge
+trigger's path rule (ledger._match_changes) agree with a straightforward
+reference implementation of the directory-prefix rule.
 
 Each example is a database round trip or two, so example counts are modest.
 One connection serves all examples of a test (examples do not interfere:
@@ -131,7 +132,7 @@ def reference_match(finding: list[str], touched: list[str]) -> bool:
 
 @examples(60)
 @given(findings=st.lists(finding_paths, min_size=1, max_size=6), touched=st.lists(st.one_of(files, dirs), max_size=4))
-def test_match_paths_agrees_with_reference(
+def test_match_paths_and_the_trigger_rule_agree_with_reference(
     ledger_conn: psycopg.Connection, findings: list[list[str]], touched: list[str]
 ) -> None:
     scope = f"prop-{next(_scopes)}"
@@ -145,8 +146,14 @@ def test_match_paths_agrees_with_reference(
         cur.execute("SELECT finding_id, finding_path, touched_path FROM ledger._match_paths(%s, %s)",
                     (scope, touched_norm))
         got = {r[0]: (r[1], r[2]) for r in cur.fetchall()}
+        # the merge trigger's own path rule (_match_changes: its key set is built the same way) finds
+        # exactly the same findings for a plain merge (no added/deleted/hunks)
+        cur.execute("SELECT DISTINCT finding_id FROM ledger._match_changes(%s, %s, NULL, NULL, NULL, 0)",
+                    (scope, touched_norm))
+        by_trigger = {r[0] for r in cur.fetchall()}
     expected = {fid for fid, paths in ids if reference_match(paths, touched_norm)}
     assert set(got) == expected, (findings, touched)
+    assert by_trigger == expected, (findings, touched)
     for fid, (fpath, tpath) in got.items():
         paths = dict(ids)[fid]
         assert fpath in paths and tpath in touched_norm and reference_match([fpath], [tpath])
