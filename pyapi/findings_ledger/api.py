@@ -29,7 +29,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from . import queries
-from .errors import ValueInvalid, error_for, translate
+from .errors import error_for, translate
 from .models import ActiveFinding, AuditEntry, Decision, Finding, MergeResult
 
 
@@ -210,6 +210,17 @@ def record_merge(
 MERGE_FIELDS = ("commit_sha", "paths", "message", "node_id", "merged_at", "branch", "added", "deleted", "hunks")
 
 
+def _merge_json(merge: Any) -> Any:
+    """One merge as JSON for ``ledger.record_merges`` (tuples are arrays
+    already): times as ISO 8601 (``isoformat``), sets as arrays, fields of
+    value None left out; anything else as it is, for the database to accept
+    or name."""
+    if not isinstance(merge, Mapping):
+        return merge
+    return {k: v.isoformat() if hasattr(v, "isoformat") else sorted(v) if isinstance(v, (set, frozenset)) else v
+            for k, v in merge.items() if v is not None}
+
+
 def record_merges(conn: psycopg.Connection[Any], scope: str, merges: Sequence[Mapping[str, Any]]) -> list[MergeResult]:
     """Record a batch of merges of ``scope`` in one statement
     (``ledger.record_merges``: one multi-row INSERT, in order; at most
@@ -219,37 +230,14 @@ def record_merges(conn: psycopg.Connection[Any], scope: str, merges: Sequence[Ma
     Each merge is a mapping with :data:`MERGE_FIELDS` (``commit_sha``
     required; ``merged_at`` a ``datetime`` with a time zone; ``hunks`` a
     mapping as for :func:`record_merge`); a field left out takes
-    :func:`record_merge`'s default. A merge that is not a mapping, an
-    unknown field, a ``merged_at`` without a time zone or ``hunks`` that is
-    not a mapping is ``ValueInvalid`` (LD003) naming ``merges[i]`` before
-    anything is sent. Any error (LD001-LD004, ``MergeConflict`` LD007,
-    LD401) leaves nothing of the batch written.
+    :func:`record_merge`'s default. The database checks every element
+    (``ledger.record_merges``): a merge that is not an object, an unknown
+    field, a value of the wrong type or a ``merged_at`` without its offset
+    is ``ValueInvalid`` (LD003) naming ``merges[i].<field>``. Any error
+    (LD001-LD004, ``MergeConflict`` LD007, LD401) leaves nothing of the
+    batch written.
     """
-    payload = []
-    for i, merge in enumerate(merges, start=1):
-        if not isinstance(merge, Mapping):
-            raise ValueInvalid(f"invalid merges[{i}]: expected a mapping of {', '.join(MERGE_FIELDS)}, "
-                               f"got {type(merge).__name__}", "LD003")
-        unknown = sorted(set(merge) - set(MERGE_FIELDS))
-        if unknown:
-            raise ValueInvalid(f"invalid merges[{i}].{unknown[0]}: unknown field (expected {', '.join(MERGE_FIELDS)})",
-                               "LD003")
-        item = {k: v for k, v in merge.items() if v is not None}
-        for key in ("paths", "added", "deleted"):
-            if key in item and not isinstance(item[key], str):
-                item[key] = list(item[key])
-        if "merged_at" in item:
-            at = item["merged_at"]
-            if not isinstance(at, datetime) or at.utcoffset() is None:
-                raise ValueInvalid(f"invalid merges[{i}].merged_at: expected a datetime with a time zone, got {at!r}",
-                                   "LD003")
-            item["merged_at"] = at.isoformat()
-        if "hunks" in item:
-            if not isinstance(item["hunks"], Mapping):
-                raise ValueInvalid(f"invalid merges[{i}].hunks: expected a mapping of path to hunks, "
-                                   f"got {type(item['hunks']).__name__}", "LD003")
-            item["hunks"] = {p: [list(h) for h in hs] for p, hs in item["hunks"].items()}
-        payload.append(item)
+    payload = [_merge_json(m) for m in merges]
     with translate(), conn.cursor() as cur:
         cur.execute(queries.RECORD_MERGES, {"scope": scope, "merges": Jsonb(payload)})
         rows = cur.fetchall()
