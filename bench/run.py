@@ -150,8 +150,9 @@ def timed(fn: Callable[[], Any]) -> float:
 
 
 def fresh_database(server_dsn: str, name: str) -> str:
-    with psycopg.connect(server_dsn, autocommit=True) as conn:
+    with cluster.catalog_lock(server_dsn), psycopg.connect(server_dsn, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+    with psycopg.connect(server_dsn, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     params = psycopg.conninfo.conninfo_to_dict(server_dsn)
     params["dbname"] = name

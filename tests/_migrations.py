@@ -1,13 +1,15 @@
 """Helpers for the tests of the migration path (not a test module).
 
 Every helper walks the alembic script directory, so the tests cover every
-revision there is, whoever added it.
+revision there is, whoever added it. The ones that can run the baseline's
+downgrade (``DROP ROLE``) hold :func:`below_baseline` while they do.
 """
 
 from __future__ import annotations
 
 import io
 import subprocess
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 
 from findings_ledger import api
+from findings_ledger.testing.cluster import catalog_lock
 from findings_ledger.testing.schema_dump import client_binary, diff, snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,28 +56,44 @@ def upgrade(dsn: str, revision: str = "head") -> None:
     api.migrate(dsn, revision)
 
 
+def below_baseline(dsn: str) -> AbstractContextManager[None]:
+    """The exclusive catalog lock, for a downgrade below the baseline on
+    ``dsn``'s server: its ``DROP ROLE`` fails with ``cache lookup failed for
+    database N`` when another worker's ``DROP DATABASE`` commits during its
+    dependency check (:func:`findings_ledger.testing.cluster.catalog_lock`)."""
+    return catalog_lock(dsn, exclusive=True)
+
+
 def downgrade(dsn: str, revision: str) -> None:
-    command.downgrade(api.alembic_config(dsn), revision)
+    if revision != "base":
+        command.downgrade(api.alembic_config(dsn), revision)
+        return
+    with below_baseline(dsn):
+        command.downgrade(api.alembic_config(dsn), revision)
 
 
 def psql_apply(dsn: str, script: str, *extra: str) -> str:
     """Apply ``script`` the way a DBA does: ``psql -X -v ON_ERROR_STOP=1``.
-    Returns psql's output; raises AssertionError with psql's errors."""
-    proc = subprocess.run(
-        [client_binary("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", *extra, "-d", dsn, "-f", "-"],
-        input=script,
-        capture_output=True,
-        text=True,
-    )
+    Returns psql's output; raises AssertionError with psql's errors. A
+    script that drops roles runs under :func:`below_baseline`."""
+    with below_baseline(dsn) if "DROP ROLE" in script else nullcontext():
+        proc = subprocess.run(
+            [client_binary("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", *extra, "-d", dsn, "-f", "-"],
+            input=script,
+            capture_output=True,
+            text=True,
+        )
     assert proc.returncode == 0, f"psql failed ({proc.returncode}):\n{proc.stderr}"
     return proc.stdout
 
 
 def psql_file(dsn: str, path: Path) -> None:
     """``psql -X -v ON_ERROR_STOP=1 -f PATH`` from another directory (includes
-    resolve relative to the file, as for a DBA); raises AssertionError with psql's errors."""
-    proc = subprocess.run([client_binary("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dsn, "-f", str(path)],
-                          capture_output=True, text=True, cwd="/")
+    resolve relative to the file, as for a DBA); raises AssertionError with
+    psql's errors. A file that drops roles runs under :func:`below_baseline`."""
+    with below_baseline(dsn) if "DROP ROLE" in path.read_text() else nullcontext():
+        proc = subprocess.run([client_binary("psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", dsn, "-f", str(path)],
+                              capture_output=True, text=True, cwd="/")
     assert proc.returncode == 0, f"psql -f {path} failed:\n{proc.stderr}"
 
 

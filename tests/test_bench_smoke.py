@@ -13,6 +13,8 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from findings_ledger.testing.cluster import catalog_lock
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -25,7 +27,7 @@ def test_quick_benchmark_writes_every_case(ledger_server: dict[str, Any], tmp_pa
     try:
         assert bench.main(["--quick", "--dsn", server, "--out", str(tmp_path), "--prefix", prefix]) == 0
     finally:
-        with psycopg.connect(server, autocommit=True) as conn:
+        with catalog_lock(server), psycopg.connect(server, autocommit=True) as conn:
             names = [r[0] for r in conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s",
                                                  (prefix + "%",))]
             for name in names:

@@ -21,6 +21,7 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
 import findings_ledger as fl
+from findings_ledger.testing.cluster import catalog_lock
 
 NAME = "ledger_tr_tr"
 
@@ -32,7 +33,8 @@ def turkish(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[str
     with psycopg.connect(admin, autocommit=True) as conn:
         if conn.info.server_version < 150000:
             pytest.skip("CREATE DATABASE ... LOCALE_PROVIDER icu needs PostgreSQL 15")
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(NAME)))
+        with catalog_lock(admin):
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(NAME)))
         # only a server built without ICU may skip (PostgreSQL's own message for it, word for
         # word); any other failure of CREATE DATABASE fails the test
         try:
@@ -47,7 +49,7 @@ def turkish(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[str
         fl.migrate(dsn)
         yield dsn
     finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
+        with catalog_lock(admin), psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(NAME)))
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from _migrations import ini_config, ledger_relations, revisions, version
+from _migrations import below_baseline, ini_config, ledger_relations, revisions, version
 from alembic import command
 from sqlalchemy.exc import DBAPIError
 
@@ -82,18 +82,21 @@ def test_the_python_api_raises_downgrade_refused(populated: tuple[str, dict[str,
     assert info.value.sqlstate == "LD501" and "would drop 16 rows" in str(info.value)
     assert isinstance(info.value.__cause__, psycopg.Error)
     assert rows(dsn) == counts
-    fl.downgrade(dsn, "base", allow_data_loss=True)
+    with below_baseline(dsn):
+        fl.downgrade(dsn, "base", allow_data_loss=True)
     assert version(dsn) == [] and ledger_relations(dsn) == ONLY_THE_VERSION_TABLE
 
 
 def test_alembic_with_allow_data_loss_drops_everything(populated: tuple[str, dict[str, int]]) -> None:
     dsn, _ = populated
-    command.downgrade(ini_config(dsn=dsn, allow_data_loss="true"), "base")
+    with below_baseline(dsn):
+        command.downgrade(ini_config(dsn=dsn, allow_data_loss="true"), "base")
     assert version(dsn) == [] and ledger_relations(dsn) == ONLY_THE_VERSION_TABLE
 
 
 def test_an_empty_ledger_downgrades_without_being_told(ledger_dsn: str) -> None:
-    fl.downgrade(ledger_dsn, "base")
+    with below_baseline(ledger_dsn):
+        fl.downgrade(ledger_dsn, "base")
     assert version(ledger_dsn) == [] and ledger_relations(ledger_dsn) == ONLY_THE_VERSION_TABLE
 
 
@@ -113,7 +116,8 @@ def test_psql_f_of_the_baseline_downgrade_refuses_unless_pgoptions_allow_it(
     assert refused.returncode == 3
     assert "ERROR:  downgrade below the baseline would drop 16 rows of the ledger" in refused.stderr
     assert rows(dsn) == counts
-    allowed = psql(PGOPTIONS="-c ledger.allow_data_loss=true")
+    with below_baseline(dsn):
+        allowed = psql(PGOPTIONS="-c ledger.allow_data_loss=true")
     assert allowed.returncode == 0, allowed.stderr
     assert ("r", "finding") not in ledger_relations(dsn)
 

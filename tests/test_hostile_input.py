@@ -35,6 +35,7 @@ from security_helpers import counts
 
 import findings_ledger as fl
 from findings_ledger.errors import CONSTRAINT_ERRORS, SQLSTATE_ERRORS
+from findings_ledger.testing.cluster import catalog_lock
 
 MB = "x" * 1_048_576
 PATHS_10K = [f"p/{i}.py" for i in range(10_000)]
@@ -592,7 +593,7 @@ def seeded(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[psyc
     running and task 3 queued; an injection of finding 1 into 'session-1'."""
     name = f"ledger_hostile_{os.getpid()}"
     admin_dsn = make_conninfo(**ledger_server)
-    with psycopg.connect(admin_dsn, autocommit=True) as admin:
+    with catalog_lock(admin_dsn), psycopg.connect(admin_dsn, autocommit=True) as admin:
         admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
         admin.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
             sql.Identifier(name), sql.Identifier(ledger_template)))
@@ -616,7 +617,7 @@ def seeded(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[psyc
             fl.record_injection(conn, "session-1", [1])
             yield conn
     finally:
-        with psycopg.connect(admin_dsn, autocommit=True) as admin:
+        with catalog_lock(admin_dsn), psycopg.connect(admin_dsn, autocommit=True) as admin:
             admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 

@@ -16,6 +16,7 @@ from psycopg.conninfo import make_conninfo
 from security_helpers import ROLES
 
 from findings_ledger.migration_ops import expand_includes
+from findings_ledger.testing.cluster import catalog_lock
 
 VERSIONS = ROOT / "migrations" / "versions"
 
@@ -31,7 +32,7 @@ def migrator_dsn(ledger_server: dict[str, Any], ledger_database_factory: Callabl
     try:
         yield make_conninfo(admin, dbname=name, user=name)
     finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
+        with catalog_lock(admin), psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
             conn.execute(f"DROP ROLE IF EXISTS {name}")
 

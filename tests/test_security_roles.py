@@ -13,6 +13,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from _migrations import below_baseline
 from alembic import command
 from security_helpers import ROLES, as_role
 
@@ -517,7 +518,8 @@ def test_downgrade_and_upgrade_again(ledger_conn: psycopg.Connection, ledger_dsn
     stay, since other databases of the cluster (the test template) use
     them; upgrading again gives exactly the same privileges back."""
     cfg = alembic_config(ledger_dsn)
-    command.downgrade(cfg, "base")
+    with below_baseline(ledger_dsn):
+        command.downgrade(cfg, "base")
     assert ledger_conn.execute("SELECT count(*) FROM pg_policy").fetchone() == (0,)
     assert ledger_conn.execute(
         "SELECT count(*) FROM pg_proc WHERE pronamespace = 'ledger'::regnamespace").fetchone() == (0,)

@@ -24,6 +24,7 @@ from rich.table import Table
 
 from .. import api
 from .. import evaluate as ev
+from ..testing.cluster import catalog_lock
 from .helpers import console, dsn_option, progress_bar, resolve_dsn, user_errors
 
 BEGIN = "<!-- evaluate:begin -->"
@@ -44,8 +45,8 @@ def scratch_database(dsn: str) -> Iterator[str]:
     try:
         api.migrate(target)
         yield target
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as conn:
+    finally:  # under the shared catalog lock: a test run's downgrade below the baseline waits for it
+        with catalog_lock(dsn), psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
 
 

@@ -31,17 +31,28 @@ way the project starts a server. Rules:
 * Concurrent starts (pytest-xdist workers) are serialised by the pytest
   plugin with a file lock beside the cluster directory
   (:mod:`findings_ledger.testing.databases`).
+* :func:`catalog_lock` keeps ``DROP DATABASE`` and a downgrade below the
+  baseline (which runs ``DROP ROLE``) apart among the processes of a test
+  run on one server, on this or any server.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import re
 import shlex
 import shutil
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from psycopg.conninfo import conninfo_to_dict
 
 from .. import queries
 from . import pg_binaries
@@ -102,6 +113,47 @@ def lock_path(cluster: Cluster) -> Path:
     """The lock file that serialises starts of ``cluster`` (beside its
     directory, which as root belongs to the ``postgres`` OS user)."""
     return cluster.base.parent / f".{cluster.base.name}.lock"
+
+
+def catalog_lock_path(server: str | Mapping[str, Any]) -> Path:
+    """The lock file of :func:`catalog_lock` for ``server`` (a DSN or connection parameters)."""
+    params = conninfo_to_dict(server) if isinstance(server, str) else dict(server)
+    key = re.sub(r"[^A-Za-z0-9.-]+", "_", f"{params.get('host') or 'local'}-{params.get('port') or 5432}").strip("_")
+    return Path(tempfile.gettempdir()) / f"findings-ledger-catalog-{key}.lock"
+
+
+@contextmanager
+def catalog_lock(server: str | Mapping[str, Any], *, exclusive: bool = False) -> Iterator[None]:
+    """Hold the lock that keeps ``DROP DATABASE`` and ``DROP ROLE`` apart on
+    one server, among the processes of this machine: a context manager.
+
+    ``DROP ROLE`` looks through the role's dependencies in every database of
+    the cluster (the grants of every migrated database name the four ledger
+    roles); a database whose ``DROP DATABASE`` commits during that look makes
+    it fail with ``XX000 cache lookup failed for database N``. A downgrade
+    below the baseline runs ``DROP ROLE`` for the four roles (it keeps them,
+    since other databases use them, but only after that look), so the
+    project's tests hold this lock ``exclusive`` around every such
+    downgrade, and the test tooling holds it shared around every
+    ``DROP DATABASE`` it runs (:mod:`findings_ledger.testing.databases`,
+    :func:`findings_ledger.testing.schema_dump.head_snapshot`, ``evaluate``).
+
+    ``server``: a DSN or the connection parameters of any database on the
+    server; its host and port name the lock file in the temporary directory
+    (``findings-ledger-catalog-<host>-<port>.lock``). ``flock(2)``: released
+    when the process ends, whatever happens. Raises :class:`ClusterError`
+    when the file cannot be opened.
+    """
+    path = catalog_lock_path(server)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)  # flock needs no write access: root and users share it
+    except OSError as exc:
+        raise ClusterError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
+    finally:
+        os.close(fd)  # closing the last descriptor releases the lock
 
 
 def bindir() -> Path:

@@ -17,7 +17,10 @@ starts it while the others wait on a file lock beside the cluster directory
 (``filelock``, from the ``pytest`` extra), then find it running.
 Concurrent template migrations are safe: the four cluster-wide roles are
 created "when absent" with a duplicate guard, and a concurrent ``COMMENT ON
-ROLE`` waits for the other instead of failing.
+ROLE`` waits for the other instead of failing. Every janitor drops its
+database under :func:`~findings_ledger.testing.cluster.catalog_lock`
+(shared), so a test that downgrades below the baseline (``DROP ROLE``)
+under the exclusive lock never sees a database vanish mid-check.
 """
 
 from __future__ import annotations
@@ -63,13 +66,21 @@ def cluster_lock(timeout: float = 600) -> FileLock:
     return FileLock(str(path), timeout=timeout)
 
 
+class _Janitor(DatabaseJanitor):  # type: ignore[misc]
+    """pytest-postgresql's janitor, dropping under the shared catalog lock."""
+
+    def drop(self) -> None:
+        with cluster.catalog_lock({"host": self.host, "port": self.port}):
+            super().drop()
+
+
 def janitor(server: dict[str, Any], dbname: str, template: str | None = None, as_template: bool = False) -> Any:
     """A ``DatabaseJanitor`` for database ``dbname`` on ``server`` (a clone of
     ``template`` when given); a context manager that creates and drops it."""
     # Parameters the DSN leaves out stay None, so libpq fills them in (PGHOST,
     # PGPORT, PGUSER, the Unix socket) exactly as for the test connections.
     libpq: dict[str, Any] = {key: server.get(key) for key in ("user", "host", "port", "password")}
-    return DatabaseJanitor(
+    return _Janitor(
         **libpq,
         dbname=dbname,
         template_dbname=template,

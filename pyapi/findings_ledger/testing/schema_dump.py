@@ -196,7 +196,7 @@ def head_snapshot(server_dsn: str | None = None, revision: str = "head") -> str:
         migrate(target, revision)
         return snapshot(target)
     finally:
-        with psycopg.connect(server, autocommit=True) as conn:
+        with cluster.catalog_lock(server), psycopg.connect(server, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
 
 
