@@ -48,7 +48,8 @@ def test_the_lock_file_is_per_server_and_the_dsn_names_the_same_one(ledger_serve
     dsn = make_conninfo(**{k: v for k, v in ledger_server.items() if v is not None})
     assert catalog_lock_path(dsn) == catalog_lock_path(ledger_server)
     assert catalog_lock_path("host=db.example port=5433") != catalog_lock_path("host=db.example port=5432")
-    assert catalog_lock_path("host=/run/postgresql port=5432").name == "findings-ledger-catalog-run_postgresql-5432.lock"
+    socket = catalog_lock_path("host=/run/postgresql port=5432")
+    assert socket.name == "findings-ledger-catalog-run_postgresql-5432.lock"
 
 
 def test_a_janitor_drops_its_database_only_when_no_downgrade_below_the_baseline_runs(
