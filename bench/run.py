@@ -42,6 +42,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.types.json import Jsonb
 
 from findings_ledger import api, gitlog
 from findings_ledger.testing import cluster
@@ -79,13 +80,14 @@ class Sizes:
     batch_sizes: list[int]
     batch_merges: int
     imports: list[int]  # findings imported in one INSERT ... SELECT into a fresh database
+    hunk_counts: list[int]  # hunks of one merge over a file with anchored findings (largest ledger)
 
 
 FULL = Sizes([10_000, 100_000, 1_000_000], [1, 10, 100, 1000], 200, 40, 5, 60_000, 5.0, 10_000, 10_000, 100_000,
              [10_000, 100_000], 3, [0, 256, 2048, 16384, 65536], 40, 10_000, 1_000, [1, 10, 100, 1000], 1_000,
-             [10_000, 100_000])
+             [10_000, 100_000], [1, 10, 100, 1000])
 QUICK = Sizes([1_000, 5_000], [1, 10, 100], 15, 5, 2, 3_000, 0.5, 300, 500, 2_000,
-              [1000], 2, [0, 2048], 5, 200, 50, [1, 50], 100, [500, 2_000])
+              [1000], 2, [0, 2048], 5, 200, 50, [1, 50], 100, [500, 2_000], [1, 10])
 
 
 @dataclass
@@ -392,9 +394,27 @@ def bench_largest_ledger(conn: psycopg.Connection[Any], sizes: Sizes, rep: Repor
     statement_plans(conn, rep, f"{n} findings, 100 paths, 2 KB message", salt)
 
 
+#: findings anchored to lines of the hunks file, one every 10 lines from line 5
+HUNK_ANCHORS = 100
+HUNK_FILE = "src/hunks/anchored.py"
+INSERT_MERGE_HUNKS = "INSERT INTO {table} (scope, commit_sha, paths, message, hunks) VALUES (%s, %s, %s, %s, %s)"
+
+
+def hunks_of(count: int) -> list[list[int]]:
+    """``count`` one-line modifications (``git diff -U0``: old start, old
+    length, new start, new length) below every anchor: each is compared with
+    every anchor, none overlaps one or moves it."""
+    first = 10 * HUNK_ANCHORS + 100
+    return [[first + 3 * k, 1, first + 3 * k, 1] for k in range(count)]
+
+
 def bench_hunks(conn: psycopg.Connection[Any], sizes: Sizes, rep: Report, salt: list[int]) -> None:
-    """Hunks (line ranges a merge touched) grow a merge's cost once
-    ledger.merge records them; until then this says so."""
+    """How a merge's cost grows with its hunks: a merge touching one file
+    that HUNK_ANCHORS active findings are anchored to (lines 5, 15, ...),
+    with 1 to 1,000 one-line hunks below every anchor (nothing retires,
+    nothing moves: each anchor is audited as kept), against the same INSERT,
+    hunks included, into the bare table. The findings are added with the
+    ledger's own insert (anchors parsed by its triggers) and removed after."""
     has = conn.execute("SELECT count(*) FROM information_schema.columns WHERE table_schema = 'ledger' "
                        "AND table_name = 'merge' AND column_name = 'hunks'").fetchone()
     if not has or not has[0]:
@@ -403,9 +423,35 @@ def bench_hunks(conn: psycopg.Connection[Any], sizes: Sizes, rep: Report, salt: 
         rep.notes.append("hunks: not measured, ledger.merge has no hunks column in this schema")
         print("  hunks: ledger.merge has no hunks column, not measured", flush=True)
         return
-    rep.growth.append({"input": "hunks", "value": None, "median_ms": None, "baseline_median_ms": None,
-                       "ratio": None, "params": "not measured yet: the benchmark generates no hunks"})
-    rep.notes.append("hunks: ledger.merge has a hunks column, but this benchmark does not generate hunks yet")
+    n = sizes.findings[-1]
+    with conn.transaction():
+        ids = [r[0] for r in conn.execute(
+            "INSERT INTO ledger.finding (scope, title, kind, severity, paths) "
+            "SELECT 'bench-0', 'anchored finding ' || g, 'drift', 'medium', ARRAY[%s || ':' || (10 * g + 5)] "
+            "  FROM generate_series(0, %s - 1) AS g RETURNING id", (HUNK_FILE, HUNK_ANCHORS))]
+    try:
+        for count in sizes.hunk_counts:
+            hunks = Jsonb({HUNK_FILE: hunks_of(count)})
+            trig: list[float] = []
+            bare: list[float] = []
+            for i in range(3 + sizes.growth_samples):
+                salt[0] += 1
+                sha = f"{salt[0]:040x}"
+                for table, out in (("ledger.merge", trig), ("bench_bare.merge", bare)):
+                    stmt = INSERT_MERGE_HUNKS.format(table=table)
+                    with conn.transaction(force_rollback=True):
+                        ms = timed(lambda stmt=stmt, sha=sha: conn.execute(
+                            stmt, ("bench-0", sha, [HUNK_FILE], "Edit the tail of the file", hunks)))
+                    if i >= 3:
+                        out.append(ms)
+            row = rep.add("merge insert", f"{n} findings, 1 path, {HUNK_ANCHORS} anchors, {count} hunks", trig,
+                          "bare insert", bare, findings=n, paths=1, anchors=HUNK_ANCHORS, hunks=count)
+            rep.grows("hunks", count, row)
+    finally:
+        with conn.transaction():
+            conn.execute("SET LOCAL session_replication_role = replica")  # findings are never deleted otherwise
+            conn.execute("DELETE FROM ledger.finding_path WHERE finding_id = ANY (%s)", (ids,))
+            conn.execute("DELETE FROM ledger.finding WHERE id = ANY (%s)", (ids,))
 
 
 FUNCTION_STATS = """
