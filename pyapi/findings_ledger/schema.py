@@ -88,9 +88,9 @@ merge = sa.Table(
     sa.UniqueConstraint("scope", "commit_sha", name="merge_scope_commit_sha_key"),
     sa.CheckConstraint("jsonb_typeof(hunks) = 'object'", name="merge_hunks_check"),
     sa.Index("merge_unprocessed_idx", "id", postgresql_where=sa.text("NOT processed")),
-    # (scope, commit_sha COLLATE "C") in the database: byte order, for the shas an
-    # abbreviation stands for (alembic does not compare an index column's collation)
-    sa.Index("merge_scope_commit_sha_c_idx", "scope", "commit_sha"),
+    # (scope COLLATE "C", commit_sha COLLATE "C") in the database: byte order, for the
+    # shas an abbreviation stands for (alembic does not compare an index column's collation)
+    sa.Index("merge_scope_commit_sha_bytes_idx", "scope", "commit_sha"),
 )
 
 finding = sa.Table(

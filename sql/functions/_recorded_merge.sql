@@ -3,14 +3,23 @@
 -- The id of the merge of p_scope already recorded for commit p_commit_sha
 -- (normalised: trimmed, lower-case hexadecimal), or NULL. An abbreviated
 -- sha and the full one are the same commit: a recorded commit_sha that
--- p_commit_sha abbreviates ('abcdef12' recorded, 'abcdef1234...' given), or
--- that abbreviates p_commit_sha (the reverse), is that merge. An exact match
--- wins over abbreviations (rows recorded before this rule may hold both).
--- Probes merge_scope_commit_sha_key for the exact sha and its prefixes of 4
--- or more digits, and merge_scope_commit_sha_c_idx (byte order) for the
--- longer shas it abbreviates: cost grows with the sha's length, not with the
--- number of merges. Used by the redelivery trigger _120_redelivery and by
--- ledger.record_merge.
+-- p_commit_sha abbreviates ('abcdef12' given, 'abcdef1234...' recorded), or
+-- that abbreviates p_commit_sha (the reverse, 4 digits or more), is that
+-- merge. An exact match wins over abbreviations (rows recorded before this
+-- rule may hold both).
+-- Every lookup is a btree probe of merge_scope_commit_sha_bytes_idx
+-- ((scope, commit_sha), both in byte order): the exact sha; the greatest
+-- recorded sha below it with the same first 4 digits (every recorded
+-- abbreviation of p_commit_sha is a prefix of that one: when there is none,
+-- as for almost every real sha, there is no abbreviation, else each prefix
+-- length is probed); then the range of shas p_commit_sha abbreviates. At
+-- most about 40 probes, 3 for a typical sha: cost grows with the sha's
+-- length, never with the number of merges. The conditions
+-- are in byte order ("C") on both columns, so no other index of the table
+-- can serve them, and the function sets enable_seqscan = off: a plan cached
+-- while the table was nearly empty (a fresh ledger's first COPY or replay)
+-- cannot be a scan of the scope's merges. Used by the redelivery trigger
+-- _120_redelivery and by ledger.record_merge.
 -- Raises LD007 (merge_conflict) when p_commit_sha matches two or more
 -- recorded merges of the scope by abbreviation (give the full sha), naming
 -- them.
@@ -18,29 +27,67 @@ CREATE OR REPLACE FUNCTION ledger._recorded_merge(p_scope text, p_commit_sha tex
 RETURNS bigint
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog
+SET enable_seqscan = off
 AS $$
 DECLARE
-    v_ids  bigint[];
-    v_shas text[];
+    v_id    bigint;
+    v_sha   text;
+    v_ids   bigint[] := '{}';
+    v_shas  text[] := '{}';
+    v_n     integer;
 BEGIN
     IF p_scope IS NULL OR p_commit_sha IS NULL THEN
         RETURN NULL;
     END IF;
-    SELECT array_agg(m.id ORDER BY (m.commit_sha = p_commit_sha) DESC, m.id),
-           array_agg(m.commit_sha ORDER BY (m.commit_sha = p_commit_sha) DESC, m.id)
-      INTO v_ids, v_shas
+    SELECT m.id INTO v_id
       FROM ledger.merge m
-     WHERE m.scope = p_scope
-       AND (m.commit_sha = ANY (ARRAY(SELECT left(p_commit_sha, n) FROM generate_series(4, length(p_commit_sha)) AS n))
-            OR (m.commit_sha COLLATE "C" > p_commit_sha COLLATE "C"
-                AND m.commit_sha COLLATE "C" < (p_commit_sha || 'g') COLLATE "C"
-                AND left(m.commit_sha, length(p_commit_sha)) = p_commit_sha));
-    IF v_ids IS NULL THEN
+     WHERE m.scope COLLATE "C" = p_scope COLLATE "C"
+       AND m.commit_sha COLLATE "C" = p_commit_sha COLLATE "C";
+    IF FOUND THEN
+        RETURN v_id;
+    END IF;
+    -- recorded shas that p_commit_sha starts with (4 digits or more): each is
+    -- <= the greatest recorded sha below p_commit_sha sharing its first 4
+    -- digits, and a prefix of it; without such a sha (almost always, for
+    -- real shas) there is none, else each length is probed
+    SELECT m.commit_sha INTO v_sha
+      FROM ledger.merge m
+     WHERE m.scope COLLATE "C" = p_scope COLLATE "C"
+       AND m.commit_sha COLLATE "C" < p_commit_sha COLLATE "C"
+       AND m.commit_sha COLLATE "C" >= left(p_commit_sha, 4) COLLATE "C"
+     ORDER BY m.commit_sha COLLATE "C" DESC
+     LIMIT 1;
+    IF FOUND THEN
+        FOR v_n IN 4 .. least(length(p_commit_sha) - 1, length(v_sha)) LOOP
+            SELECT m.id INTO v_id
+              FROM ledger.merge m
+             WHERE m.scope COLLATE "C" = p_scope COLLATE "C"
+               AND m.commit_sha COLLATE "C" = left(p_commit_sha, v_n) COLLATE "C";
+            IF FOUND THEN
+                v_ids := v_ids || v_id;
+                v_shas := v_shas || left(p_commit_sha, v_n);
+            END IF;
+        END LOOP;
+    END IF;
+    -- recorded shas that start with p_commit_sha
+    FOR v_id, v_sha IN
+        SELECT m.id, m.commit_sha
+          FROM ledger.merge m
+         WHERE m.scope COLLATE "C" = p_scope COLLATE "C"
+           AND m.commit_sha COLLATE "C" > p_commit_sha COLLATE "C"
+           AND m.commit_sha COLLATE "C" < (p_commit_sha || 'g') COLLATE "C"
+           AND starts_with(m.commit_sha, p_commit_sha)
+    LOOP
+        v_ids := v_ids || v_id;
+        v_shas := v_shas || v_sha;
+    END LOOP;
+    IF cardinality(v_ids) = 0 THEN
         RETURN NULL;
     END IF;
-    IF v_shas[1] = p_commit_sha OR cardinality(v_ids) = 1 THEN
+    IF cardinality(v_ids) = 1 THEN
         RETURN v_ids[1];
     END IF;
+    SELECT array_agg(x.s ORDER BY x.i) INTO v_shas FROM unnest(v_ids, v_shas) AS x(i, s);
     RAISE EXCEPTION 'ambiguous merge.commit_sha: % matches % recorded merges of scope % by abbreviation (%)',
         quote_literal(p_commit_sha), cardinality(v_ids), quote_literal(p_scope), array_to_string(v_shas[1:5], ', ')
         USING ERRCODE = 'LD007', HINT = 'Give the full commit sha.';
@@ -48,4 +95,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._recorded_merge(text, text) IS
-'The recorded merge of a scope for a commit sha: the same sha, a recorded sha it abbreviates, or a recorded abbreviation of it (the exact sha wins). (scope text, commit_sha text, normalised) -> bigint, NULL when none. Raises LD007 when the sha matches several recorded merges by abbreviation.';
+'The recorded merge of a scope for a commit sha: the same sha, a recorded sha it abbreviates, or a recorded abbreviation of it (4 digits or more; the exact sha wins). (scope text, commit_sha text, normalised) -> bigint, NULL when none. Btree probes of merge_scope_commit_sha_bytes_idx only, whatever the table''s statistics: cost grows with the matches, not the merges. Raises LD007 when the sha matches several recorded merges by abbreviation.';

@@ -6,8 +6,9 @@
 -- findings it resolves, _300_revert reopens what a reverted merge retired.
 -- Redeliver with INSERT ... ON CONFLICT DO NOTHING. A recorded (processed)
 -- merge is immutable: _010_immutable refuses every UPDATE (LD006), ON
--- CONFLICT DO UPDATE included. merge_scope_commit_sha_c_idx (byte order,
--- whatever the collation) finds the recorded shas a given sha abbreviates.
+-- CONFLICT DO UPDATE included. merge_scope_commit_sha_bytes_idx (both columns
+-- in byte order, whatever the collation) finds the recorded shas a given sha
+-- abbreviates or is abbreviated by (ledger._recorded_merge).
 -- added, deleted and hunks (optional: NULL means unknown) say what kind of
 -- change each path was and which lines changed (_120_changes validates them).
 CREATE TABLE ledger.merge (
@@ -31,7 +32,7 @@ CREATE TABLE ledger.merge (
 );
 
 CREATE INDEX merge_unprocessed_idx ON ledger.merge (id) WHERE NOT processed;
-CREATE INDEX merge_scope_commit_sha_c_idx ON ledger.merge (scope, commit_sha COLLATE pg_catalog."C");
+CREATE INDEX merge_scope_commit_sha_bytes_idx ON ledger.merge (scope COLLATE pg_catalog."C", commit_sha COLLATE pg_catalog."C");
 
 COMMENT ON TABLE ledger.merge IS
 'One row per merge that landed. paths: the files it touched (both sides of a rename). node_id: the session or node that produced it. (scope, commit_sha) is unique, and an abbreviated sha is the same commit: redeliver with INSERT ... ON CONFLICT DO NOTHING; a redelivery with other paths, message or branch fails (LD007). Immutable once processed: every UPDATE fails (LD006). Inserting a row supersedes findings (trigger _200_supersede).';

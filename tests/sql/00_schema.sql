@@ -1,7 +1,7 @@
 -- Schema objects: the tables, columns, keys, indexes, functions, triggers
 -- and views that services and DBAs rely on are present with their shapes, and every function pins its search_path.
 BEGIN;
-SELECT plan(133);
+SELECT plan(134);
 
 SELECT has_schema('ledger', 'The ledger schema exists.');
 
@@ -126,8 +126,9 @@ SELECT index_is_type('ledger', 'finding_path', 'finding_path_pkey', 'btree',
 SELECT hasnt_index('ledger', 'finding', 'finding_active_paths_idx', 'The GIN path index is gone.');
 SELECT has_index('ledger', 'finding', 'finding_scope_active_idx', 'Active findings of a scope are indexed.');
 SELECT has_index('ledger', 'merge', 'merge_unprocessed_idx', 'Unprocessed merges are indexed.');
-SELECT has_index('ledger', 'merge', 'merge_scope_commit_sha_c_idx',
-    'Commit shas are indexed in byte order, for the recorded shas an abbreviation stands for.');
+SELECT has_index('ledger', 'merge', 'merge_scope_commit_sha_bytes_idx',
+    'Scope and commit sha are indexed in byte order, for the recorded shas an abbreviation stands for.');
+SELECT hasnt_index('ledger', 'merge', 'merge_scope_commit_sha_c_idx', 'The index of revision 0002 is replaced.');
 SELECT has_index('ledger', 'supersession', 'supersession_finding_idx', 'The audit is indexed by finding.');
 SELECT has_index('ledger', 'supersession', 'supersession_merge_idx', 'The audit is indexed by merge.');
 SELECT has_index('ledger', 'finding', 'finding_active_evidence_idx',
