@@ -32,9 +32,8 @@ AS $$
 DECLARE
     v_id    bigint;
     v_sha   text;
-    v_ids   bigint[] := '{}';
-    v_shas  text[] := '{}';
-    v_n     integer;
+    v_ids   bigint[] := '{}'::bigint[];
+    v_shas  text[] := '{}'::text[];
 BEGIN
     IF p_scope IS NULL OR p_commit_sha IS NULL THEN
         RETURN NULL;
