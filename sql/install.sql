@@ -26,6 +26,7 @@
 \ir functions/_ensure_scope.sql
 \ir functions/_severity_rank.sql
 \ir functions/_scoped_paths.sql
+\ir functions/_path_keys.sql
 \ir functions/_unquote_path.sql
 \ir functions/normalize_path.sql
 \ir functions/normalize_paths.sql
@@ -70,7 +71,6 @@
 \ir functions/read_finding.sql
 \ir functions/dismiss_finding.sql
 \ir functions/restore_finding.sql
-\ir functions/tg_merge__revert.sql
 \ir functions/tg_supersession__notify.sql
 \ir functions/read_finding_events.sql
 \ir functions/tg_injection__prepare.sql
@@ -132,7 +132,6 @@
 \ir triggers/merge___120_redelivery.sql
 \ir triggers/merge___120_changes.sql
 \ir triggers/merge___200_supersede.sql
-\ir triggers/merge___300_revert.sql
 \ir triggers/scope___050_scope_access.sql
 \ir triggers/scope___100_prepare.sql
 \ir triggers/scope___110_policy.sql

@@ -51,10 +51,13 @@ def test_quick_benchmark_writes_every_case(ledger_server: dict[str, Any], tmp_pa
         assert words in targets, words
     assert {g["input"] for g in data["growth"]} >= {"findings", "paths", "message bytes", "hunks",
                                                      "batch size (ms per merge)"}
-    # the per-function profile of one merge names the trigger's functions, with their SET clauses
+    # the per-function profile of one merge names the trigger's functions, with their SET clauses: the
+    # statement trigger ran once, its pre-filter asked about the message, and the merge (which names
+    # nothing and touches new files) was not run through _apply_merge
     profile = next(p for label, p in data["profiles"].items() if "2 KB message" in label)
     by_name = {p["function"]: p for p in profile}
-    assert by_name["tg_merge__supersede"]["calls"] == 1 and "search_path" in by_name["_apply_merge"]["set"]
+    assert by_name["tg_merge__supersede"]["calls"] == 1 and "search_path" in by_name["tg_merge__supersede"]["set"]
+    assert by_name["_message_may_match"]["calls"] == 1 and "_apply_merge" not in by_name
     assert "claim, anchor + snapshot" in data["profiles"]
     merge_plan = data["plans"]["merge insert, 100 paths (every statement the triggers run)"]
     assert "finding_path_pkey" in merge_plan  # the nested statements were captured

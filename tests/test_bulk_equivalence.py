@@ -15,9 +15,12 @@ Only wall-clock values are left out (superseded_at is compared as set or
 not). The findings themselves go in the same way as the merges (single
 INSERTs, one multi-row INSERT, one COPY).
 
-The engine behind a bulk write may change (the row-level triggers today, a
-set-based statement-level trigger later); this property is what must keep
-holding.
+The merge trigger is a statement-level trigger that skips the merges that
+cannot decide anything, so a fourth way checks that skip: the findings go in
+one by one, the merges with session_replication_role = replica (no trigger)
+and then ledger.reconcile decides every merge in id order through
+ledger._apply_merge and ledger._apply_revert, skipping none. All four must
+agree.
 """
 
 from __future__ import annotations
@@ -155,8 +158,22 @@ def write_copy(conn: psycopg.Connection[Any], scope: str, findings: list[Finding
                 copy.write_row(merge_row(scope, i, m))
 
 
+def write_reconciled(conn: psycopg.Connection[Any], scope: str, findings: list[Finding], merges: list[Merge]) -> None:
+    """Findings one by one; merges without triggers, then ledger.reconcile
+    decides every one of them (no merge skipped)."""
+    for f in findings:
+        conn.execute(f"INSERT INTO ledger.finding ({FINDING_COLUMNS}) VALUES ({placeholders(1, 9)[1:-1]})",
+                     finding_row(scope, f))
+    with conn.transaction():
+        conn.execute("SET LOCAL session_replication_role = replica")
+        for i, m in enumerate(merges):
+            conn.execute(f"INSERT INTO ledger.merge ({MERGE_COLUMNS}) VALUES ({placeholders(1, 7)[1:-1]})",
+                         merge_row(scope, i, m))
+    conn.execute("SELECT count(*) FROM ledger.reconcile(%s)", (scope,))
+
+
 WAYS: dict[str, Callable[..., None]] = {"one by one": write_one_by_one, "multi-row INSERT": write_multirow,
-                                         "COPY": write_copy}
+                                         "COPY": write_copy, "replica + reconcile": write_reconciled}
 
 
 def _without_clock(detail: Any) -> Any:
@@ -231,7 +248,7 @@ def test_one_statement_decides_what_one_row_at_a_time_decides(
     findings, merges = history
     states = ledgers.record(findings, merges)
     single = states["one by one"]
-    for way in ("multi-row INSERT", "COPY"):
+    for way in ("multi-row INSERT", "COPY", "replica + reconcile"):
         for mode in MODES:
             for table in ("finding", "merge", "audit"):
                 assert states[way][mode][table] == single[mode][table], f"{way}, hygiene {mode}: {table} rows differ"
@@ -255,5 +272,5 @@ def test_the_histories_have_teeth(ledgers: Ledgers) -> None:
     assert ("superseded", "path") in actions and ("superseded", "keyword") in actions
     assert ("reopened", "revert") in actions and ("revert_unknown", "revert") in actions
     assert ("mention", "key") in actions
-    for way in ("multi-row INSERT", "COPY"):
+    for way in ("multi-row INSERT", "COPY", "replica + reconcile"):
         assert states[way] == states["one by one"]

@@ -39,6 +39,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0008_record_merges_in_batches": {},  # new and replaced PL/pgSQL functions, the grants re-run
     "0009_title_words_in_plpgsql": {},  # two functions replaced
     "0010_sha_lookup_in_byte_order": {},  # one function replaced; the index is built concurrently
+    "0011_statement_merge_trigger": {"merge": "AccessExclusiveLock"},  # DROP TRIGGER, for milliseconds
 }
 
 STRENGTH = [

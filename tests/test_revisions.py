@@ -302,19 +302,19 @@ def _drop_install_line(project: Path, rel: str) -> None:
 def test_a_removed_trigger_and_its_function_come_back_in_order(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    _drop_install_line(project, "triggers/merge___300_revert.sql")
-    _drop_install_line(project, "functions/tg_merge__revert.sql")
-    assert _tool(project, "no revert trigger").returncode == 0
-    rev_dir = project / "migrations" / "versions" / _next("no_revert_trigger")
+    _drop_install_line(project, "triggers/merge___110_branch.sql")
+    _drop_install_line(project, "functions/tg_merge__prepare_branch.sql")
+    assert _tool(project, "no branch trigger").returncode == 0
+    rev_dir = project / "migrations" / "versions" / _next("no_branch_trigger")
     upgrade = (rev_dir / "upgrade.sql").read_text()
-    assert upgrade.index("DROP TRIGGER _300_revert ON ledger.merge;") < upgrade.index(
-        "DROP FUNCTION ledger.tg_merge__revert();")
+    assert upgrade.index("DROP TRIGGER _110_branch ON ledger.merge;") < upgrade.index(
+        "DROP FUNCTION ledger.tg_merge__prepare_branch();")
     downgrade = (rev_dir / "downgrade.sql").read_text()
-    assert downgrade.index("functions/tg_merge__revert.sql") < downgrade.index("triggers/merge___300_revert.sql")
+    assert downgrade.index("functions/tg_merge__prepare_branch.sql") < downgrade.index("triggers/merge___110_branch.sql")
     dsn = ledger_database_factory(migrated=False)
     _migrate(dsn, project, "head")
     with psycopg.connect(dsn) as conn:
-        assert conn.execute("SELECT count(*) FROM pg_trigger WHERE tgname = '_300_revert'").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM pg_trigger WHERE tgname = '_110_branch'").fetchone() == (0,)
     _migrate(dsn, project, _head(), down=True)
     _same_as_head(dsn, ledger_database_factory, "removed and restored trigger")
 

@@ -162,6 +162,7 @@ NO_GRANTS = [
     # only SECURITY DEFINER functions run these, as the owner
     "ledger._apply_merge(bigint)",
     "ledger._apply_revert(bigint)",
+    "ledger._path_keys(text[])",
     "ledger._revert_targets(text,text,bigint)",
     "ledger._reopen_finding(ledger.finding,text,text,text,text,text,bigint,jsonb)",
     "ledger._match_paths(text,text[])",
@@ -197,7 +198,6 @@ NO_GRANTS = [
     "ledger.tg_merge__check_redelivery()",
     "ledger.tg_merge__immutable()",
     "ledger.tg_merge__prepare_changes()",
-    "ledger.tg_merge__revert()",
     "ledger.tg_merge__supersede()",
     "ledger.tg_scope__prepare()",
     "ledger.tg_scope__prepare_policy()",
@@ -271,10 +271,9 @@ def test_no_privilege_for_public(ledger_conn: psycopg.Connection) -> None:
 
 #: Every SECURITY DEFINER function, and why it needs its owner's rights.
 DEFINERS = {
-    "ledger.tg_merge__supersede()": "a writer's INSERT of a merge supersedes findings and writes the audit",
+    "ledger.tg_merge__supersede()": "a writer's INSERT of merges supersedes and reopens findings and writes the audit",
     "ledger.tg_finding__paths_insert()": "a writer's INSERT of a finding files its paths in ledger.finding_path",
     "ledger.tg_finding__paths_update()": "a supersession, dismissal or reopen keeps ledger.finding_path",
-    "ledger.tg_merge__revert()": "a writer's INSERT of a revert reopens findings and writes the audit",
     "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text,text[],text[],jsonb)":
         "returns audit rows",
     "ledger.record_merges(text,jsonb)": "returns audit rows",
@@ -301,7 +300,9 @@ def test_security_definer_functions_pin_search_path(ledger_conn: psycopg.Connect
         "WHERE p.pronamespace = 'ledger'::regnamespace AND p.prosecdef ORDER BY 1"
     ).fetchall()
     assert sorted(r[0] for r in rows) == sorted(DEFINERS)
-    assert all(r[1] == ["search_path=pg_catalog, pg_temp"] for r in rows)
+    # the merge trigger also turns off jit and parallel workers for the statements it runs
+    planner = {"jit=off", "max_parallel_workers_per_gather=0"}
+    assert all(r[1][0] == "search_path=pg_catalog, pg_temp" and set(r[1][1:]) <= planner for r in rows)
 
 
 def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn: psycopg.Connection) -> None:
@@ -319,7 +320,7 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
     assert unpinned == sorted([
         "ledger._evidence_token(text)", "ledger._file_slug(text)",
         "ledger._finding_state(timestamp with time zone,timestamp with time zone)",
-        "ledger._normalize_branch(text,text)", "ledger._scoped_paths(text,text[])",
+        "ledger._normalize_branch(text,text)", "ledger._path_keys(text[])", "ledger._scoped_paths(text,text[])",
         "ledger._severity_rank(text)", "ledger._significant(text)",
         "ledger._token_regex(boolean)", "ledger._unicode_class(text)",
         "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",

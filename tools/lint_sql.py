@@ -87,6 +87,13 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "that no call is ambiguous between two overloads",
     ),
     (
+        "0011_statement_merge_trigger",
+        re.compile(r"^DROP FUNCTION ledger\.tg_merge__revert\(\);"),
+        "ban-drop-function",
+        "a trigger function only its trigger _300_revert called (dropped just before; no role may call it): "
+        "the statement trigger _200_supersede now runs _apply_revert for each merge",
+    ),
+    (
         "0006_anchors_follow_renames",
         re.compile(r"^DROP FUNCTION ledger\._match_changes\("),
         "ban-drop-function",

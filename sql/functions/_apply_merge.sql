@@ -31,7 +31,8 @@
 -- waits for FOR UPDATE but not for NO KEY UPDATE, so with FOR UPDATE those
 -- checks would be lock waits outside the id order and three merges could
 -- deadlock. In hygiene_mode 'on', the findings the merge's revert will
--- reopen (ledger._apply_revert, trigger _300_revert, ledger._revert_targets)
+-- reopen (ledger._apply_revert, run next by trigger _200_supersede,
+-- ledger._revert_targets)
 -- are locked in the same statement, so a merge takes all its finding locks
 -- in one id-ordered pass, together with the findings whose anchors move.
 -- A finding that another transaction superseded (or
@@ -101,7 +102,7 @@ BEGIN
             v_resolve := ARRAY(SELECT x.id FROM unnest(v_ids, v_actions) AS x(id, a) WHERE x.a = 'supersede');
         END IF;
         IF strpos(v_merge.message, 'This reverts commit ') > 0 THEN
-            -- the findings ledger._apply_revert (trigger _300_revert) reopens next
+            -- the findings ledger._apply_revert (run next by _200_supersede) reopens
             v_reopen := ARRAY(SELECT DISTINCT a.finding_id FROM ledger.supersession a
                                WHERE a.action = 'superseded'
                                  AND a.merge_id IN (SELECT t.target_merge_id

@@ -9,7 +9,7 @@
 -- (ledger._normalize_branch), its added, deleted and hunks validated and
 -- normalised (trigger _120_changes), is marked processed and goes through
 -- ledger._apply_merge and then ledger._apply_revert, the functions the
--- _200_supersede and _300_revert triggers run, so it takes exactly the
+-- _200_supersede trigger runs for each merge, so it takes exactly the
 -- decisions the triggers would take now (path and message rules, scope
 -- policy, causality, change kinds, line anchors, reverts). Before that, the
 -- scope's active findings whose paths are not in normal form (written the

@@ -2,8 +2,9 @@
 -- (plain INSERT, multi-row INSERT, COPY or ledger.record_merge) runs the
 -- merge triggers: _100_prepare validates and normalises, _120_redelivery
 -- compares a redelivered commit with the recorded one (an abbreviated sha
--- is the same commit; what differs is LD007), _200_supersede supersedes the
--- findings it resolves, _300_revert reopens what a reverted merge retired.
+-- is the same commit; what differs is LD007), _200_supersede (once per
+-- statement, each merge in id order) supersedes the findings it resolves
+-- and reopens what a reverted merge retired.
 -- Redeliver with INSERT ... ON CONFLICT DO NOTHING. A recorded (processed)
 -- merge is immutable: _010_immutable refuses every UPDATE (LD006), ON
 -- CONFLICT DO UPDATE included. merge_scope_commit_sha_bytes_idx (both columns

@@ -186,8 +186,8 @@ SELECT volatility_is('ledger', '_evidence_keys', ARRAY['text', 'text', 'text', '
 
 -- triggers, in the order they fire
 SELECT triggers_are('ledger', 'merge', ARRAY['_010_immutable', '_050_scope_access', '_100_prepare', '_110_branch',
-                                             '_120_changes', '_120_redelivery', '_200_supersede', '_300_revert'],
-    'merge has exactly the immutable, scope-access, prepare, branch, changes, redelivery, supersede and revert triggers.');
+                                             '_120_changes', '_120_redelivery', '_200_supersede'],
+    'merge has exactly the immutable, scope-access, prepare, branch, changes, redelivery and supersede triggers.');
 SELECT triggers_are('ledger', 'finding', ARRAY['_050_scope_access', '_100_forbid_delete', '_100_prepare', '_110_evidence', '_200_lifecycle',
                                                '_300_paths_insert', '_300_paths_update'],
     'finding has exactly the scope-access, forbid-delete, prepare, evidence, lifecycle and path side table triggers.');
@@ -204,8 +204,8 @@ SELECT trigger_is('ledger', 'agent_task', '_200_guard_snapshot', 'ledger', 'tg_a
     'The snapshot guard runs tg_agent_task__guard_snapshot.');
 SELECT trigger_is('ledger', 'finding', '_200_lifecycle', 'ledger', 'tg_finding__lifecycle',
     'The finding lifecycle trigger runs tg_finding__lifecycle.');
-SELECT trigger_is('ledger', 'merge', '_300_revert', 'ledger', 'tg_merge__revert',
-    'The revert trigger runs tg_merge__revert.');
+SELECT ok((SELECT tgtype & 1 = 0 FROM pg_trigger WHERE tgrelid = 'ledger.merge'::regclass AND tgname = '_200_supersede'),
+    'The supersede trigger fires once per statement (it reads the transition table new_merges).');
 SELECT trigger_is('ledger', 'merge', '_200_supersede', 'ledger', 'tg_merge__supersede',
     'The supersede trigger runs tg_merge__supersede.');
 SELECT trigger_is('ledger', 'finding', '_100_prepare', 'ledger', 'tg_finding__prepare',
