@@ -28,8 +28,10 @@
 --     skipped).
 -- Only a revert (reopening findings) or a merge with hunks (moving an
 -- anchored finding's path on a rename) can give a later merge of the
--- statement something it did not have: after deciding one of those, the
--- query is run again for the merges after it.
+-- statement something it did not have: after one of those reopened a
+-- finding or moved one to another path (its audit rows say so: reopened,
+-- or a detail with paths_after), the query is run again for the merges
+-- after it.
 -- A redelivered merge (ON CONFLICT DO NOTHING) inserts no row and so has no
 -- effect.
 -- SECURITY DEFINER (fixed search_path, schema-qualified names): a writer
@@ -74,8 +76,10 @@ BEGIN
             PERFORM ledger._apply_merge(v_ids[i]);
             PERFORM ledger._apply_revert(v_ids[i]);
             v_after := v_ids[i];
-            IF v_changes[i] THEN
-                -- findings may have been reopened or moved: look again at the merges after it
+            IF v_changes[i] AND EXISTS (SELECT 1 FROM ledger.supersession a
+                                         WHERE a.merge_id = v_ids[i]
+                                           AND (a.action = 'reopened' OR a.detail ? 'paths_after')) THEN
+                -- it reopened findings or moved one to another path: look again at the merges after it
                 v_again := true;
                 EXIT;
             END IF;
