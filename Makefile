@@ -110,7 +110,7 @@ CORPUS ?= ../shared/corpus
 evaluate: venv ## replay the labelled corpus $$CORPUS through the schema: precision and recall per rule and policy, into docs/decision-quality.md
 	$(BIN)/findings-ledger evaluate $(CORPUS) --check --write-doc docs/decision-quality.md
 
-bench: venv pg-ensure ## full benchmark (about 10 minutes): bench/out/results.{md,json}
+bench: venv pg-ensure ## full benchmark (about 3 minutes on 2 cores): bench/out/results.{md,json}
 	$(BIN)/python bench/run.py
 
 bench-quick: venv pg-ensure ## the benchmark at small sizes (what CI's smoke test runs)
