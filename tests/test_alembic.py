@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 import psycopg
 import pytest
@@ -26,6 +27,7 @@ from pytest_alembic.tests import (  # noqa: F401  (collected by pytest)
     test_upgrade,
 )
 
+from findings_ledger.testing.cluster import catalog_lock
 from findings_ledger.testing.schema_dump import snapshot
 
 
@@ -36,6 +38,18 @@ def _engine(dsn: str) -> sa.Engine:
 @pytest.fixture
 def alembic_config() -> Config:
     return ini_config()
+
+
+@pytest.fixture(autouse=True)
+def _below_baseline_for_up_down(request: pytest.FixtureRequest, ledger_server: dict[str, Any]) -> Iterator[None]:
+    """pytest-alembic's test_up_down_consistency migrates down to base (DROP
+    ROLE): it holds the exclusive catalog lock, as every downgrade below the
+    baseline in this suite does (tests/_migrations.below_baseline)."""
+    if request.node.name != "test_up_down_consistency":
+        yield
+        return
+    with catalog_lock(ledger_server, exclusive=True):
+        yield
 
 
 @pytest.fixture

@@ -14,10 +14,11 @@ import threading
 from typing import Any
 
 import psycopg
+import pytest
 from _migrations import below_baseline
 from psycopg.conninfo import make_conninfo
 
-from findings_ledger.testing.cluster import catalog_lock, catalog_lock_path
+from findings_ledger.testing.cluster import ClusterError, catalog_lock, catalog_lock_path
 from findings_ledger.testing.databases import janitor, unique_name
 
 
@@ -70,3 +71,18 @@ def test_a_janitor_drops_its_database_only_when_no_downgrade_below_the_baseline_
     assert dropped.is_set()
     with psycopg.connect(admin, autocommit=True) as conn:
         assert conn.execute("SELECT count(*) FROM pg_database WHERE datname = %s", (name,)).fetchone() == (0,)
+
+
+def test_the_lock_is_reentrant_within_a_thread(ledger_server: dict[str, Any]) -> None:
+    """A drop inside a downgrade's exclusive hold does not wait for itself
+    (flock would: a second open file description conflicts with the first);
+    asking for the exclusive lock inside a shared hold is a mistake, said at once."""
+    with catalog_lock(ledger_server, exclusive=True):
+        with catalog_lock(ledger_server), catalog_lock(ledger_server, exclusive=True):
+            assert not can_take(ledger_server, fcntl.LOCK_SH)
+        assert not can_take(ledger_server, fcntl.LOCK_SH)  # still held by the outer block
+    assert can_take(ledger_server, fcntl.LOCK_EX)
+    with catalog_lock(ledger_server), pytest.raises(ClusterError, match="held shared by this thread"):
+        with catalog_lock(ledger_server, exclusive=True):
+            pass
+    assert can_take(ledger_server, fcntl.LOCK_EX)

@@ -310,7 +310,8 @@ def test_a_removed_trigger_and_its_function_come_back_in_order(
     assert upgrade.index("DROP TRIGGER _110_branch ON ledger.merge;") < upgrade.index(
         "DROP FUNCTION ledger.tg_merge__prepare_branch();")
     downgrade = (rev_dir / "downgrade.sql").read_text()
-    assert downgrade.index("functions/tg_merge__prepare_branch.sql") < downgrade.index("triggers/merge___110_branch.sql")
+    assert downgrade.index("functions/tg_merge__prepare_branch.sql") < downgrade.index(
+        "triggers/merge___110_branch.sql")
     dsn = ledger_database_factory(migrated=False)
     _migrate(dsn, project, "head")
     with psycopg.connect(dsn) as conn:

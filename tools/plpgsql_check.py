@@ -128,8 +128,9 @@ def main() -> int:
         return 1
     name = f"ledger_plpgsql_check_{os.getpid()}"
     ident = sql.Identifier(name)
-    with psycopg.connect(server, autocommit=True) as conn:
+    with cluster.catalog_lock(server), psycopg.connect(server, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(ident))
+    with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(ident))
     try:
         dsn = psycopg.conninfo.make_conninfo(server, dbname=name)
@@ -139,8 +140,8 @@ def main() -> int:
         except psycopg.errors.FeatureNotSupported as exc:
             print(f"plpgsql_check: error: {exc} (run tools/ensure-plpgsql-check.sh)", file=sys.stderr)
             return 1
-    finally:
-        with psycopg.connect(server, autocommit=True) as conn:
+    finally:  # under the shared catalog lock (findings_ledger.testing.cluster.catalog_lock)
+        with cluster.catalog_lock(server), psycopg.connect(server, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(ident))
     open_, stale = judge(findings)
     for f in open_:

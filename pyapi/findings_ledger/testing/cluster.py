@@ -45,6 +45,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -141,19 +142,56 @@ def catalog_lock(server: str | Mapping[str, Any], *, exclusive: bool = False) ->
     ``server``: a DSN or the connection parameters of any database on the
     server; its host and port name the lock file in the temporary directory
     (``findings-ledger-catalog-<host>-<port>.lock``). ``flock(2)``: released
-    when the process ends, whatever happens. Raises :class:`ClusterError`
-    when the file cannot be opened.
+    when the process ends, whatever happens. Reentrant within a thread (a
+    drop inside a downgrade's exclusive hold does not wait for itself);
+    another thread waits like another process. Raises :class:`ClusterError`
+    when the file cannot be opened, or when the exclusive lock is asked for
+    inside this thread's shared hold.
     """
     path = catalog_lock_path(server)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)  # flock needs no write access: root and users share it
-    except OSError as exc:
-        raise ClusterError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+    holds = _catalog_held.__dict__.setdefault("holds", {})
+    held = holds.get(path)
+    if held is not None:  # this thread holds it already: flock would wait for itself
+        if exclusive and held == "shared":
+            raise ClusterError(f"the catalog lock {path} is held shared by this thread; it cannot also be "
+                               "taken exclusively")
+        yield
+        return
+    fd = _open_lock_file(path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-        yield
+        holds[path] = "exclusive" if exclusive else "shared"
+        try:
+            yield
+        finally:
+            del holds[path]
     finally:
         os.close(fd)  # closing the last descriptor releases the lock
+
+
+#: the catalog locks this thread holds (attribute holds: lock file -> "shared" or "exclusive")
+_catalog_held = threading.local()
+
+
+def _open_lock_file(path: Path) -> int:
+    """A read-only descriptor of the lock file, created when absent. flock
+    needs no write access, so root and normal users share one file; an
+    existing file is opened without O_CREAT (in a sticky /tmp with
+    fs.protected_regular, O_CREAT on another user's file is refused)."""
+    for _ in range(3):
+        try:
+            return os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise ClusterError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+        try:
+            return os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            continue  # another process created it in between: open it as it is
+        except OSError as exc:
+            raise ClusterError(f"cannot create the lock file {path}: {exc.strerror or exc}") from None
+    raise ClusterError(f"cannot open the lock file {path}")
 
 
 def bindir() -> Path:

@@ -10,11 +10,12 @@
 -- Every lookup is a btree probe of merge_scope_commit_sha_bytes_idx
 -- ((scope, commit_sha), both in byte order): the exact sha; the greatest
 -- recorded sha below it with the same first 4 digits (every recorded
--- abbreviation of p_commit_sha is a prefix of that one: when there is none,
--- as for almost every real sha, there is no abbreviation, else each prefix
--- length is probed); then the range of shas p_commit_sha abbreviates. At
--- most about 40 probes, 3 for a typical sha: cost grows with the sha's
--- length, never with the number of merges. The conditions
+-- abbreviation of p_commit_sha is a prefix of that one, so at most as long
+-- as their common prefix: when there is no such sha there is no
+-- abbreviation, else each prefix length up to the common prefix is probed,
+-- one or two for random shas); then the range of shas p_commit_sha
+-- abbreviates. Cost grows with the sha's length, never with the number of
+-- merges. The conditions
 -- are in byte order ("C") on both columns, so no other index of the table
 -- can serve them, and the function sets enable_seqscan = off: a plan cached
 -- while the table was nearly empty (a fresh ledger's first COPY or replay)
@@ -34,6 +35,7 @@ DECLARE
     v_sha   text;
     v_ids   bigint[] := '{}'::bigint[];
     v_shas  text[] := '{}'::text[];
+    v_common integer;
 BEGIN
     IF p_scope IS NULL OR p_commit_sha IS NULL THEN
         RETURN NULL;
@@ -57,7 +59,14 @@ BEGIN
      ORDER BY m.commit_sha COLLATE "C" DESC
      LIMIT 1;
     IF FOUND THEN
-        FOR v_n IN 4 .. least(length(p_commit_sha) - 1, length(v_sha)) LOOP
+        -- ... and of p_commit_sha, so no longer than their common prefix (at
+        -- least the 4 digits they share)
+        v_common := 4;
+        WHILE v_common < least(length(p_commit_sha) - 1, length(v_sha))
+              AND substr(v_sha, v_common + 1, 1) = substr(p_commit_sha, v_common + 1, 1) LOOP
+            v_common := v_common + 1;
+        END LOOP;
+        FOR v_n IN 4 .. v_common LOOP
             SELECT m.id INTO v_id
               FROM ledger.merge m
              WHERE m.scope COLLATE "C" = p_scope COLLATE "C"
