@@ -98,6 +98,15 @@ def test_a_malformed_dsn_option_is_one_line_naming_the_option(inputs: dict[str, 
     one_error_line(proc, "--dsn is not a libpq DSN")
 
 
+@pytest.mark.parametrize("dsn", ["postgresql://me:hunter2@[::1", "postgresql://me:hunt%zzer2@db/app",
+                                 "host=db password=hunter2 port"])
+def test_a_malformed_dsn_never_echoes_its_password(dsn: str) -> None:
+    """libpq quotes the part of a URI it stumbled on, sometimes all of it."""
+    proc = run(["active", "spec"], {"LEDGER_DSN": dsn})
+    line = one_error_line(proc, "LEDGER_DSN is not a libpq DSN or postgresql:// URI")
+    assert "hunter2" not in proc.stdout + proc.stderr and "hunt%zzer2" not in line, line
+
+
 @pytest.mark.parametrize("verb", SCHEMA_VERBS)
 def test_a_database_without_the_schema_says_run_migrate(verb: str, inputs: dict[str, Path],
                                                         ledger_empty_dsn: str) -> None:
@@ -109,7 +118,7 @@ def test_a_database_without_the_schema_says_run_migrate(verb: str, inputs: dict[
         assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = 'ledger'").fetchone() == (0,)
 
 
-@pytest.mark.parametrize("value", ["abc", "0", "70000", "-5", "54 329"])
+@pytest.mark.parametrize("value", ["abc", "0", "80", "70000", "-5", "54 329"])
 def test_ledger_pgport_that_is_not_a_port_is_named(value: str, tmp_path: Path) -> None:
     proc = run(["active", "spec"], {"LEDGER_PGPORT": value, "LEDGER_PGDIR": str(tmp_path / "pg")})
     one_error_line(proc, f"LEDGER_PGPORT={value!r} is not a TCP port", "from 1024 to 65535")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -79,14 +80,26 @@ def _dsn_source() -> str:
 def check_dsn(dsn: str, source: str) -> None:
     """Refuse a ``dsn`` libpq cannot parse, naming ``source`` (the option or
     variable it came from). The value itself is not repeated: it may hold a
-    password; libpq's message quotes the part it stumbled on."""
+    password. libpq's message quotes the part it stumbled on, sometimes the
+    whole URI: any password in it is shown as ``***`` (:func:`redact_dsn`)."""
     try:
         conninfo_to_dict(dsn)
     except psycopg.ProgrammingError as exc:
         raise UserError(
-            f"{source} is not a libpq DSN or postgresql:// URI: {one_line(exc)} "
+            f"{source} is not a libpq DSN or postgresql:// URI: {redact_dsn(one_line(exc), dsn)} "
             "(e.g. 'host=db dbname=app user=me' or 'postgresql://me@db/app')"
         ) from None
+
+
+def redact_dsn(message: str, dsn: str) -> str:
+    """``message`` with every password written in ``dsn`` (a URI's
+    ``user:password@`` or a ``password=`` keyword, parsed or not) replaced
+    by ``***``."""
+    secrets = set(re.findall(r"://[^:/@\s]*:([^@\s]+)@", dsn))
+    secrets |= {a or b for a, b in re.findall(r"password\s*=\s*(?:'((?:[^'\\]|\\.)*)'|(\S+))", dsn)}
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        message = message.replace(secret, "***")
+    return message
 
 
 def resolve_dsn(dsn: str | None) -> str:

@@ -95,13 +95,14 @@ class Cluster:
 def default_cluster() -> Cluster:
     """The cluster selected by ``LEDGER_PGPORT`` and ``LEDGER_PGDIR``.
     Raises :class:`ClusterError` naming ``LEDGER_PGPORT`` when it is not a
-    TCP port (an integer from 1 to 65535)."""
+    TCP port the server may listen on (an integer from 1024 to 65535: a
+    lower port needs root, and the server never runs as root)."""
     raw = os.environ.get(PORT_ENV, "").strip() or str(DEFAULT_PORT)
     try:
         port = int(raw)
     except ValueError:
         port = 0
-    if not 0 < port < 65536:
+    if not 1024 <= port <= 65535:
         raise ClusterError(
             f"{PORT_ENV}={os.environ.get(PORT_ENV)!r} is not a TCP port: set it to a number from 1024 to 65535 "
             f"(default {DEFAULT_PORT}), or unset it"
