@@ -40,6 +40,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0009_title_words_in_plpgsql": {},  # two functions replaced
     "0010_sha_lookup_in_byte_order": {},  # one function replaced; the index is built concurrently
     "0011_statement_merge_trigger": {"merge": "AccessExclusiveLock"},  # DROP TRIGGER, for milliseconds
+    "0012_hunk_arithmetic_in_bigint": {},  # one function replaced
 }
 
 STRENGTH = [

@@ -29,9 +29,10 @@
 --            b = 0, when first - context <= a < last + context, i.e. inside
 --            the range); otherwise 'moved' (anchor_to = the range shifted by
 --            the lines the hunks above it added or removed: the sum of
---            d - b over hunks with a + max(b, 1) - 1 < first, never below
---            line 1) or 'kept' (nothing above it changed); an empty hunk
---            list changes no line;
+--            d - b over hunks with a + max(b, 1) - 1 < first, kept within
+--            lines 1 to 2147483647; the arithmetic is bigint, so any hunk
+--            the merge may hold is compared without overflow) or 'kept'
+--            (nothing above it changed); an empty hunk list changes no line;
 --            otherwise (no anchor, a directory, no hunks for the path):
 --            'resolution', form path (seed 000's file-level rule);
 --   present  p_added NULL: 'candidate', form unknown_change; the file is in
@@ -113,9 +114,10 @@ BEGIN
          GROUP BY pp.id, pp.fpath
     ), hunked AS (
         SELECT pp.id, pp.fpath,
-               (pp.anchor ->> 0)::integer AS a1, (pp.anchor ->> 1)::integer AS a2,
-               (h.x ->> 0)::integer AS os, (h.x ->> 1)::integer AS oc,
-               (h.x ->> 2)::integer AS ns, (h.x ->> 3)::integer AS nc, h.o
+               -- bigint: line numbers go up to 2147483647, so their sums may not fit an integer
+               (pp.anchor ->> 0)::bigint AS a1, (pp.anchor ->> 1)::bigint AS a2,
+               (h.x ->> 0)::bigint AS os, (h.x ->> 1)::bigint AS oc,
+               (h.x ->> 2)::bigint AS ns, (h.x ->> 3)::bigint AS nc, h.o
           FROM per_path pp
           CROSS JOIN LATERAL jsonb_array_elements(p_hunks -> pp.fpath) WITH ORDINALITY AS h(x, o)
          WHERE pp.expects = 'change' AND pp.anchor IS NOT NULL
@@ -229,8 +231,9 @@ BEGIN
                            d.touched, d.fpath) END,
            CASE WHEN d.by_lines THEN d.anchor END,
            CASE WHEN d.form IN ('renamed', 'anchor_moved', 'anchor_kept')
-                THEN jsonb_build_array(greatest(1, (d.anchor ->> 0)::integer + d.shift),
-                                       greatest(1, (d.anchor ->> 1)::integer + d.shift)) END,
+                -- the range moved, kept within line numbers 1 .. 2147483647
+                THEN jsonb_build_array(least(2147483647, greatest(1, (d.anchor ->> 0)::bigint + d.shift)),
+                                       least(2147483647, greatest(1, (d.anchor ->> 1)::bigint + d.shift))) END,
            CASE WHEN d.form = 'renamed' THEN d.renamed_to END
       FROM decided d
      ORDER BY d.id, d.fpath;
