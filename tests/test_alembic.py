@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from typing import Any
 
 import psycopg
 import pytest
 import sqlalchemy as sa
 from _migrations import below_baseline, ini_config, ledger_relations, revisions, settings, version
 from alembic import command
-from alembic.config import Config
 from pytest_alembic import MigrationContext
+from pytest_alembic.config import Config as PytestAlembicConfig
 from pytest_alembic.tests import (  # noqa: F401  (collected by pytest)
     test_model_definitions_match_ddl,
     test_single_head_revision,
@@ -27,7 +26,6 @@ from pytest_alembic.tests import (  # noqa: F401  (collected by pytest)
     test_upgrade,
 )
 
-from findings_ledger.testing.cluster import catalog_lock
 from findings_ledger.testing.schema_dump import snapshot
 
 
@@ -36,20 +34,12 @@ def _engine(dsn: str) -> sa.Engine:
 
 
 @pytest.fixture
-def alembic_config() -> Config:
-    return ini_config()
-
-
-@pytest.fixture(autouse=True)
-def _below_baseline_for_up_down(request: pytest.FixtureRequest, ledger_server: dict[str, Any]) -> Iterator[None]:
-    """pytest-alembic's test_up_down_consistency migrates down to base (DROP
-    ROLE): it holds the exclusive catalog lock, as every downgrade below the
-    baseline in this suite does (tests/_migrations.below_baseline)."""
-    if request.node.name != "test_up_down_consistency":
-        yield
-        return
-    with catalog_lock(ledger_server, exclusive=True):
-        yield
+def alembic_config() -> PytestAlembicConfig:
+    """The repository's alembic.ini. pytest-alembic's up/down consistency
+    test stops at the baseline: below it the downgrade runs DROP ROLE, which
+    must hold the exclusive catalog lock for as short a time as it can, and
+    test_downgrade_to_base_and_back_up takes that step under it."""
+    return PytestAlembicConfig(alembic_config=ini_config(), minimum_downgrade_revision=revisions()[0])
 
 
 @pytest.fixture
