@@ -85,6 +85,8 @@ SUBSET_EXCLUDES = {
     "their psql output is the default server's",
     "tests/test_scope_names_and_times.py": "40 s: 12 ways of writing x 7 refused scope names, the scope and time "
     "checks test_hostile_input runs too (the coverage check proves they ran)",
+    "tests/test_offline_sql.py": "70 s: every revision applied a second and third way (alembic --sql, psql -f) "
+    "and compared; the same SQL files run on this server online in test_alembic and test_revision_locks",
 }
 
 #: tests of included modules left out too (pytest --deselect, a node id prefix), and why
