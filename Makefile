@@ -70,9 +70,15 @@ pgtap: pg-ensure
 pgbouncer:
 	@bash tools/ensure-pgbouncer.sh
 
+# plpgsql_check for the throwaway cluster's server when it is Debian's (as root it is
+# installed with apt-get); elsewhere the script says why not, and the one test that
+# needs it (tests/test_plpgsql_check.py) skips only where it cannot be installed
+plpgsql-check: pg-ensure
+	@[ -n "$${LEDGER_DSN:-}" ] || PG_BINDIR=$$($(PGB) bindir) bash tools/ensure-plpgsql-check.sh || true
+
 # Two parts: everything not marked serial on $(TEST_JOBS) pytest-xdist workers
 # (one module per worker at a time), then the serial tests (load, crash) alone.
-test: venv pgtap pgbouncer ## run every test against a real PostgreSQL (parallel part on TEST_JOBS workers, then the serial part)
+test: venv pgtap pgbouncer plpgsql-check ## run every test against a real PostgreSQL (parallel part on TEST_JOBS workers, then the serial part)
 	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder -m "not serial" --durations=10
 	$(BIN)/pytest -m serial
 
