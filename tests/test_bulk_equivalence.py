@@ -8,7 +8,7 @@ and without resolution verbs, revert earlier merges ("This reverts commit
 <sha>."), name commits that were never recorded, and touch the findings'
 files, files inside their directories and unrelated files. Each way writes
 into its own database (created once for the test), and every example writes
-the same scopes in the same order into all three, so the generated ids
+the same scopes in the same order into all four, so the generated ids
 agree and every finding, merge and audit row is compared as a whole: ids,
 actions, rules, evidence, reasons (which name finding ids) and details.
 Only wall-clock values are left out (superseded_at is compared as set or
@@ -207,7 +207,7 @@ class Ledgers:
     counter: Iterator[int]
 
     def align_ids(self) -> None:
-        """Start every id sequence at the same value in all three databases,
+        """Start every id sequence at the same value in all four databases,
         so that ids agree even after an example that failed half-way."""
         for table in ("finding", "merge", "supersession"):
             seq = f"pg_get_serial_sequence('ledger.{table}', 'id')"
@@ -259,7 +259,7 @@ def test_one_statement_decides_what_one_row_at_a_time_decides(
 
 def test_the_histories_have_teeth(ledgers: Ledgers) -> None:
     """A history the generator can draw supersedes by path and by message,
-    reverts a merge and names an unknown commit, the same way in all three."""
+    reverts a merge and names an unknown commit, the same way in all four."""
     findings = [Finding("F-1", TITLES[0], "drift", "high", ["src/loader.py"], "loader-quota", ["ERR_QUOTA_7"]),
                 Finding("F-2", TITLES[1], "review", "medium", ["docs/"], None, []),
                 Finding(None, TITLES[2], "bug", "low", [], None, ["parse_config"])]
