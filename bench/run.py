@@ -263,29 +263,30 @@ def nested_plans(conn: psycopg.Connection[Any], stmt: str, params: Any, keep: Ca
 
 # --------------------------------------------------------------------------- cases
 
-INSERT_MERGE = "INSERT INTO {table} (scope, commit_sha, paths, message) VALUES (%s, %s, %s, %s)"
+INSERT_MERGE = "INSERT INTO {table} (scope, commit_sha, paths, message, hunks) VALUES (%s, %s, %s, %s, %s)"
 
 
 def sample_insert(conn: psycopg.Connection[Any], table: str, paths: list[str], sha: str,
-                  message: str = MESSAGE) -> float:
+                  message: str = MESSAGE, hunks: Jsonb | None = None) -> float:
     stmt = INSERT_MERGE.format(table=table)
     with conn.transaction(force_rollback=True):
-        return timed(lambda: conn.execute(stmt, ("bench-0", sha, paths, message)))
+        return timed(lambda: conn.execute(stmt, ("bench-0", sha, paths, message, hunks)))
 
 
 def paired(conn: psycopg.Connection[Any], count: int, paths_of: Callable[[int], list[str]], salt: list[int],
-           message: str = MESSAGE, warm: int | None = None) -> tuple[list[float], list[float]]:
+           message: str = MESSAGE, warm: int | None = None,
+           hunks: Jsonb | None = None) -> tuple[list[float], list[float]]:
     """``count`` merge inserts into ledger.merge and into the bare table,
     alternated sample by sample (so drift in machine load hits both alike),
-    after ``warm`` unrecorded pairs."""
+    after ``warm`` unrecorded pairs; ``hunks`` for every one when given."""
     warm = max(3, count // 10) if warm is None else warm
     trig: list[float] = []
     bare: list[float] = []
     for i in range(warm + count):
         salt[0] += 1
         paths = paths_of(salt[0])
-        t = sample_insert(conn, "ledger.merge", paths, sha_of(salt[0]), message)
-        b = sample_insert(conn, "bench_bare.merge", paths, sha_of(salt[0]), message)
+        t = sample_insert(conn, "ledger.merge", paths, sha_of(salt[0]), message, hunks)
+        b = sample_insert(conn, "bench_bare.merge", paths, sha_of(salt[0]), message, hunks)
         if i >= warm:
             trig.append(t)
             bare.append(b)
@@ -298,7 +299,7 @@ def app_side_merge(conn: psycopg.Connection[Any], paths: list[str], sha: str) ->
     update row by row."""
 
     def run() -> None:
-        conn.execute(INSERT_MERGE.format(table="bench_bare.merge"), ("bench-0", sha, paths, MESSAGE))
+        conn.execute(INSERT_MERGE.format(table="bench_bare.merge"), ("bench-0", sha, paths, MESSAGE, None))
         rows = conn.execute(
             "SELECT id, paths FROM ledger.finding WHERE scope = %s AND superseded_at IS NULL", ("bench-0",)
         ).fetchall()
@@ -406,7 +407,6 @@ def bench_largest_ledger(conn: psycopg.Connection[Any], sizes: Sizes, rep: Repor
 #: findings anchored to lines of the hunks file, one every 10 lines from line 5
 HUNK_ANCHORS = 100
 HUNK_FILE = "src/hunks/anchored.py"
-INSERT_MERGE_HUNKS = "INSERT INTO {table} (scope, commit_sha, paths, message, hunks) VALUES (%s, %s, %s, %s, %s)"
 
 
 def hunks_of(count: int) -> list[list[int]]:
@@ -440,19 +440,9 @@ def bench_hunks(conn: psycopg.Connection[Any], sizes: Sizes, rep: Report, salt: 
             "  FROM generate_series(0, %s - 1) AS g RETURNING id", (HUNK_FILE, HUNK_ANCHORS))]
     try:
         for count in sizes.hunk_counts:
-            hunks = Jsonb({HUNK_FILE: hunks_of(count)})
-            trig: list[float] = []
-            bare: list[float] = []
-            for i in range(3 + sizes.growth_samples):
-                salt[0] += 1
-                sha = sha_of(salt[0])
-                for table, out in (("ledger.merge", trig), ("bench_bare.merge", bare)):
-                    stmt = INSERT_MERGE_HUNKS.format(table=table)
-                    with conn.transaction(force_rollback=True):
-                        ms = timed(lambda stmt=stmt, sha=sha: conn.execute(
-                            stmt, ("bench-0", sha, [HUNK_FILE], "Edit the tail of the file", hunks)))
-                    if i >= 3:
-                        out.append(ms)
+            trig, bare = paired(conn, sizes.growth_samples, lambda s: [HUNK_FILE], salt,
+                                message="Edit the tail of the file", warm=3,
+                                hunks=Jsonb({HUNK_FILE: hunks_of(count)}))
             row = rep.add("merge insert", f"{n} findings, 1 path, {HUNK_ANCHORS} anchors, {count} hunks", trig,
                           "bare insert", bare, findings=n, paths=1, anchors=HUNK_ANCHORS, hunks=count)
             rep.grows("hunks", count, row)
@@ -499,7 +489,7 @@ def profile_merge(conn: psycopg.Connection[Any], rep: Report, label: str, paths:
     """Per-function profile of one merge (the second of two, so caches are warm)."""
     for k in range(2):
         rows = function_profile(conn, lambda k=k: conn.execute(
-            INSERT_MERGE.format(table="ledger.merge"), ("bench-0", f"{0xfeed0000 + k:x}", paths, message)))
+            INSERT_MERGE.format(table="ledger.merge"), ("bench-0", f"{0xfeed0000 + k:x}", paths, message, None)))
     rep.profiles[label] = rows
     top = ", ".join(f"{r['function']} {r['self_ms']}" for r in rows[:4])
     print(f"  profile ({label}): {len(rows)} functions; most self time: {top}", flush=True)
