@@ -50,6 +50,7 @@
 \ir functions/tg_issue__prepare.sql
 \ir functions/tg_agent_task__prepare.sql
 \ir functions/tg_agent_task__guard_snapshot.sql
+\ir functions/_resumed_row.sql
 \ir functions/_resumed_task.sql
 \ir functions/_write_issue_snapshot.sql
 \ir functions/claim_task.sql

@@ -12,7 +12,8 @@
 -- claimers never take the same task and never wait for each other. No row
 -- when the queue is empty. The claim (seed 003 / issue 4):
 --   1. reads the task and its issue in the statement that locks the task,
---      finds the session it resumes (ledger._resumed_task) and computes the
+--      finds the row whose session it resumes from the fields just read
+--      (ledger._resumed_row, the whole row in one query) and computes the
 --      issue's snapshot as the row is now (ledger.issue_snapshot);
 --   2. marks the task dispatched (dispatched_at, dispatch_count + 1), sets
 --      its session_id to the session it resumes (NULL for a fresh session),
@@ -79,13 +80,19 @@ DECLARE
     v_agent text := ledger._check_text(p_agent_id, 'claim_task.p_agent_id', false, 200);
     v_version integer := ledger._snapshot_version();  -- an invalid setting fails before anything is written
     v_task_id bigint;
+    v_issue_id bigint;
+    v_agent_id text;
+    v_rerun_of bigint;
+    v_fresh boolean;
     v_resumed ledger.agent_task;
     v_title text;
     v_description text;
     v_snapshot jsonb;
 BEGIN
-    SELECT t.id, i.title, i.description, i.status, i.assignee_type, i.assignee_id, i.priority
-      INTO v_task_id, v_title, v_description, issue_status, issue_assignee_type, issue_assignee_id, issue_priority
+    SELECT t.id, t.issue_id, t.agent_id, t.rerun_of_task_id, t.force_fresh_session,
+           i.title, i.description, i.status, i.assignee_type, i.assignee_id, i.priority
+      INTO v_task_id, v_issue_id, v_agent_id, v_rerun_of, v_fresh,
+           v_title, v_description, issue_status, issue_assignee_type, issue_assignee_id, issue_priority
       FROM ledger.agent_task t
       JOIN ledger.issue i ON i.id = t.issue_id
      WHERE t.status = 'queued'
@@ -99,7 +106,7 @@ BEGIN
         RETURN;
     END IF;
 
-    SELECT r.* INTO v_resumed FROM ledger.agent_task r WHERE r.id = ledger._resumed_task(v_task_id);
+    v_resumed := ledger._resumed_row(v_task_id, v_issue_id, v_agent_id, v_runtime, v_rerun_of, v_fresh);
     v_snapshot := ledger.issue_snapshot(v_title, v_description, v_version);
 
     PERFORM set_config('ledger.claim_writer', v_task_id::text, true);

@@ -1,7 +1,8 @@
 -- ledger.tg_agent_task__prepare() -> trigger (BEFORE INSERT OR UPDATE ON ledger.agent_task)
 --
 -- Every agent_task row, however it is written (INSERT, COPY, a plain UPDATE
--- by a service, the lifecycle functions), passes through here:
+-- by a service, the lifecycle functions), passes through here (on UPDATE a
+-- text column is checked again only when the statement changes it):
 --   agent_id, runtime_id  required, single line, <= 200 chars, trimmed;
 --   session_id            optional, single line, <= 200 chars, trimmed;
 --   failure_reason        optional (required when status is failed), single
@@ -30,15 +31,30 @@ AS $$
 DECLARE
     v_claiming boolean := current_setting('ledger.claim_writer', true) IS NOT DISTINCT FROM NEW.id::text;
 BEGIN
-    NEW.agent_id := ledger._check_text(NEW.agent_id, 'agent_task.agent_id', true, 200);
-    NEW.runtime_id := ledger._check_text(NEW.runtime_id, 'agent_task.runtime_id', true, 200);
-    NEW.session_id := ledger._check_text(NEW.session_id, 'agent_task.session_id', false, 200);
-    NEW.failure_reason := ledger._check_text(NEW.failure_reason, 'agent_task.failure_reason', false, 200);
+    -- on UPDATE only the columns the statement changed are checked again: an
+    -- unchanged value is the one this trigger stored
+    IF TG_OP = 'INSERT' OR NEW.agent_id IS DISTINCT FROM OLD.agent_id THEN
+        NEW.agent_id := ledger._check_text(NEW.agent_id, 'agent_task.agent_id', true, 200);
+    END IF;
+    IF TG_OP = 'INSERT' OR NEW.runtime_id IS DISTINCT FROM OLD.runtime_id THEN
+        NEW.runtime_id := ledger._check_text(NEW.runtime_id, 'agent_task.runtime_id', true, 200);
+    END IF;
+    IF TG_OP = 'INSERT' OR NEW.session_id IS DISTINCT FROM OLD.session_id THEN
+        NEW.session_id := ledger._check_text(NEW.session_id, 'agent_task.session_id', false, 200);
+    END IF;
+    IF TG_OP = 'INSERT' OR NEW.failure_reason IS DISTINCT FROM OLD.failure_reason THEN
+        NEW.failure_reason := ledger._check_text(NEW.failure_reason, 'agent_task.failure_reason', false, 200);
+    END IF;
     NEW.force_fresh_session := coalesce(NEW.force_fresh_session, false);
-    NEW.status := lower(ledger._check_text(coalesce(NEW.status, 'queued'), 'agent_task.status', true, 20) COLLATE "C");
-    IF NEW.status NOT IN ('queued', 'dispatched', 'running', 'completed', 'failed', 'cancelled') THEN
-        RAISE EXCEPTION 'invalid agent_task.status: % (expected queued, dispatched, running, completed, failed or cancelled)',
-            quote_literal(NEW.status) USING ERRCODE = 'LD003';
+    IF (TG_OP = 'INSERT' OR NEW.status IS DISTINCT FROM OLD.status)
+       AND (NEW.status IS NULL
+            OR NEW.status NOT IN ('queued', 'dispatched', 'running', 'completed', 'failed', 'cancelled')) THEN
+        -- one of the six as written needs no trimming or folding
+        NEW.status := lower(ledger._check_text(coalesce(NEW.status, 'queued'), 'agent_task.status', true, 20) COLLATE "C");
+        IF NEW.status NOT IN ('queued', 'dispatched', 'running', 'completed', 'failed', 'cancelled') THEN
+            RAISE EXCEPTION 'invalid agent_task.status: % (expected queued, dispatched, running, completed, failed or cancelled)',
+                quote_literal(NEW.status) USING ERRCODE = 'LD003';
+        END IF;
     END IF;
     IF NEW.issue_id IS NULL THEN
         RAISE EXCEPTION 'agent_task.issue_id is required' USING ERRCODE = 'LD002';
@@ -69,7 +85,9 @@ BEGIN
         NEW.started_at := NULL;
         NEW.completed_at := NULL;
     ELSE
-        IF NEW.status IS DISTINCT FROM OLD.status THEN
+        IF NEW.status IS DISTINCT FROM OLD.status
+           AND NOT (v_claiming AND OLD.status = 'queued' AND NEW.status = 'dispatched') THEN
+            -- (the claim's own queued -> dispatched is a transition of the machine)
             PERFORM ledger._check_task_transition(NEW.id, OLD.status, NEW.status);
         END IF;
         IF NOT v_claiming AND ((NEW.status = 'dispatched' AND OLD.status <> 'dispatched')

@@ -1,0 +1,7 @@
+-- 0013_claim_reads_the_task_once: claim reads the task once
+
+\ir functions/tg_agent_task__prepare.sql
+\ir functions/_resumed_row.sql
+\ir functions/_resumed_task.sql
+\ir functions/claim_task.sql
+\ir privileges.sql
