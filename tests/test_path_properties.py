@@ -157,3 +157,27 @@ def test_match_paths_and_the_trigger_rule_agree_with_reference(
     for fid, (fpath, tpath) in got.items():
         paths = dict(ids)[fid]
         assert fpath in paths and tpath in touched_norm and reference_match([fpath], [tpath])
+
+
+def reference_keys(touched: list[str]) -> set[str]:
+    """Each touched path and each of its ancestor directories with a
+    trailing '/', written independently of the SQL."""
+    keys = set(touched)
+    for t in touched:
+        parts = t.rstrip("/").split("/")
+        keys.update("/".join(parts[:n]) + "/" for n in range(1, len(parts)))
+    return keys
+
+
+@examples(80)
+@given(raws=st.lists(raw_paths, max_size=8))
+def test_path_keys_are_every_path_and_its_ancestor_directories(ledger_conn: psycopg.Connection,
+                                                               raws: list[str]) -> None:
+    """ledger._path_keys, the statement trigger's probe of finding_path, is
+    the reference key set of normalised touched paths (repeats allowed: the
+    btree probe of = ANY removes them)."""
+    touched = first_occurrences([n for n in (normalize(ledger_conn, r) for r in raws) if n is not None])
+    row = ledger_conn.execute("SELECT ledger._path_keys(%s)", (touched,)).fetchone()
+    assert row is not None
+    assert set(row[0]) == reference_keys(touched)
+    assert ledger_conn.execute("SELECT ledger._path_keys(NULL), ledger._path_keys('{}')").fetchone() == ([], [])

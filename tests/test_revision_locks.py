@@ -41,6 +41,8 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0010_sha_lookup_in_byte_order": {},  # one function replaced; the index is built concurrently
     "0011_statement_merge_trigger": {"merge": "AccessExclusiveLock"},  # DROP TRIGGER, for milliseconds
     "0012_hunk_arithmetic_in_bigint": {},  # one function replaced
+    "0013_claim_reads_the_task_once": {},  # functions replaced, one added
+    "0014_prefilter_on_distinct_words": {},  # two functions replaced
 }
 
 STRENGTH = [

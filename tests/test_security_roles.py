@@ -176,6 +176,7 @@ NO_GRANTS = [
     "ledger._object_ends(text)",
     "ledger._write_issue_snapshot(bigint,integer)",
     "ledger._resumed_task(bigint)",
+    "ledger._resumed_row(bigint,bigint,text,text,bigint,boolean)",
     "ledger._snapshot_changes(jsonb,jsonb)",
     "ledger._check_task_transition(bigint,text,text)",
     "ledger._check_json_shape(jsonb,text,jsonb)",  # replace_findings' argument check
@@ -320,7 +321,7 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
     assert unpinned == sorted([
         "ledger._evidence_token(text)", "ledger._file_slug(text)",
         "ledger._finding_state(timestamp with time zone,timestamp with time zone)",
-        "ledger._normalize_branch(text,text)", "ledger._path_keys(text[])", "ledger._scoped_paths(text,text[])",
+        "ledger._normalize_branch(text,text)", "ledger._scoped_paths(text,text[])",
         "ledger._severity_rank(text)", "ledger._significant(text)",
         "ledger._token_regex(boolean)", "ledger._unicode_class(text)",
         "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",

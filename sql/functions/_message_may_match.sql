@@ -5,8 +5,9 @@
 -- that the full tokeniser (ledger._message_tokens, a PL/pgSQL loop over the
 -- characters' tokens) and the matcher run only when some active finding of
 -- the scope could match.
---   * A message without a single token (ledger._token_regex, after NFC):
---     false; it can name nothing.
+--   * A message without a single token (ledger._token_regex, after NFC;
+--     a message already in NFC, as ASCII always is, is not normalised
+--     again): false; it can name nothing.
 --   * A message with a code span or fence made of backticks, an HTML comment
 --     ('<!--') or a carriage return: true (not modelled here; the full
 --     matcher decides).
@@ -19,12 +20,15 @@
 --     slug and its dated slug; 't' || three and '=' || two consecutive
 --     significant words) are a superset of the matcher's, and one probe of
 --     finding_active_evidence_idx says whether any active finding of the
---     scope carries one of them.
+--     scope carries one of them. The token forms are built from the
+--     message's distinct tokens (a message repeats most of its words), the
+--     word runs from all of them in order.
 -- So a false is exact and a true may be a finding that does not match in
 -- the end (its evidence inside one segment only, a triple across two).
 -- tests/test_message_prefilter.py checks false => no match on random
--- messages. Cost: one regular-expression pass and one GIN probe; PL/pgSQL
--- with a generic plan, so that the query is planned once per session.
+-- messages. Cost: one regular-expression pass and one GIN probe (about
+-- 1.7 ms for a 2 KB message, docs/performance.md); PL/pgSQL with a
+-- generic plan, so that the query is planned once per session.
 -- Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._message_may_match(p_scope text, p_message text)
 RETURNS boolean
@@ -35,8 +39,11 @@ SET search_path = pg_catalog
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-    v_msg text := pg_catalog.normalize(coalesce(p_message, ''), 'NFC');
+    v_msg text := coalesce(p_message, '');
 BEGIN
+    IF v_msg IS NOT NFC NORMALIZED THEN
+        v_msg := pg_catalog.normalize(v_msg, 'NFC');
+    END IF;
     IF v_msg !~ ledger._token_regex(false) THEN
         RETURN false;
     END IF;
@@ -51,10 +58,12 @@ BEGIN
             -- keys then go back to the default collation, the evidence index's
             -- (a "C" array would not match the index expression's collation)
             SELECT r.o, lower(r.m[2] COLLATE "C") COLLATE "default" AS norm,
-                   CASE WHEN r.m[1] ~ '^[-/]\n[[:blank:]]*$'
+                   CASE WHEN strpos(r.m[1], E'\n') = 2 AND r.m[1] ~ '^[-/]\n[[:blank:]]*$'
                         THEN (lower(lag(r.m[2]) OVER (ORDER BY r.o) COLLATE "C") || left(r.m[1], 1)
                               || lower(r.m[2] COLLATE "C")) COLLATE "default" END AS alt
               FROM regexp_matches(v_msg, ledger._token_regex(true), 'g') WITH ORDINALITY AS r(m, o)
+        ), words AS MATERIALIZED (
+            SELECT DISTINCT x.w FROM t, LATERAL (VALUES (t.norm), (t.alt)) AS x(w) WHERE x.w IS NOT NULL
         ), sh AS (
             SELECT s.norm || ' ' || lead(s.norm, 1) OVER w || ' ' || lead(s.norm, 2) OVER w AS sh3,
                    s.norm || ' ' || lead(s.norm, 1) OVER w AS sh2
@@ -62,20 +71,20 @@ BEGIN
         )
         SELECT count(*) FROM ledger.finding f
          WHERE ledger._evidence_keys(f.scope, f.finding_key, f.slug, f.strong_keywords, f.title)
-                   OPERATOR(pg_catalog.&&) ledger._scoped_paths(p_scope, ARRAY(
-                       SELECT DISTINCT k.x FROM (
-                           SELECT 'i' || x.w FROM t, LATERAL (VALUES (t.norm), (t.alt)) AS x(w)
-                            WHERE char_length(x.w) >= 3
+                   OPERATOR(pg_catalog.&&) ARRAY(
+                       -- scope-prefixed as the index keys (ledger._scoped_paths, written out:
+                       -- a call of that SQL function is planned on every execution)
+                       SELECT DISTINCT (p_scope || E'\x1f') || k.x FROM (
+                           SELECT 'i' || w.w FROM words AS w WHERE char_length(w.w) >= 3
                            UNION ALL
-                           SELECT 'i' || ledger._file_slug(x.w) FROM t, LATERAL (VALUES (t.norm), (t.alt)) AS x(w)
+                           SELECT 'i' || ledger._file_slug(w.w) FROM words AS w
                            UNION ALL
-                           SELECT 'i' || substring(x.w, '^[0-9]{4}-[0-9]{2}-[0-9]{2}-(.+)$')
-                             FROM t, LATERAL (VALUES (t.norm), (t.alt)) AS x(w)
+                           SELECT 'i' || substring(w.w, '^[0-9]{4}-[0-9]{2}-[0-9]{2}-(.+)$') FROM words AS w
                            UNION ALL
                            SELECT 't' || sh.sh3 FROM sh
                            UNION ALL
                            SELECT '=' || sh.sh2 FROM sh
-                       ) AS k(x) WHERE k.x IS NOT NULL))
+                       ) AS k(x) WHERE k.x IS NOT NULL)
            AND f.superseded_at IS NULL) > 0;
 END
 $$;

@@ -2,26 +2,45 @@
 --
 -- The keys under which ledger.finding_path is probed for a merge's touched
 -- paths (normalised): each path itself and each of its ancestor
--- directories with a trailing '/' ('src/pkg/a.py' -> {src/, src/pkg/,
--- src/pkg/a.py}), distinct. The same key set as ledger._match_changes
--- builds for its probe; used by the statement trigger
--- ledger.tg_merge__supersede to skip merges that touch nothing an active
--- finding references. STABLE, as array_to_string is; not inlined (its body
--- is a sub-select), so it is planned on every call: 0.06 ms, and 0.7 ms to
--- run for 100 paths (docs/performance.md).
+-- directories with a trailing '/' ('src/pkg/a.py' -> {src/pkg/a.py, src/,
+-- src/pkg/}). The same key set as ledger._match_changes builds for its
+-- probe; used by the statement trigger ledger.tg_merge__supersede to skip
+-- merges that touch nothing an active finding references. A key may occur
+-- more than once (two paths in one directory): the btree probe of
+-- `path = ANY (keys)` sorts and de-duplicates the array itself, so sorting
+-- it here too would be paid twice. NULL elements are left out. A PL/pgSQL
+-- loop of strpos over each path (no string_to_array / array_to_string per
+-- prefix, no DISTINCT sort): about 0.2 ms for 100 paths of four levels
+-- (docs/performance.md).
 -- NULL or '{}' -> '{}'. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._path_keys(p_paths text[])
 RETURNS text[]
-LANGUAGE sql STABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog
 AS $$
-    SELECT ARRAY(
-        SELECT DISTINCT pg_catalog.array_to_string(a.parts[1:n], '/')
-                        OPERATOR(pg_catalog.||) CASE WHEN n < pg_catalog.cardinality(a.parts) THEN '/' ELSE '' END
-          FROM pg_catalog.unnest(p_paths) AS t(path),
-               LATERAL (SELECT pg_catalog.string_to_array(t.path, '/') AS parts) AS a,
-               pg_catalog.generate_series(1, pg_catalog.cardinality(a.parts)) AS n
-         WHERE a.parts[n] OPERATOR(pg_catalog.<>) '')
+DECLARE
+    v_paths text[] := array_remove(coalesce(p_paths, '{}'), NULL);
+    v_keys  text[] := v_paths;
+    v_path  text;
+    v_rest  text;
+    v_at    integer;
+    v_j     integer;
+BEGIN
+    FOREACH v_path IN ARRAY v_paths LOOP
+        v_at := 0;
+        v_rest := v_path;
+        LOOP
+            v_j := strpos(v_rest, '/');
+            EXIT WHEN v_j = 0;
+            v_at := v_at + v_j;
+            v_rest := substr(v_rest, v_j + 1);
+            EXIT WHEN v_rest = '';  -- the path is itself a directory, already a key
+            v_keys := v_keys || left(v_path, v_at);
+        END LOOP;
+    END LOOP;
+    RETURN v_keys;
+END
 $$;
 
 COMMENT ON FUNCTION ledger._path_keys(text[]) IS
-'The finding_path keys of touched paths: each path and its ancestor directories (trailing /), distinct; the key set of ledger._match_changes. (text[]) -> text[]. Raises nothing.';
+'The finding_path keys of touched paths: each path and its ancestor directories (trailing /), possibly repeated; the key set of ledger._match_changes. (text[]) -> text[]. Raises nothing.';
