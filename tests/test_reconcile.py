@@ -289,3 +289,37 @@ def test_reconcile_applies_causality_change_kinds_and_anchors_like_the_triggers(
         assert decision_state(ledger_conn) == decision_state(live)
     assert ledger_conn.execute("SELECT hunks FROM ledger.merge WHERE commit_sha = 'd1d1'").fetchone() == (
         {"src/a.py": [[0, 0, 1, 10]], "src/b.py": [[44, 0, 45, 1]]},)
+
+
+def test_reconcile_lower_cases_a_commit_sha_written_without_triggers(ledger_conn: psycopg.Connection) -> None:
+    """The trigger lower-cases commit_sha; a row written without it keeps its
+    case until reconcile, which lower-cases it, so that a later redelivery
+    in lower case is the same merge (ON CONFLICT DO NOTHING), not a second."""
+    fl.add_finding(ledger_conn, "case", "stale", paths=["a.py"], kind="drift")
+    replica(ledger_conn, True)
+    ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('case', 'ABCD1234', '{a.py}')")
+    replica(ledger_conn, False)
+    assert [r.merge_id for r in fl.reconcile(ledger_conn, "case")] == [1]
+    assert ledger_conn.execute("SELECT commit_sha, processed FROM ledger.merge").fetchall() == [("abcd1234", True)]
+    again = fl.record_merge(ledger_conn, "case", "abcd1234", ["a.py"])
+    assert again.merge_id == 1
+    assert ledger_conn.execute("SELECT count(*) FROM ledger.merge").fetchone() == (1,)
+
+
+@pytest.mark.parametrize(("sha", "code", "words"), [
+    ("XYZ1", "LD003", "invalid merge 2 commit_sha: 'xyz1' is not a hexadecimal commit id"),
+    ("AAAA1111", "LD007", "merge 2 (written without triggers) is merge 1 again"),
+])
+def test_reconcile_refuses_a_bad_or_duplicate_commit_sha_and_applies_nothing(
+        ledger_conn: psycopg.Connection, sha: str, code: str, words: str) -> None:
+    fl.add_finding(ledger_conn, "case", "stale", paths=["a.py"], kind="drift")
+    fl.record_merge(ledger_conn, "case", "aaaa1111", ["b.py"])
+    replica(ledger_conn, True)
+    ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('case', %s, '{a.py}')", (sha,))
+    replica(ledger_conn, False)
+    before = (counts(ledger_conn), outcome(ledger_conn))
+    with pytest.raises(psycopg.Error) as info:
+        ledger_conn.execute("SELECT * FROM ledger.reconcile('case')")
+    assert info.value.sqlstate == code
+    assert words in str(info.value)
+    assert (counts(ledger_conn), outcome(ledger_conn)) == before

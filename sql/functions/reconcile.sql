@@ -4,7 +4,10 @@
 -- triggers: rows written while triggers did not fire
 -- (session_replication_role = replica, as logical replication's apply
 -- worker and pg_restore --disable-triggers write them) keep
--- processed = false. In merge id order, each such merge gets its paths
+-- processed = false. In merge id order, each such merge gets its
+-- commit_sha lower-cased and checked (a hexadecimal commit id of 4 to 64
+-- digits, LD003, as the _100_prepare trigger checks it; the same commit
+-- recorded again in another case is LD007, naming both merges), its paths
 -- normalised (ledger.normalize_paths), its branch normalised
 -- (ledger._normalize_branch), its added, deleted and hunks validated and
 -- normalised (trigger _120_changes), is marked processed and goes through
@@ -28,8 +31,10 @@
 -- LD005 for a scope with no scope row, merge or finding, LD401 while
 -- per-scope row-level security is on and the scope is not in ledger.scopes,
 -- LD001 naming the merge or finding id when a stored path cannot be
--- normalised, LD003/LD004 naming the merge when its branch is malformed
--- (nothing is applied then: fix the row and call again).
+-- normalised, LD003/LD004 naming the merge when its branch or commit_sha
+-- is malformed, LD007 naming both merges when its lower-cased commit_sha
+-- is another merge's of the scope (nothing is applied then: fix or delete
+-- the row and call again).
 CREATE OR REPLACE FUNCTION ledger.reconcile(p_scope text)
 RETURNS TABLE (merge_id bigint, decisions jsonb)
 LANGUAGE plpgsql
@@ -39,6 +44,8 @@ AS $$
 DECLARE
     v_scope text := ledger._check_text(p_scope, 'reconcile.scope', true, 200);
     v_id    bigint;
+    v_sha   text;
+    v_other bigint;
 BEGIN
     PERFORM ledger._check_scope_access(v_scope, 'reconcile.scope');
     IF NOT EXISTS (SELECT 1 FROM ledger.scope s WHERE s.scope = v_scope) THEN
@@ -78,8 +85,24 @@ BEGIN
          ORDER BY m.id
            FOR NO KEY UPDATE
     LOOP
+        -- the trigger lower-cases a commit_sha: a row written without it may not be
+        SELECT lower(btrim(m.commit_sha, E' \t\r\n\f\x0b') COLLATE "C") INTO v_sha FROM ledger.merge m WHERE m.id = v_id;
+        IF v_sha IS NULL OR v_sha !~ '^[0-9a-f]{4,64}$' THEN
+            RAISE EXCEPTION 'invalid merge % commit_sha: % is not a hexadecimal commit id (4 to 64 digits)',
+                v_id, quote_nullable(v_sha) USING ERRCODE = 'LD003';
+        END IF;
+        SELECT o.id INTO v_other FROM ledger.merge o
+         WHERE o.scope = v_scope AND o.commit_sha = v_sha AND o.id <> v_id
+         LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'conflicting redelivery of merge.commit_sha % in scope %: merge % (written without triggers) is merge % again',
+                quote_literal(v_sha), quote_literal(v_scope), v_id, v_other
+                USING ERRCODE = 'LD007',
+                      HINT = format('A commit is recorded once: delete the unprocessed row (DELETE FROM ledger.merge WHERE id = %s) and call reconcile again.', v_id);
+        END IF;
         UPDATE ledger.merge m
-           SET paths = ledger.normalize_paths(m.paths, 'merge ' || m.id || ' paths', 100000),
+           SET commit_sha = v_sha,
+               paths = ledger.normalize_paths(m.paths, 'merge ' || m.id || ' paths', 100000),
                branch = ledger._normalize_branch(m.branch, 'merge ' || m.id || ' branch'),
                added = m.added, deleted = m.deleted, hunks = m.hunks,  -- through _120_changes
                processed = true
@@ -98,4 +121,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.reconcile(text) IS
-'Apply, in id order and once, the merges of a scope that were written without the ledger triggers (processed = false, e.g. session_replication_role = replica): normalise their paths and branch (and the scope''s active findings'' paths), mark them processed, run ledger._apply_merge and ledger._apply_revert. (scope text) -> TABLE(merge_id bigint, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). Idempotent. Raises LD001-LD005, LD401.';
+'Apply, in id order and once, the merges of a scope that were written without the ledger triggers (processed = false, e.g. session_replication_role = replica): lower-case and check their commit_sha, normalise their paths and branch (and the scope''s active findings'' paths), mark them processed, run ledger._apply_merge and ledger._apply_revert. (scope text) -> TABLE(merge_id bigint, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). Idempotent. Raises LD001-LD005, LD007 (the lower-cased commit_sha is another merge''s of the scope), LD401.';
