@@ -26,6 +26,7 @@ from pytest_alembic.tests import (  # noqa: F401  (collected by pytest)
     test_upgrade,
 )
 
+import findings_ledger as fl
 from findings_ledger.testing.schema_dump import snapshot
 
 
@@ -123,3 +124,11 @@ def test_an_invalid_timeout_is_refused_before_connecting() -> None:
     with pytest.raises(SystemExit) as info:
         command.upgrade(ini_config(dsn="host=/nonexistent dbname=x", lock_timeout="five"), "head")
     assert "lock_timeout" in str(info.value)
+
+
+def test_migrate_raises_psycopgs_error_for_a_malformed_dsn_not_sqlalchemys() -> None:
+    """fl.migrate raises what psycopg.connect would, so a caller catches one
+    error family (the ledger's own SQLSTATEs come as LedgerError)."""
+    with pytest.raises(psycopg.ProgrammingError, match='missing "=" after "this"') as info:
+        fl.migrate("this")
+    assert not isinstance(info.value, sa.exc.SQLAlchemyError)

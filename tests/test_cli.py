@@ -38,6 +38,18 @@ def test_migrate_is_idempotent(ledger_dsn: str) -> None:
         assert result.stdout.strip() == "migrated to head"
 
 
+def test_demo_says_when_it_migrates_a_users_database(ledger_empty_dsn: str) -> None:
+    """demo upgrades the database it is given; for a database of the user's
+    (--dsn or LEDGER_DSN) it says so first, and not again once at head."""
+    first = run("demo", "--dsn", ledger_empty_dsn)
+    assert first.exit_code == 0, first.stderr
+    name = psycopg.conninfo.conninfo_to_dict(ledger_empty_dsn)["dbname"]
+    assert first.stdout.splitlines()[0] == f"migrating database {name!r} from no ledger schema to {fl.head_revision()}"
+    second = run("demo", "--dsn", ledger_empty_dsn)
+    assert second.exit_code == 0, second.stderr
+    assert "migrating" not in second.stdout
+
+
 def test_demo_prints_the_per_group_table_from_a_fresh_scope(ledger_dsn: str) -> None:
     first = run("demo", "--dsn", ledger_dsn)
     second = run("demo", "--dsn", ledger_dsn)  # reruns are safe: a new scope each time

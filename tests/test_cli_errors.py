@@ -118,6 +118,19 @@ def test_a_database_without_the_schema_says_run_migrate(verb: str, inputs: dict[
         assert conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = 'ledger'").fetchone() == (0,)
 
 
+def test_a_migration_that_fails_in_the_database_is_one_line_and_changes_nothing(ledger_empty_dsn: str) -> None:
+    """A revision that fails on the server (here an object the baseline
+    creates is already there) is one line naming PostgreSQL's message, and
+    its transaction leaves the database as it was."""
+    with psycopg.connect(ledger_empty_dsn, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA ledger; CREATE TABLE ledger.finding (x integer)")
+    proc = run(["migrate"], {"LEDGER_DSN": ledger_empty_dsn})
+    one_error_line(proc, "migration failed:", 'relation "finding" already exists')
+    with psycopg.connect(ledger_empty_dsn) as conn:
+        tables = conn.execute("SELECT relname FROM pg_class WHERE relnamespace = 'ledger'::regnamespace").fetchall()
+    assert tables == [("finding",)]
+
+
 @pytest.mark.parametrize("value", ["abc", "0", "80", "70000", "-5", "54 329"])
 def test_ledger_pgport_that_is_not_a_port_is_named(value: str, tmp_path: Path) -> None:
     proc = run(["active", "spec"], {"LEDGER_PGPORT": value, "LEDGER_PGDIR": str(tmp_path / "pg")})

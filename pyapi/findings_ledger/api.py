@@ -57,12 +57,34 @@ def migrate(dsn: str, revision: str = "head") -> None:
     """Upgrade the database at ``dsn`` (libpq DSN or URI) to ``revision``.
 
     Runs the real alembic revisions (the same as ``alembic upgrade head``);
-    upgrading a database already at head does nothing.
+    upgrading a database already at head does nothing. A ledger SQLSTATE a
+    revision raises is its :class:`~findings_ledger.errors.LedgerError`; a
+    malformed DSN or a failed connection is the :class:`psycopg.Error`
+    :func:`psycopg.connect` raises.
     """
     from alembic import command
 
     with _translate_migration():
         command.upgrade(alembic_config(dsn), revision)
+
+
+def head_revision() -> str:
+    """The newest revision of this findings-ledger (alembic's head)."""
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None, "the migrations directory has no revision"
+    return head
+
+
+def current_revision(conn: psycopg.Connection[Any]) -> str | None:
+    """The revision the database of ``conn`` is at (``ledger.alembic_version``),
+    or None when it has no ledger schema yet."""
+    row = conn.execute("SELECT to_regclass('ledger.alembic_version') IS NOT NULL").fetchone()
+    if not row or not row[0]:
+        return None
+    version = conn.execute("SELECT version_num FROM ledger.alembic_version").fetchone()
+    return version[0] if version else None
 
 
 def downgrade(dsn: str, revision: str, *, allow_data_loss: bool = False) -> None:
@@ -89,17 +111,19 @@ def downgrade(dsn: str, revision: str, *, allow_data_loss: bool = False) -> None
 @contextmanager
 def _translate_migration() -> Iterator[None]:
     """Re-raise a ledger SQLSTATE that a revision raised as its typed
-    :class:`~findings_ledger.errors.LedgerError`. alembic runs the SQL through
-    SQLAlchemy, whose ``DBAPIError`` keeps the psycopg error as ``.orig``
-    (read without importing SQLAlchemy here)."""
+    :class:`~findings_ledger.errors.LedgerError`, and any other database or
+    connection error (a malformed DSN, a refused connection) as the psycopg
+    error :func:`psycopg.connect` would raise, not SQLAlchemy's wrapper.
+    alembic runs the SQL through SQLAlchemy, whose ``DBAPIError`` keeps the
+    psycopg error as ``.orig`` (read without importing SQLAlchemy here)."""
     try:
         yield
     except Exception as exc:
         orig = getattr(exc, "orig", None)
-        err = error_for(orig) if isinstance(orig, psycopg.Error) else None
-        if err is None:
+        if not isinstance(orig, psycopg.Error):
             raise
-        raise err from orig
+        err = error_for(orig)
+        raise (err if err is not None else orig) from exc
 
 
 def add_finding(

@@ -24,9 +24,16 @@ def demo_command(dsn: str | None, scope: str | None) -> None:
     """Replay seed 000's scenario and print, per task group, the drift
     findings its prompt would carry without and with the ledger."""
     target = resolve_dsn(dsn)
+    throwaway = not (dsn or os.environ.get(cluster.DSN_ENV))
+    if not throwaway:  # a database of the user's: say so before changing its schema
+        with psycopg.connect(target, autocommit=True) as conn:
+            current, head = api.current_revision(conn), api.head_revision()
+            if current != head:
+                console.print(f"migrating database {conn.info.dbname!r} from "
+                              f"{'no ledger schema' if current is None else current} to {head}",
+                              soft_wrap=True, markup=False, highlight=False)
     api.migrate(target)
     with psycopg.connect(target, autocommit=True) as conn:
-        throwaway = not (dsn or os.environ.get(cluster.DSN_ENV))
         console.print(pg_binaries.server_line(conn, throwaway=throwaway), soft_wrap=True, markup=False, highlight=False)
         report = demo.run_scenario(conn, scope or demo.default_scope())
     print_report(report, console)

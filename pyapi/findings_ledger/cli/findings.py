@@ -11,6 +11,7 @@ from rich.table import Table
 
 from .. import api, gitlog
 from .helpers import (
+    UserError,
     console,
     create_option,
     dsn_option,
@@ -30,7 +31,12 @@ from .helpers import (
 def migrate(dsn: str | None, revision: str) -> None:
     """Upgrade the database to REVISION (alembic)."""
     target = resolve_dsn(dsn)
-    api.migrate(target, revision)
+    try:
+        api.migrate(target, revision)
+    except psycopg.Error as exc:
+        if isinstance(exc, psycopg.OperationalError):
+            raise  # cannot reach PostgreSQL: user_errors has its line
+        raise UserError(f"migration failed: {exc}") from exc
     click.echo(f"migrated to {revision}")
 
 
