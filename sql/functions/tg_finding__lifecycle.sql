@@ -21,21 +21,30 @@
 --   report_count, reopen_count: NULL -> their defaults (1, 0).
 -- Raises LD301, LD003, LD305, each naming the field and the value.
 --
--- Plans: SET plan_cache_mode = force_custom_plan, so the duplicate-key
--- lookup is planned on every call from the table as it is at that moment
--- (about 0.04 ms). A cached generic plan would be chosen at the sixth row of
--- the first INSERT in a session; on a fresh or barely analysed table that
--- plan walks finding_scope_slug_key by scope alone (its cost ties with
--- finding_scope_finding_key_key's while the table looks empty) or scans the
--- table, and stays for the whole statement: one INSERT ... SELECT of N
--- findings would then cost O(N^2). Custom plans switch to the unique index
--- as soon as the table has grown (docs/performance.md, "Importing
--- findings").
+-- Plans: the duplicate-key lookup keeps one cached generic plan for the
+-- session, and that plan is always an index scan of
+-- finding_scope_finding_key_key, whatever the table's size or statistics:
+--   SET enable_seqscan = off   no sequential scan, also after ANALYZE of a
+--                              small table;
+--   (f.scope, f.finding_key) >= (NEW.scope, NEW.finding_key)
+--                              redundant next to the two equalities (the
+--                              same rows), but an index condition only the
+--                              unique index (scope, finding_key) can take in
+--                              full: it breaks the tie with
+--                              finding_scope_slug_key (scope, slug), whose
+--                              cost equals the unique index's while the
+--                              table looks empty and which would walk every
+--                              row of the scope (one INSERT ... SELECT of N
+--                              findings: O(N^2)).
+-- Earlier revisions carried SET plan_cache_mode = force_custom_plan instead
+-- and planned the lookup on every row, about 0.04 ms per finding
+-- (docs/performance.md, "Importing findings"); tests/test_import_plan.py
+-- checks the plan.
 CREATE OR REPLACE FUNCTION ledger.tg_finding__lifecycle()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog
-SET plan_cache_mode = force_custom_plan
+SET enable_seqscan = off
 AS $$
 DECLARE
     v_existing bigint;
@@ -44,7 +53,8 @@ BEGIN
         IF NEW.finding_key IS NOT NULL
            AND coalesce(current_setting('ledger.reporting', true), '') <> 'on' THEN
             SELECT f.id INTO v_existing FROM ledger.finding f
-             WHERE f.scope = NEW.scope AND f.finding_key = NEW.finding_key;
+             WHERE f.scope = NEW.scope AND f.finding_key = NEW.finding_key
+               AND (f.scope, f.finding_key) >= (NEW.scope, NEW.finding_key);
             IF FOUND THEN
                 RAISE EXCEPTION 'duplicate finding.finding_key: % is already reported in scope % (finding %)',
                     quote_literal(NEW.finding_key), quote_literal(NEW.scope), v_existing

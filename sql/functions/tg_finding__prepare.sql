@@ -35,10 +35,17 @@
 --                (07_nightshift_standalone_cli:0).
 -- Raises LD001 (path), LD002 (required), LD003 (invalid), LD004 (too long),
 -- each naming the field and the value; nothing is written on error.
+-- Cost (an import runs this once per row): a value that is already what
+-- ledger._check_text, _check_scope or _check_timestamp would return is kept
+-- without calling them, and ledger._ensure_scope is called only when the
+-- scope row is missing; the checks run, with their errors, for every other
+-- value. SET enable_seqscan = off: the scope lookup is an index probe of
+-- scope_pkey whatever the statistics say (see ledger._ensure_scope).
 CREATE OR REPLACE FUNCTION ledger.tg_finding__prepare()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog
+SET enable_seqscan = off
 AS $$
 DECLARE
     v_severity text;
@@ -52,15 +59,29 @@ DECLARE
     v_last     bigint;
     v_dir      boolean;
     v_cut      boolean[];
+    -- one line, nothing to trim: no control character, no space at either end
+    c_line     constant text := '^[^\x01-\x20\x7f]([^\x01-\x1f\x7f]*[^\x01-\x20\x7f])?$';
 BEGIN
-    NEW.scope := ledger._check_scope(NEW.scope, 'finding.scope');
-    NEW.title := ledger._check_text(NEW.title, 'finding.title', true, 1000);
-    NEW.finding_key := ledger._check_text(NEW.finding_key, 'finding.finding_key', false, 200);
-    IF TG_OP = 'INSERT' THEN
+    -- Fast paths: a value that is already what the check would return (no
+    -- white space to trim, no control character, short enough; for scope,
+    -- printable ASCII without a comma) is kept without calling the check,
+    -- which would return it unchanged; any other value, NULL included, goes
+    -- through the check and gets its error.
+    NEW.scope := CASE WHEN length(NEW.scope) <= 200 AND NEW.scope ~ '^[\x21-\x2b\x2d-\x7e]([\x20-\x2b\x2d-\x7e]*[\x21-\x2b\x2d-\x7e])?$'
+                      THEN NEW.scope ELSE ledger._check_scope(NEW.scope, 'finding.scope') END;
+    NEW.title := CASE WHEN length(NEW.title) <= 1000 AND NEW.title ~ c_line THEN NEW.title
+                      ELSE ledger._check_text(NEW.title, 'finding.title', true, 1000) END;
+    IF NEW.finding_key IS NOT NULL AND NOT (length(NEW.finding_key) <= 200 AND NEW.finding_key ~ c_line) THEN
+        NEW.finding_key := ledger._check_text(NEW.finding_key, 'finding.finding_key', false, 200);
+    END IF;
+    IF TG_OP = 'INSERT' AND NOT (NEW.created_at IS NULL OR (isfinite(NEW.created_at) AND NEW.created_at <= now())) THEN
         NEW.created_at := ledger._check_timestamp(NEW.created_at, 'finding.created_at');
     END IF;
-    NEW.kind := lower(ledger._check_text(coalesce(NEW.kind, 'review'), 'finding.kind', true, 100) COLLATE "C");
-    v_severity := lower(ledger._check_text(coalesce(NEW.severity, 'medium'), 'finding.severity', true, 20) COLLATE "C");
+    NEW.kind := lower(CASE WHEN length(NEW.kind) <= 100 AND NEW.kind ~ c_line THEN NEW.kind
+                           ELSE ledger._check_text(coalesce(NEW.kind, 'review'), 'finding.kind', true, 100) END COLLATE "C");
+    v_severity := lower(CASE WHEN length(NEW.severity) <= 20 AND NEW.severity ~ c_line THEN NEW.severity
+                             ELSE ledger._check_text(coalesce(NEW.severity, 'medium'), 'finding.severity', true, 20) END
+                        COLLATE "C");
     NEW.severity := CASE v_severity WHEN 'major' THEN 'high' WHEN 'minor' THEN 'low' ELSE v_severity END;
     IF NEW.severity NOT IN ('critical', 'high', 'medium', 'low', 'info') THEN
         RAISE EXCEPTION 'invalid finding.severity: % (expected critical, high, medium, low or info)',
@@ -71,9 +92,12 @@ BEGIN
         RAISE EXCEPTION 'invalid finding.description: % characters, at most 1000000 are accepted',
             length(NEW.description) USING ERRCODE = 'LD004';
     END IF;
-    NEW.source := ledger._check_text(NEW.source, 'finding.source', false, 200);
+    IF NEW.source IS NOT NULL AND NOT (length(NEW.source) <= 200 AND NEW.source ~ c_line) THEN
+        NEW.source := ledger._check_text(NEW.source, 'finding.source', false, 200);
+    END IF;
     v_raw := NEW.paths;
-    IF cardinality(v_raw) <= 1000 AND EXISTS (SELECT 1 FROM unnest(v_raw) AS p WHERE p ~ ':[0-9]') THEN
+    -- (the elements joined by U+0001, which no path may contain, so no match spans two)
+    IF cardinality(v_raw) <= 1000 AND array_to_string(v_raw, E'\x01') ~ ':[0-9]' THEN
         -- line suffixes become anchors before normalisation takes them off
         v_found := '{}';
         v_cut := array_fill(false, ARRAY[cardinality(v_raw)]);
@@ -151,17 +175,24 @@ BEGIN
     NEW.anchors := nullif(coalesce(v_given, '{}') || coalesce(v_found, '{}'), '{}');
 
     NEW.observed_at := coalesce(NEW.observed_at, now());
-    v_raw := ARRAY[lower(ledger._check_text(coalesce(NEW.expects, 'change'), 'finding.expects', true, 20) COLLATE "C")];
+    v_raw := ARRAY[lower(CASE WHEN length(NEW.expects) <= 20 AND NEW.expects ~ c_line THEN NEW.expects
+                              ELSE ledger._check_text(coalesce(NEW.expects, 'change'), 'finding.expects', true, 20) END
+                         COLLATE "C")];
     IF v_raw[1] NOT IN ('change', 'present', 'absent') THEN
         RAISE EXCEPTION 'invalid finding.expects: % (expected change, present or absent)',
             quote_literal(NEW.expects) USING ERRCODE = 'LD003';
     END IF;
     NEW.expects := v_raw[1];
-    NEW.task_group := ledger._check_text(NEW.task_group, 'finding.task_group', false, 200);
+    IF NEW.task_group IS NOT NULL AND NOT (length(NEW.task_group) <= 200 AND NEW.task_group ~ c_line) THEN
+        NEW.task_group := ledger._check_text(NEW.task_group, 'finding.task_group', false, 200);
+    END IF;
     IF TG_OP = 'INSERT' AND NEW.task_group IS NULL AND NEW.source ~ '.:[0-9]+$' THEN
         NEW.task_group := NEW.source;
     END IF;
-    IF TG_OP = 'INSERT' OR NEW.scope IS DISTINCT FROM OLD.scope THEN
+    -- the scope row exists (the common case): no call; the lookup is an index
+    -- probe of scope_pkey (SET enable_seqscan = off, see _ensure_scope)
+    IF (TG_OP = 'INSERT' OR NEW.scope IS DISTINCT FROM OLD.scope)
+       AND NOT EXISTS (SELECT 1 FROM ledger.scope s WHERE s.scope = NEW.scope) THEN
         PERFORM ledger._ensure_scope(NEW.scope);
     END IF;
     RETURN NEW;

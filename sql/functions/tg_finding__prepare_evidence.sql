@@ -29,9 +29,8 @@ DECLARE
     v_i   integer;
     v_out text[] := '{}'::text[];
 BEGIN
-    v_raw := ledger._check_text(NEW.slug, 'finding.slug', false, 200);
-    IF v_raw IS NOT NULL THEN
-        v_raw := pg_catalog.normalize(v_raw, 'NFC');
+    IF NEW.slug IS NOT NULL THEN
+        v_raw := pg_catalog.normalize(ledger._check_text(NEW.slug, 'finding.slug', false, 200), 'NFC');
         IF v_raw ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}-.+\.[mM][dD]$' THEN
             v_raw := substring(v_raw FROM '^[0-9]{4}-[0-9]{2}-[0-9]{2}-(.+)\.[mM][dD]$');
         END IF;
