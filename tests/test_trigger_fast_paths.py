@@ -21,7 +21,8 @@ _scopes = itertools.count()
 
 # What the checks look at: white space at either end, control characters,
 # commas (scopes), length limits, non-ASCII letters and spaces, the empty value.
-PIECES = ["a", "Z", "0", "-", ".", "é", "日", " ", "\t", "\n", "\x0b", "\x01", "\x7f", ",", "\u00a0", "\u200b", "x" * 60]
+PIECES = ["a", "Z", "0", "-", ".", "é", "日", " ", "\t", "\n", "\x0b", "\x01", "\x7f", ",", "\u00a0", "\u200b",
+          "x" * 60]
 EDGES = ["", "", "", " ", "\t", "\n", "\r", "\x0b", "\f", "\x01", "\x1f", "\x7f", "\u00a0", "  "]
 values = st.one_of(
     st.none(),
