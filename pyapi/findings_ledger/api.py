@@ -123,7 +123,9 @@ def _translate_migration() -> Iterator[None]:
         if not isinstance(orig, psycopg.Error):
             raise
         err = error_for(orig)
-        raise (err if err is not None else orig) from exc
+        if err is not None:
+            raise err from orig
+        raise orig from exc
 
 
 def add_finding(
