@@ -110,6 +110,7 @@
 \ir functions/_revert_targets.sql
 \ir functions/_apply_merge.sql
 \ir functions/_apply_revert.sql
+\ir functions/_other_merge_of_commit.sql
 \ir functions/reconcile.sql
 \ir functions/enable_scope_rls.sql
 \ir functions/disable_scope_rls.sql

@@ -308,7 +308,11 @@ def test_reconcile_lower_cases_a_commit_sha_written_without_triggers(ledger_conn
 
 @pytest.mark.parametrize(("sha", "code", "words"), [
     ("XYZ1", "LD003", "invalid merge 2 commit_sha: 'xyz1' is not a hexadecimal commit id"),
+    ("  ", "LD002", "merge 2 commit_sha is required"),
+    ("A" * 65, "LD004", "invalid merge 2 commit_sha: 65 characters, at most 64"),
     ("AAAA1111", "LD007", "merge 2 (written without triggers) is merge 1 again"),
+    ("AAAA111", "LD007", "merge 2 (written without triggers) is merge 1 again"),  # an abbreviation of it
+    ("aaaa1111ffff", "LD007", "merge 2 (written without triggers) is merge 1 again"),  # it abbreviates this one
 ])
 def test_reconcile_refuses_a_bad_or_duplicate_commit_sha_and_applies_nothing(
         ledger_conn: psycopg.Connection, sha: str, code: str, words: str) -> None:

@@ -176,6 +176,7 @@ NO_GRANTS = [
     "ledger._object_ends(text)",
     "ledger._write_issue_snapshot(bigint,integer)",
     "ledger._resumed_task(bigint)",
+    "ledger._other_merge_of_commit(text,text,bigint)",
     "ledger._resumed_row(bigint,bigint,text,text,bigint,boolean)",
     "ledger._snapshot_changes(jsonb,jsonb)",
     "ledger._check_task_transition(bigint,text,text)",

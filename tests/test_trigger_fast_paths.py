@@ -1,8 +1,10 @@
-"""The finding trigger's fast paths (revision 0016_cheaper_finding_triggers)
-keep a value without calling ledger._check_text / ledger._check_scope when
-the check would return it unchanged. Property (hypothesis): for any value,
-a finding INSERT stores exactly what the checks return, or fails with the
-SQLSTATE the check raises, for every text field that has a fast path.
+"""The BEFORE triggers' fast paths (revisions 0013_claim_reads_the_task_once
+and 0016_cheaper_finding_triggers) keep a value without calling
+ledger._check_text / ledger._check_scope when the check would return it
+unchanged. Property (hypothesis): for any value, an INSERT of a finding or
+a task, and an UPDATE of a task written without triggers, store exactly
+what the checks return, or fail with the SQLSTATE the check raises, for
+every text field that has a fast path.
 
 Each example is a few round trips; one connection serves all examples (each
 uses its own scope), hence the suppressed function-scoped-fixture check.
@@ -28,8 +30,9 @@ values = st.one_of(
     st.none(),
     st.builds(lambda a, core, b: a + core + b, st.sampled_from(EDGES),
               st.lists(st.sampled_from(PIECES), max_size=5).map("".join), st.sampled_from(EDGES)),
-    st.builds(lambda core, b: core + b, st.sampled_from(["x" * 199, "x" * 200, "y" * 999, "y" * 1000]),
-              st.sampled_from(["", "z", " ", "\t"])),
+    st.builds(lambda core, b: core + b,
+              st.sampled_from(["x" * 199, "x" * 200, "y" * 999, "y" * 1000, "é" * 199, "日" * 200, "é" * 999]),
+              st.sampled_from(["", "z", "é", " ", "\t"])),
 )
 
 #: field -> (the check the trigger calls when the fast path does not apply, as SQL of one argument %s)
@@ -39,6 +42,15 @@ CHECKS = {
     "source": "ledger._check_text(%s, 'finding.source', false, 200)",
     "task_group": "ledger._check_text(%s, 'finding.task_group', false, 200)",
     "kind": "lower(ledger._check_text(coalesce(%s, 'review'), 'finding.kind', true, 100) COLLATE \"C\")",
+    # stored as the check returns it, then mapped (major -> high) or refused (LD003) by the same rule
+    "severity": "lower(ledger._check_text(coalesce(%s, 'medium'), 'finding.severity', true, 20) COLLATE \"C\")",
+    "expects": "lower(ledger._check_text(coalesce(%s, 'change'), 'finding.expects', true, 20) COLLATE \"C\")",
+}
+ALLOWED = {"severity": {"critical", "high", "medium", "low", "info", "major", "minor"},
+           "expects": {"change", "present", "absent"}}
+TASK_CHECKS = {
+    "agent_id": "ledger._check_text(%s, 'agent_task.agent_id', true, 200)",
+    "runtime_id": "ledger._check_text(%s, 'agent_task.runtime_id', true, 200)",
 }
 
 
@@ -63,15 +75,45 @@ def test_a_field_is_stored_as_its_check_returns_it(ledger_conn: psycopg.Connecti
     stored = outcome(ledger_conn, f"INSERT INTO ledger.finding (scope, {names}) VALUES (%s, {placeholders}) "
                      f"RETURNING {field}", (scope, *cols.values()))
     expected = outcome(ledger_conn, f"SELECT {CHECKS[field]}", (value,))
+    if field in ALLOWED and expected[0] == "ok":
+        mapped = {"major": "high", "minor": "low"}.get(expected[1], expected[1])
+        expected = ("ok", mapped) if expected[1] in ALLOWED[field] else ("error", "LD003")
     assert stored == expected, (field, value)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=values)
 def test_a_scope_is_stored_as_check_scope_returns_it(ledger_conn: psycopg.Connection, value: str | None) -> None:
-    suffix = f"-{next(_scopes)}"
-    scope = None if value is None else value + suffix
+    scope = value  # a scope may repeat across examples: these findings have no key
     stored = outcome(ledger_conn, "INSERT INTO ledger.finding (scope, title, kind) VALUES (%s, 't', 'drift') "
                      "RETURNING scope", (scope,))
     expected = outcome(ledger_conn, "SELECT ledger._check_scope(%s, 'finding.scope')", (scope,))
     assert stored == expected, scope
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(field=st.sampled_from(sorted(TASK_CHECKS)), value=values, replica=st.booleans())
+def test_a_task_field_is_stored_as_its_check_returns_it(ledger_conn: psycopg.Connection, field: str,
+                                                        value: str | None, replica: bool) -> None:
+    """On INSERT, and on an UPDATE of a row written without triggers
+    (session_replication_role = replica, as an import writes history): the
+    UPDATE checks the value it finds there, as the INSERT would have."""
+    issue = ledger_conn.execute("INSERT INTO ledger.issue (scope, title) VALUES ('fast-tasks', 't') RETURNING id")
+    issue_id = issue.fetchone()[0]
+    cols = {"agent_id": "agent", "runtime_id": "rt", field: value}
+    expected = outcome(ledger_conn, f"SELECT {TASK_CHECKS[field]}", (value,))
+    if not replica:
+        stored = outcome(ledger_conn, "INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id) "
+                         f"VALUES (%s, %s, %s) RETURNING {field}", (issue_id, cols["agent_id"], cols["runtime_id"]))
+        assert stored == expected, (field, value)
+        return
+    if value is None:
+        return  # NOT NULL columns: a replica row cannot hold it either
+    with ledger_conn.transaction():
+        ledger_conn.execute("SET LOCAL session_replication_role = replica")
+        task_id = ledger_conn.execute(
+            "INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id) VALUES (%s, %s, %s) RETURNING id",
+            (issue_id, cols["agent_id"], cols["runtime_id"])).fetchone()[0]
+    stored = outcome(ledger_conn, f"UPDATE ledger.agent_task SET force_fresh_session = true WHERE id = %s "
+                     f"RETURNING {field}", (task_id,))
+    assert stored == expected, (field, value)

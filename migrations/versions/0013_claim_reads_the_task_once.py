@@ -7,8 +7,9 @@ column of the task although the claim changes none of them but session_id.
 Now the locking statement also reads the task's anchor fields, the new
 ledger._resumed_row takes them and returns the resumed row whole in one
 query (ledger._resumed_task, kept with its LD005, calls it), and
-tg_agent_task__prepare checks a text column on UPDATE only when the
-statement changes it, takes a status that is one of the six as written
+tg_agent_task__prepare keeps a text value that ledger._check_text would
+return unchanged (nothing to trim, no control character, short enough)
+without calling it, takes a status that is one of the six as written
 without trimming or folding, and leaves out the transition check for the
 claim's own queued -> dispatched. What a claim returns and every error are
 unchanged (tests/test_claims.py). CREATE OR REPLACE FUNCTION and one new

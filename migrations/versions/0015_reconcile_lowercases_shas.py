@@ -1,23 +1,28 @@
-"""reconcile lower-cases commit_sha: ledger.reconcile (issue 14, found by a break-it run)
+"""reconcile checks and lower-cases commit_sha: ledger.reconcile (issue 14, found by a break-it run)
 
 A merge written without triggers (session_replication_role = replica, as
 logical replication and pg_restore --disable-triggers write it) kept an
 upper-case commit_sha through ledger.reconcile, which normalised its paths
 and branch but not its sha: a later redelivery in lower case (what the
 trigger writes) was then recorded as a second merge of the same commit.
-reconcile now lower-cases and checks the sha of each merge it applies:
-LD003 when it is not a hexadecimal commit id of 4 to 64 digits, LD007
-naming both merges when the lower-cased sha is another merge's of the
-scope; nothing is applied then (tests/test_reconcile.py). CREATE OR
-REPLACE FUNCTION only, no table lock.
+reconcile now checks and lower-cases the sha of each merge it applies as
+the _100_prepare trigger does (LD002 blank, LD004 over 64 characters,
+LD003 not a hexadecimal commit id), and refuses with LD007, naming both
+merges, a commit another merge of the scope already records in full or
+abbreviated either way round (the new ledger._other_merge_of_commit, two
+probes of merge_scope_commit_sha_bytes_idx); nothing is applied then
+(tests/test_reconcile.py). CREATE OR REPLACE FUNCTION and one new
+function, no table lock.
 
 Frozen files:
 
+* functions/_other_merge_of_commit.sql
 * functions/reconcile.sql
+* privileges.sql
 
 Revision ID: 0015_reconcile_lowercases_shas
 Revises: 0014_prefilter_on_distinct_words
-Create Date: 2026-12-01 17:40:22.327922
+Create Date: 2026-12-01 17:58:58.355712
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

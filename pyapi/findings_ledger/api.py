@@ -73,7 +73,8 @@ def head_revision() -> str:
     from alembic.script import ScriptDirectory
 
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head is not None, "the migrations directory has no revision"
+    if head is None:
+        raise RuntimeError(f"{migrations_dir()} holds no revision")
     return head
 
 
@@ -125,7 +126,7 @@ def _translate_migration() -> Iterator[None]:
         err = error_for(orig)
         if err is not None:
             raise err from orig
-        raise orig from exc
+        raise orig from None  # psycopg's own error, as psycopg.connect would raise it
 
 
 def add_finding(

@@ -3,8 +3,8 @@
 --                     p_force_fresh_session boolean) -> ledger.agent_task
 --
 -- The earlier agent_task row whose provider session the task p_task_id
--- (with those anchor fields, as stored) resumes when it is claimed, or a
--- row of NULLs when it resumes none (seed 003: the row GetLastTaskSession
+-- (with those anchor fields, as stored) resumes when it is claimed, or NULL
+-- when it resumes none (seed 003: the row GetLastTaskSession
 -- returns, or the operator-chosen source of a manual rerun):
 --   1. force_fresh_session: none.
 --   2. a manual rerun (rerun_of_task_id set): exactly that source task, when it
@@ -66,4 +66,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._resumed_row(bigint, bigint, text, text, bigint, boolean) IS
-'The earlier agent_task row whose session a claim of the task (task_id, issue_id, agent_id, runtime_id, rerun_of_task_id, force_fresh_session) resumes, whole: none (a row of NULLs) when force_fresh_session; the rerun source when it is for the same agent, issue and runtime and has a session; else the newest latest-row-per-session of the same agent, issue and runtime, skipping poisoned (ledger.poisoned_failure_reason) and retired (ledger.retired_session) sessions. -> ledger.agent_task. Raises nothing.';
+'The earlier agent_task row whose session a claim of the task (task_id, issue_id, agent_id, runtime_id, rerun_of_task_id, force_fresh_session) resumes, whole: none (NULL) when force_fresh_session; the rerun source when it is for the same agent, issue and runtime and has a session; else the newest latest-row-per-session of the same agent, issue and runtime, skipping poisoned (ledger.poisoned_failure_reason) and retired (ledger.retired_session) sessions. -> ledger.agent_task. Raises nothing.';

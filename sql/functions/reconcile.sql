@@ -5,9 +5,11 @@
 -- (session_replication_role = replica, as logical replication's apply
 -- worker and pg_restore --disable-triggers write them) keep
 -- processed = false. In merge id order, each such merge gets its
--- commit_sha lower-cased and checked (a hexadecimal commit id of 4 to 64
--- digits, LD003, as the _100_prepare trigger checks it; the same commit
--- recorded again in another case is LD007, naming both merges), its paths
+-- commit_sha checked and lower-cased as the _100_prepare trigger does it
+-- (LD002 blank, LD004 over 64 characters, LD003 not a hexadecimal commit
+-- id of 4 to 64 digits); a commit another merge of the scope already
+-- records (the same sha, or one abbreviating the other, as _120_redelivery
+-- counts them) is LD007 naming both merges; its paths
 -- normalised (ledger.normalize_paths), its branch normalised
 -- (ledger._normalize_branch), its added, deleted and hunks validated and
 -- normalised (trigger _120_changes), is marked processed and goes through
@@ -31,10 +33,10 @@
 -- LD005 for a scope with no scope row, merge or finding, LD401 while
 -- per-scope row-level security is on and the scope is not in ledger.scopes,
 -- LD001 naming the merge or finding id when a stored path cannot be
--- normalised, LD003/LD004 naming the merge when its branch or commit_sha
--- is malformed, LD007 naming both merges when its lower-cased commit_sha
--- is another merge's of the scope (nothing is applied then: fix or delete
--- the row and call again).
+-- normalised, LD002/LD003/LD004 naming the merge when its branch or
+-- commit_sha is malformed, LD007 naming both merges when its commit is
+-- another merge's of the scope (nothing is applied then: fix or delete the
+-- row and call again).
 CREATE OR REPLACE FUNCTION ledger.reconcile(p_scope text)
 RETURNS TABLE (merge_id bigint, decisions jsonb)
 LANGUAGE plpgsql
@@ -85,16 +87,18 @@ BEGIN
          ORDER BY m.id
            FOR NO KEY UPDATE
     LOOP
-        -- the trigger lower-cases a commit_sha: a row written without it may not be
-        SELECT lower(btrim(m.commit_sha, E' \t\r\n\f\x0b') COLLATE "C") INTO v_sha FROM ledger.merge m WHERE m.id = v_id;
-        IF v_sha IS NULL OR v_sha !~ '^[0-9a-f]{4,64}$' THEN
+        -- the trigger checks and lower-cases a commit_sha (_100_prepare): a row
+        -- written without it may be neither
+        SELECT lower(ledger._check_text(m.commit_sha, 'merge ' || m.id || ' commit_sha', true, 64) COLLATE "C")
+          INTO v_sha FROM ledger.merge m WHERE m.id = v_id;
+        IF v_sha !~ '^[0-9a-f]{4,64}$' THEN
             RAISE EXCEPTION 'invalid merge % commit_sha: % is not a hexadecimal commit id (4 to 64 digits)',
-                v_id, quote_nullable(v_sha) USING ERRCODE = 'LD003';
+                v_id, quote_literal(v_sha) USING ERRCODE = 'LD003';
         END IF;
-        SELECT o.id INTO v_other FROM ledger.merge o
-         WHERE o.scope = v_scope AND o.commit_sha = v_sha AND o.id <> v_id
-         LIMIT 1;
-        IF FOUND THEN
+        -- the same commit recorded already, the sha in full or abbreviated either
+        -- way round (what _120_redelivery calls the same commit)
+        v_other := ledger._other_merge_of_commit(v_scope, v_sha, v_id);
+        IF v_other IS NOT NULL THEN
             RAISE EXCEPTION 'conflicting redelivery of merge.commit_sha % in scope %: merge % (written without triggers) is merge % again',
                 quote_literal(v_sha), quote_literal(v_scope), v_id, v_other
                 USING ERRCODE = 'LD007',
@@ -121,4 +125,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.reconcile(text) IS
-'Apply, in id order and once, the merges of a scope that were written without the ledger triggers (processed = false, e.g. session_replication_role = replica): lower-case and check their commit_sha, normalise their paths and branch (and the scope''s active findings'' paths), mark them processed, run ledger._apply_merge and ledger._apply_revert. (scope text) -> TABLE(merge_id bigint, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). Idempotent. Raises LD001-LD005, LD007 (the lower-cased commit_sha is another merge''s of the scope), LD401.';
+'Apply, in id order and once, the merges of a scope that were written without the ledger triggers (processed = false, e.g. session_replication_role = replica): lower-case and check their commit_sha, normalise their paths and branch (and the scope''s active findings'' paths), mark them processed, run ledger._apply_merge and ledger._apply_revert. (scope text) -> TABLE(merge_id bigint, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). Idempotent. Raises LD001-LD005, LD007 (its commit, in full or abbreviated, is another merge''s of the scope), LD401.';

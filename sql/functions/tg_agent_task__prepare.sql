@@ -1,8 +1,9 @@
 -- ledger.tg_agent_task__prepare() -> trigger (BEFORE INSERT OR UPDATE ON ledger.agent_task)
 --
 -- Every agent_task row, however it is written (INSERT, COPY, a plain UPDATE
--- by a service, the lifecycle functions), passes through here (on UPDATE a
--- text column is checked again only when the statement changes it):
+-- by a service, the lifecycle functions), passes through here (a text value
+-- that the check would return unchanged, and a status that is one of the
+-- six as written, are kept without calling ledger._check_text):
 --   agent_id, runtime_id  required, single line, <= 200 chars, trimmed;
 --   session_id            optional, single line, <= 200 chars, trimmed;
 --   failure_reason        optional (required when status is failed), single
@@ -13,7 +14,8 @@
 --                         failed, cancelled.
 -- On INSERT a task starts queued, never dispatched (dispatch_count 0, no
 -- timestamps but created_at). On UPDATE:
---   * a status change must follow ledger._check_task_transition (LD201);
+--   * a status change must follow ledger._check_task_transition (LD201;
+--     the claim's own queued -> dispatched is one, and is not checked again);
 --     queued -> dispatched, and any change of dispatch_count or
 --     dispatched_at, only inside ledger.claim_task (LD202): the claim is what
 --     writes the snapshot that goes with a dispatch;
@@ -29,20 +31,25 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog
 AS $$
 DECLARE
+    -- one line, nothing to trim: no control character, no space at either end
+    -- (the fast path of tg_finding__prepare too)
+    c_line     constant text := '^[^\x01-\x20\x7f]([^\x01-\x1f\x7f]*[^\x01-\x20\x7f])?$';
     v_claiming boolean := current_setting('ledger.claim_writer', true) IS NOT DISTINCT FROM NEW.id::text;
 BEGIN
-    -- on UPDATE only the columns the statement changed are checked again: an
-    -- unchanged value is the one this trigger stored
-    IF TG_OP = 'INSERT' OR NEW.agent_id IS DISTINCT FROM OLD.agent_id THEN
+    -- Fast paths: a value that is already what ledger._check_text would
+    -- return (nothing to trim, no control character, short enough) is kept
+    -- without calling it; any other value, NULL included where the field is
+    -- required, goes through the check and gets its error.
+    IF NEW.agent_id IS NULL OR NOT (length(NEW.agent_id) <= 200 AND NEW.agent_id ~ c_line) THEN
         NEW.agent_id := ledger._check_text(NEW.agent_id, 'agent_task.agent_id', true, 200);
     END IF;
-    IF TG_OP = 'INSERT' OR NEW.runtime_id IS DISTINCT FROM OLD.runtime_id THEN
+    IF NEW.runtime_id IS NULL OR NOT (length(NEW.runtime_id) <= 200 AND NEW.runtime_id ~ c_line) THEN
         NEW.runtime_id := ledger._check_text(NEW.runtime_id, 'agent_task.runtime_id', true, 200);
     END IF;
-    IF TG_OP = 'INSERT' OR NEW.session_id IS DISTINCT FROM OLD.session_id THEN
+    IF NEW.session_id IS NOT NULL AND NOT (length(NEW.session_id) <= 200 AND NEW.session_id ~ c_line) THEN
         NEW.session_id := ledger._check_text(NEW.session_id, 'agent_task.session_id', false, 200);
     END IF;
-    IF TG_OP = 'INSERT' OR NEW.failure_reason IS DISTINCT FROM OLD.failure_reason THEN
+    IF NEW.failure_reason IS NOT NULL AND NOT (length(NEW.failure_reason) <= 200 AND NEW.failure_reason ~ c_line) THEN
         NEW.failure_reason := ledger._check_text(NEW.failure_reason, 'agent_task.failure_reason', false, 200);
     END IF;
     NEW.force_fresh_session := coalesce(NEW.force_fresh_session, false);

@@ -1,3 +1,5 @@
 -- 0015_reconcile_lowercases_shas: reconcile lowercases shas
 
+\ir functions/_other_merge_of_commit.sql
 \ir functions/reconcile.sql
+\ir privileges.sql

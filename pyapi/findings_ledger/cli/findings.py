@@ -34,7 +34,7 @@ def migrate(dsn: str | None, revision: str) -> None:
     try:
         api.migrate(target, revision)
     except psycopg.Error as exc:
-        if isinstance(exc, psycopg.OperationalError):
+        if exc.sqlstate is None or exc.sqlstate.startswith("08"):
             raise  # cannot reach PostgreSQL: user_errors has its line
         raise UserError(f"migration failed: {exc}") from exc
     click.echo(f"migrated to {revision}")

@@ -1,7 +1,8 @@
 -- ledger._path_keys(p_paths text[]) -> text[]
 --
 -- The keys under which ledger.finding_path is probed for a merge's touched
--- paths (normalised): each path itself and each of its ancestor
+-- paths (normalised, as ledger.normalize_paths leaves them: no leading '/',
+-- no '//'): each path itself and each of its ancestor
 -- directories with a trailing '/' ('src/pkg/a.py' -> {src/pkg/a.py, src/,
 -- src/pkg/}). The same key set as ledger._match_changes builds for its
 -- probe; used by the statement trigger ledger.tg_merge__supersede to skip
