@@ -44,7 +44,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0013_claim_reads_the_task_once": {},  # functions replaced, one added
     "0014_prefilter_on_distinct_words": {},  # two functions replaced
     "0015_reconcile_lowercases_shas": {},  # one function replaced
-    "0016_cheaper_finding_triggers": {},  # four functions replaced
+    "0016_cheaper_row_triggers": {},  # five functions replaced
 }
 
 STRENGTH = [

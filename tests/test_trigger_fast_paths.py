@@ -1,7 +1,7 @@
 """The BEFORE triggers' fast paths (revisions 0013_claim_reads_the_task_once
-and 0016_cheaper_finding_triggers) keep a value without calling
+and 0016_cheaper_row_triggers) keep a value without calling
 ledger._check_text / ledger._check_scope when the check would return it
-unchanged. Property (hypothesis): for any value, an INSERT of a finding or
+unchanged. Property (hypothesis): for any value, an INSERT of a finding, a merge or
 a task, and an UPDATE of a task written without triggers, store exactly
 what the checks return, or fail with the SQLSTATE the check raises, for
 every text field that has a fast path.
@@ -13,10 +13,11 @@ uses its own scope), hence the suppressed function-scoped-fixture check.
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any
 
 import psycopg
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 _scopes = itertools.count()
@@ -66,6 +67,11 @@ def outcome(conn: psycopg.Connection[Any], sql: str, params: tuple[Any, ...]) ->
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(field=st.sampled_from(sorted(CHECKS)), value=values)
+@example(field="title", value="a ")
+@example(field="source", value="\tsrc")
+@example(field="kind", value="Drift\n")
+@example(field="severity", value="MAJOR")
+@example(field="finding_key", value="é" * 201)
 def test_a_field_is_stored_as_its_check_returns_it(ledger_conn: psycopg.Connection, field: str,
                                                    value: str | None) -> None:
     scope = f"fast-{next(_scopes)}"
@@ -83,6 +89,9 @@ def test_a_field_is_stored_as_its_check_returns_it(ledger_conn: psycopg.Connecti
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=values)
+@example(value="scope ")
+@example(value="a,b")
+@example(value="a\u200b")
 def test_a_scope_is_stored_as_check_scope_returns_it(ledger_conn: psycopg.Connection, value: str | None) -> None:
     scope = value  # a scope may repeat across examples: these findings have no key
     stored = outcome(ledger_conn, "INSERT INTO ledger.finding (scope, title, kind) VALUES (%s, 't', 'drift') "
@@ -93,6 +102,8 @@ def test_a_scope_is_stored_as_check_scope_returns_it(ledger_conn: psycopg.Connec
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(field=st.sampled_from(sorted(TASK_CHECKS)), value=values, replica=st.booleans())
+@example(field="agent_id", value="a ", replica=True)
+@example(field="runtime_id", value="rt\x01", replica=True)
 def test_a_task_field_is_stored_as_its_check_returns_it(ledger_conn: psycopg.Connection, field: str,
                                                         value: str | None, replica: bool) -> None:
     """On INSERT, and on an UPDATE of a row written without triggers
@@ -116,4 +127,37 @@ def test_a_task_field_is_stored_as_its_check_returns_it(ledger_conn: psycopg.Con
             (issue_id, cols["agent_id"], cols["runtime_id"])).fetchone()[0]
     stored = outcome(ledger_conn, f"UPDATE ledger.agent_task SET force_fresh_session = true WHERE id = %s "
                      f"RETURNING {field}", (task_id,))
+    assert stored == expected, (field, value)
+
+
+SHA_EDGES = ["", "", "", "", "", " ", "\t", "\n", "\x01"]
+SHAS = st.one_of(values, st.builds(lambda a, core, b: a + core + b, st.sampled_from(SHA_EDGES),
+                                   st.sampled_from(["abcd", "ABCD1234", "abc", "g123", "0123456789abcdef", "a" * 64,
+                                                    "a" * 65, "dead beef", "DEADbeef", "é1234"]),
+                                   st.sampled_from(SHA_EDGES)))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(field=st.sampled_from(["commit_sha", "node_id", "scope"]), value=SHAS)
+@example(field="commit_sha", value="ABCD1234")
+@example(field="commit_sha", value=" abcd1234")
+@example(field="node_id", value="node ")
+@example(field="scope", value="a b")
+def test_a_merge_field_is_stored_as_its_check_returns_it(ledger_conn: psycopg.Connection, field: str,
+                                                         value: str | None) -> None:
+    """tg_merge__prepare's fast paths: commit_sha (checked, lower-cased, 4-64
+    hexadecimal digits), node_id and scope stored as the checks return them."""
+    n = next(_scopes)
+    cols: dict[str, Any] = {"scope": f"fast-merges-{n}", "commit_sha": f"{n:08x}", "node_id": None, field: value}
+    stored = outcome(ledger_conn, "INSERT INTO ledger.merge (scope, commit_sha, node_id) VALUES (%s, %s, %s) "
+                     f"RETURNING {field}", (cols["scope"], cols["commit_sha"], cols["node_id"]))
+    if field == "commit_sha":
+        check = "SELECT lower(ledger._check_text(%s, 'merge.commit_sha', true, 64) COLLATE \"C\")"
+        expected = outcome(ledger_conn, check, (value,))
+        if expected[0] == "ok" and not re.fullmatch(r"[0-9a-f]{4,64}", expected[1]):
+            expected = ("error", "LD003")
+    elif field == "node_id":
+        expected = outcome(ledger_conn, "SELECT ledger._check_text(%s, 'merge.node_id', false, 200)", (value,))
+    else:
+        expected = outcome(ledger_conn, "SELECT ledger._check_scope(%s, 'merge.scope')", (value,))
     assert stored == expected, (field, value)

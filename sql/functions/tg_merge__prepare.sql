@@ -13,28 +13,53 @@
 --               applied with session_replication_role = replica keep false,
 --               and ledger.reconcile picks them up).
 -- Raises LD001-LD004 naming the field and value; nothing is written on error.
+-- Cost (every merge row, a COPY's included, runs this): a value that is
+-- already what ledger._check_scope, _check_text or _check_timestamp would
+-- return (for a scope, printable ASCII without a comma or white space at
+-- either end; a commit_sha of 4-64 lower-case hexadecimal digits; a node_id
+-- of one line with nothing to trim; a merged_at not after now()) is kept
+-- without calling them, and ledger._ensure_scope is called only when the
+-- scope row is missing (SET enable_seqscan = off: that lookup is an index
+-- probe of scope_pkey whatever the statistics say); every other value goes
+-- through the checks and gets their errors, as tg_finding__prepare does.
 CREATE OR REPLACE FUNCTION ledger.tg_merge__prepare()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog
+SET enable_seqscan = off
 AS $$
+DECLARE
+    -- one line, nothing to trim: no control character, no space at either end
+    -- (the fast path of tg_finding__prepare too)
+    c_line constant text := '^[^\x01-\x20\x7f]([^\x01-\x1f\x7f]*[^\x01-\x20\x7f])?$';
 BEGIN
-    NEW.scope := ledger._check_scope(NEW.scope, 'merge.scope');
-    NEW.commit_sha := lower(ledger._check_text(NEW.commit_sha, 'merge.commit_sha', true, 64) COLLATE "C");
-    IF NEW.commit_sha !~ '^[0-9a-f]{4,64}$' THEN
-        RAISE EXCEPTION 'invalid merge.commit_sha: % is not a hexadecimal commit id (4 to 64 digits)',
-            quote_literal(NEW.commit_sha) USING ERRCODE = 'LD003';
+    NEW.scope := CASE WHEN length(NEW.scope) <= 200 AND NEW.scope ~ '^[\x21-\x2b\x2d-\x7e]([\x20-\x2b\x2d-\x7e]*[\x21-\x2b\x2d-\x7e])?$'
+                      THEN NEW.scope ELSE ledger._check_scope(NEW.scope, 'merge.scope') END;
+    IF NEW.commit_sha IS NULL OR NEW.commit_sha !~ '^[0-9a-f]{4,64}$' THEN
+        NEW.commit_sha := lower(ledger._check_text(NEW.commit_sha, 'merge.commit_sha', true, 64) COLLATE "C");
+        IF NEW.commit_sha !~ '^[0-9a-f]{4,64}$' THEN
+            RAISE EXCEPTION 'invalid merge.commit_sha: % is not a hexadecimal commit id (4 to 64 digits)',
+                quote_literal(NEW.commit_sha) USING ERRCODE = 'LD003';
+        END IF;
     END IF;
-    NEW.node_id := ledger._check_text(NEW.node_id, 'merge.node_id', false, 200);
+    IF NEW.node_id IS NOT NULL AND NOT (length(NEW.node_id) <= 200 AND NEW.node_id ~ c_line) THEN
+        NEW.node_id := ledger._check_text(NEW.node_id, 'merge.node_id', false, 200);
+    END IF;
     NEW.message := coalesce(NEW.message, '');
     IF length(NEW.message) > 262144 THEN
         RAISE EXCEPTION 'invalid merge.message: % characters, at most 262144 are accepted',
             length(NEW.message) USING ERRCODE = 'LD004';
     END IF;
     NEW.paths := ledger.normalize_paths(NEW.paths, 'merge.paths', 100000);
-    NEW.merged_at := coalesce(ledger._check_timestamp(NEW.merged_at, 'merge.merged_at'), now());
+    IF NEW.merged_at IS NULL THEN
+        NEW.merged_at := now();
+    ELSIF NOT (isfinite(NEW.merged_at) AND NEW.merged_at <= now()) THEN
+        NEW.merged_at := ledger._check_timestamp(NEW.merged_at, 'merge.merged_at');
+    END IF;
     NEW.processed := true;
-    PERFORM ledger._ensure_scope(NEW.scope);
+    IF NOT EXISTS (SELECT 1 FROM ledger.scope s WHERE s.scope = NEW.scope) THEN
+        PERFORM ledger._ensure_scope(NEW.scope);
+    END IF;
     RETURN NEW;
 END
 $$;
