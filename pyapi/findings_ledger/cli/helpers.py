@@ -25,7 +25,6 @@ from typing import Any, TypeVar
 import alembic.util
 import click
 import psycopg
-import sqlalchemy.exc
 from psycopg.conninfo import conninfo_to_dict
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -153,10 +152,6 @@ def explain(exc: BaseException) -> str | None:
         return f"{exc} [{exc.sqlstate}]"
     if isinstance(exc, cluster.ClusterError):
         return str(exc)
-    if isinstance(exc, sqlalchemy.exc.DBAPIError) and isinstance(exc.orig, psycopg.Error):
-        if isinstance(exc.orig, psycopg.OperationalError):
-            return explain(exc.orig)
-        return f"migration failed: {exc.orig}"
     if isinstance(exc, psycopg.errors.InvalidSchemaName):
         database, again = _target()
         return (f"{database} has no ledger schema ({exc.diag.message_primary or exc}): "
