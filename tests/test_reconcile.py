@@ -327,3 +327,27 @@ def test_reconcile_refuses_a_bad_or_duplicate_commit_sha_and_applies_nothing(
     assert info.value.sqlstate == code
     assert words in str(info.value)
     assert (counts(ledger_conn), outcome(ledger_conn)) == before
+
+
+def test_reconcile_blames_the_later_copy_and_checks_a_malformed_one_in_its_own_turn(
+        ledger_conn: psycopg.Connection) -> None:
+    """Two rows written without triggers: a valid sha and a malformed one that
+    starts with it. The first is applied; the second is LD003 for its own
+    sha, not an LD007 telling the DBA to delete the valid first one. Two
+    copies of one commit: the later one is the duplicate."""
+    fl.add_finding(ledger_conn, "pair", "stale", paths=["a.py"], kind="drift")
+    replica(ledger_conn, True)
+    ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES "
+                        "('pair', 'abcd', '{b.py}'), ('pair', 'abcdXYZ', '{b.py}')")
+    replica(ledger_conn, False)
+    with pytest.raises(psycopg.Error) as info:
+        ledger_conn.execute("SELECT * FROM ledger.reconcile('pair')")
+    assert info.value.sqlstate == "LD003" and "merge 2 commit_sha: 'abcdxyz'" in str(info.value)
+    ledger_conn.execute("DELETE FROM ledger.merge WHERE id = 2")
+    replica(ledger_conn, True)
+    ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('pair', 'ABCD', '{b.py}')")
+    replica(ledger_conn, False)
+    with pytest.raises(psycopg.Error) as info:
+        ledger_conn.execute("SELECT * FROM ledger.reconcile('pair')")
+    assert info.value.sqlstate == "LD007" and "merge 3 (written without triggers) is merge 1 again" in str(info.value)
+    assert "WHERE id = 3" in (info.value.diag.message_hint or "")

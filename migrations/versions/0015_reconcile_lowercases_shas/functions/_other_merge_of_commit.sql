@@ -1,12 +1,15 @@
 -- ledger._other_merge_of_commit(p_scope text, p_commit_sha text, p_except bigint) -> bigint
 --
--- The lowest id of a merge of p_scope other than p_except whose commit_sha
--- is the same commit as p_commit_sha (normalised: lower-case hexadecimal):
+-- The lowest id of a processed merge of p_scope other than p_except whose
+-- commit_sha is the same commit as p_commit_sha (normalised: lower-case
+-- hexadecimal):
 -- the same sha, a recorded abbreviation of it (4 digits or more), or a
 -- recorded sha it abbreviates: what the redelivery trigger
 -- (_120_redelivery, ledger._recorded_merge) counts as the same commit.
 -- NULL when there is none. ledger.reconcile asks it for each merge written
--- without triggers before applying it.
+-- without triggers before applying it; merges not processed yet are left
+-- out (their sha is not normalised yet: each is checked in its own turn,
+-- against the ones reconciled before it, which are processed by then).
 -- Two btree probes of merge_scope_commit_sha_bytes_idx ((scope, commit_sha)
 -- in byte order): the sha's prefixes, and the range of shas it starts;
 -- SET enable_seqscan = off, so that a plan cached while ledger.merge looked
@@ -25,6 +28,7 @@ BEGIN
       FROM ledger.merge o
      WHERE o.scope COLLATE "C" = p_scope COLLATE "C"
        AND o.id IS DISTINCT FROM p_except
+       AND o.processed
        AND (o.commit_sha COLLATE "C" = ANY (ARRAY(SELECT left(p_commit_sha, n)
                                                     FROM generate_series(4, length(p_commit_sha)) AS n))
             OR (o.commit_sha COLLATE "C" > p_commit_sha COLLATE "C"
@@ -36,4 +40,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._other_merge_of_commit(text, text, bigint) IS
-'The lowest id of another merge of the scope recording the same commit as a normalised sha (equal, abbreviating it, or abbreviated by it; 4 digits or more), or NULL. (scope, commit_sha, except_id) -> bigint. Probes merge_scope_commit_sha_bytes_idx only. Raises nothing.';
+'The lowest id of another processed merge of the scope recording the same commit as a normalised sha (equal, abbreviating it, or abbreviated by it; 4 digits or more), or NULL. (scope, commit_sha, except_id) -> bigint. Probes merge_scope_commit_sha_bytes_idx only. Raises nothing.';
