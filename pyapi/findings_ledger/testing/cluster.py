@@ -231,6 +231,14 @@ def _where(cluster: Cluster) -> str:
     return f"{DIR_ENV}={str(cluster.base)!r}" if os.environ.get(DIR_ENV) else str(cluster.base)
 
 
+def _other_users(cluster: Cluster) -> ClusterError:
+    """The error for a cluster directory this OS user may not use."""
+    return ClusterError(
+        f"{cluster.base} belongs to another OS user (a cluster another user started on port "
+        f"{cluster.port}?): set LEDGER_PGPORT or LEDGER_PGDIR to use another one"
+    )
+
+
 def _prepare_base(cluster: Cluster) -> None:
     made = cluster.base  # the outermost directory this call creates, removed again if it cannot be used
     while not made.parent.exists() and made.parent != made:
@@ -254,10 +262,7 @@ def _prepare_base(cluster: Cluster) -> None:
     try:
         os.chmod(cluster.base, 0o700 if os.geteuid() != 0 else 0o755)
     except PermissionError as exc:
-        raise ClusterError(
-            f"{cluster.base} belongs to another OS user (a cluster another user started on port "
-            f"{cluster.port}?): set LEDGER_PGPORT or LEDGER_PGDIR to use another one"
-        ) from exc
+        raise _other_users(cluster) from exc
     except OSError as exc:
         raise ClusterError(
             f"cannot use the cluster directory {_where(cluster)}: {exc.strerror or exc}: "
@@ -290,9 +295,14 @@ def _log_cause(text: str) -> str | None:
 
 
 def is_running(cluster: Cluster) -> bool:
-    """True when ``pg_ctl status`` finds a server on ``cluster.datadir``."""
-    if not (cluster.datadir / "PG_VERSION").exists():
-        return False
+    """True when ``pg_ctl status`` finds a server on ``cluster.datadir``.
+    Raises :class:`ClusterError` when the directory is another OS user's (a
+    user's ``make demo`` next to root's on the default port)."""
+    try:
+        if not (cluster.datadir / "PG_VERSION").exists():
+            return False
+    except PermissionError:
+        raise _other_users(cluster) from None
     return _run([str(bindir() / "pg_ctl"), "status", "-D", str(cluster.datadir)], check=False).returncode == 0
 
 
