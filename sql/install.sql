@@ -39,6 +39,7 @@
 \ir functions/tg_merge__supersede.sql
 \ir functions/add_finding.sql
 \ir functions/record_merge.sql
+\ir functions/_insert_merges.sql
 \ir functions/record_merges.sql
 \ir functions/read_audit.sql
 \ir functions/set_hygiene_mode.sql

@@ -161,10 +161,16 @@ def _sql_error(conn: psycopg.Connection[Any], merges: Any) -> psycopg.Error:
     (Jsonb([{"commit_sha": "abcd", "merged_at": "2026-06-01 12:00"}]), "LD003", "invalid merges[1].merged_at"),
     (Jsonb([{"commit_sha": "abcd", "merged_at": "2026-13-01T00:00:00Z"}]), "LD003",
      "invalid merges[1].merged_at: '2026-13-01T00:00:00Z' is not a time"),
-    (Jsonb([{"commit_sha": "abcd", "merged_at": "9999-01-01T00:00:00Z"}]), "LD003", "invalid merge.merged_at"),
-    (Jsonb([{"commit_sha": "abcd"}, {"commit_sha": "abce", "paths": ["/etc/passwd"]}]), "LD001", "/etc/passwd"),
-    (Jsonb([{"commit_sha": "abcd", "hunks": {"a.py": [[1, 1, 1, 1]]}}]), "LD003", "merge.hunks"),
-    (Jsonb([{"commit_sha": "not hex"}]), "LD003", "merge.commit_sha"),
+    (Jsonb([{"commit_sha": "abcd", "merged_at": "9999-01-01T00:00:00Z"}]), "LD003",
+     "merges[1]: invalid merge.merged_at"),
+    (Jsonb([{"commit_sha": "abcd"}, {"commit_sha": "abce", "paths": ["/etc/passwd"]}]), "LD001",
+     "merges[2]: invalid path in merge.paths[1]: '/etc/passwd'"),
+    (Jsonb([{"commit_sha": "abcd", "hunks": {"a.py": [[1, 1, 1, 1]]}}]), "LD003", "merges[1]: invalid merge.hunks"),
+    (Jsonb([{"commit_sha": "not hex"}]), "LD003", "merges[1]: invalid merge.commit_sha: 'not hex'"),
+    (Jsonb([{"commit_sha": "abcd"}, {"commit_sha": "eeee"}, {"commit_sha": "x" * 65}]), "LD004",
+     "merges[3]: invalid merge.commit_sha: 65 characters"),
+    (Jsonb([{"commit_sha": "abcd"}, {"commit_sha": "eeee", "node_id": "a\nb"}]), "LD003",
+     "merges[2]: invalid merge.node_id"),
 ])
 def test_bad_input_names_the_element_and_field_and_writes_nothing(
     ledger_conn: psycopg.Connection[Any], merges: Any, code: str, named: str
@@ -181,9 +187,10 @@ def test_a_conflicting_redelivery_in_a_batch_writes_none_of_it(ledger_conn: psyc
     history(ledger_conn, "s")
     fl.record_merge(ledger_conn, "s", "abcd", ["src/a.py"], merged_at=T.replace(day=9))
     before = state(ledger_conn)
-    with pytest.raises(fl.MergeConflict, match="paths"):
+    with pytest.raises(fl.MergeConflict, match=r"^merges\[2\]: conflicting redelivery .* paths") as info:
         fl.record_merges(ledger_conn, "s", [{"commit_sha": "eeee", "paths": ["docs/x.md"], "added": ["docs/x.md"]},
                                             {"commit_sha": "abcd", "paths": ["src/b.py"]}])
+    assert "ON CONFLICT" in (info.value.hint or "")  # the row's hint is kept
     assert state(ledger_conn) == before
 
 

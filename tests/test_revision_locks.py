@@ -45,6 +45,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0014_prefilter_on_distinct_words": {},  # two functions replaced
     "0015_reconcile_lowercases_shas": {},  # one function replaced
     "0016_cheaper_row_triggers": {},  # five functions replaced
+    "0017_record_merges_row_index": {},  # a function replaced, one added
 }
 
 STRENGTH = [

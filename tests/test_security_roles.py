@@ -177,6 +177,7 @@ NO_GRANTS = [
     "ledger._write_issue_snapshot(bigint,integer)",
     "ledger._resumed_task(bigint)",
     "ledger._other_merge_of_commit(text,text,bigint)",
+    "ledger._insert_merges(text,jsonb)",
     "ledger._resumed_row(bigint,bigint,text,text,bigint,boolean)",
     "ledger._snapshot_changes(jsonb,jsonb)",
     "ledger._check_task_transition(bigint,text,text)",

@@ -34,9 +34,11 @@
 -- (merges[i].<field>, ledger._check_json_shape), a merged_at that is not an
 -- ISO 8601 time with its offset; LD002 for an element without commit_sha;
 -- LD004 for more than 10,000 elements; and whatever a merge row raises
--- (LD001-LD004 naming the field and value but not the element, LD007 for a
--- conflicting redelivery, LD401). Any error leaves nothing of the batch
--- written (one statement).
+-- (LD001-LD004 naming the field and value, LD007 for a conflicting
+-- redelivery), its message led by the element it comes from
+-- ('merges[3]: invalid merge.commit_sha: ...': the batch is recorded again
+-- element by element, in order, to find it; LD401 is the scope's, not an
+-- element's). Any error leaves nothing of the batch written (one statement).
 CREATE OR REPLACE FUNCTION ledger.record_merges(p_scope text, p_merges jsonb)
 RETURNS TABLE (ord integer, merge_id bigint, recorded boolean, decisions jsonb)
 LANGUAGE plpgsql
@@ -55,6 +57,10 @@ DECLARE
     v_new   bigint[];
     v_ord   bigint;
     v_at    text;
+    v_elem  jsonb;
+    v_state text;
+    v_msg   text;
+    v_hint  text;
 BEGIN
     v_scope := ledger._check_scope(p_scope, 'merge.scope');
     IF p_merges IS NULL OR jsonb_typeof(p_merges) <> 'array' THEN
@@ -93,39 +99,45 @@ BEGIN
         RETURN;
     END IF;
 
-    -- each element's normalised sha, and the merge recorded for it before this batch (what a
-    -- record_merge of the element would find, unaffected by later elements)
-    SELECT array_agg(x.sha ORDER BY x.i), array_agg(ledger._recorded_merge(v_scope, x.sha) ORDER BY x.i)
-      INTO v_shas, v_pre
-      FROM (SELECT e.i, lower(ledger._check_text(e.elem ->> 'commit_sha', 'merge.commit_sha', true, 64)
-                              COLLATE "C") AS sha
-              FROM jsonb_array_elements(p_merges) WITH ORDINALITY AS e(elem, i)) AS x;
+    BEGIN  -- a row's error is located in its element only when there is one (a subtransaction per call)
+        -- each element's normalised sha, and the merge recorded for it before this batch (what a
+        -- record_merge of the element would find, unaffected by later elements)
+        SELECT array_agg(x.sha ORDER BY x.i), array_agg(ledger._recorded_merge(v_scope, x.sha) ORDER BY x.i)
+          INTO v_shas, v_pre
+          FROM (SELECT e.i, lower(ledger._check_text(e.elem ->> 'commit_sha', 'merge.commit_sha', true, 64)
+                                  COLLATE "C") AS sha
+                  FROM jsonb_array_elements(p_merges) WITH ORDINALITY AS e(elem, i)) AS x;
 
-    WITH ins AS (
-        INSERT INTO ledger.merge AS m (scope, commit_sha, paths, message, node_id, merged_at, branch, added,
-                                       deleted, hunks)
-        SELECT p_scope,
-               e.elem ->> 'commit_sha',
-               coalesce(ARRAY(SELECT jsonb_array_elements_text(e.elem -> 'paths')), '{}'),
-               coalesce(e.elem ->> 'message', ''),
-               e.elem ->> 'node_id',
-               (e.elem ->> 'merged_at')::timestamptz,
-               e.elem ->> 'branch',
-               CASE WHEN jsonb_typeof(e.elem -> 'added') = 'array'
-                    THEN ARRAY(SELECT jsonb_array_elements_text(e.elem -> 'added')) END,
-               CASE WHEN jsonb_typeof(e.elem -> 'deleted') = 'array'
-                    THEN ARRAY(SELECT jsonb_array_elements_text(e.elem -> 'deleted')) END,
-               CASE WHEN jsonb_typeof(e.elem -> 'hunks') = 'object' THEN e.elem -> 'hunks' END
-          FROM jsonb_array_elements(p_merges) WITH ORDINALITY AS e(elem, i)
-         ORDER BY e.i
-        ON CONFLICT (scope, commit_sha) DO NOTHING
-        RETURNING m.id, m.commit_sha
-    )
-    -- per element, the merge it inserted: the first element whose sha is an inserted row's
-    SELECT array_agg(f.id ORDER BY x.i) INTO v_new
-      FROM unnest(v_shas) WITH ORDINALITY AS x(sha, i)
-      LEFT JOIN LATERAL (SELECT ins.id FROM ins WHERE ins.commit_sha = x.sha
-                            AND NOT (x.sha = ANY (v_shas[1:x.i - 1]))) AS f ON true;
+        WITH ins AS (
+            SELECT n.id, n.commit_sha FROM ledger._insert_merges(p_scope, p_merges) AS n
+        )
+        -- per element, the merge it inserted: the first element whose sha is an inserted row's
+        SELECT array_agg(f.id ORDER BY x.i) INTO v_new
+          FROM unnest(v_shas) WITH ORDINALITY AS x(sha, i)
+          LEFT JOIN LATERAL (SELECT ins.id FROM ins WHERE ins.commit_sha = x.sha
+                                AND NOT (x.sha = ANY (v_shas[1:x.i - 1]))) AS f ON true;
+    EXCEPTION WHEN SQLSTATE 'LD001' OR SQLSTATE 'LD002' OR SQLSTATE 'LD003' OR SQLSTATE 'LD004'
+                   OR SQLSTATE 'LD007' THEN
+        -- which element: the elements again one by one, in order, until one fails the same
+        -- way; the error that follows leaves nothing of them written
+        GET STACKED DIAGNOSTICS v_state = RETURNED_SQLSTATE, v_msg = MESSAGE_TEXT, v_hint = PG_EXCEPTION_HINT;
+        FOR v_ord, v_elem IN SELECT e.i, e.elem FROM jsonb_array_elements(p_merges) WITH ORDINALITY AS e(elem, i)
+                              ORDER BY e.i LOOP
+            BEGIN
+                PERFORM ledger._check_text(v_elem ->> 'commit_sha', 'merge.commit_sha', true, 64);
+                PERFORM ledger._insert_merges(p_scope, jsonb_build_array(v_elem));
+            EXCEPTION WHEN SQLSTATE 'LD001' OR SQLSTATE 'LD002' OR SQLSTATE 'LD003' OR SQLSTATE 'LD004'
+                           OR SQLSTATE 'LD007' THEN
+                GET STACKED DIAGNOSTICS v_state = RETURNED_SQLSTATE, v_msg = MESSAGE_TEXT, v_hint = PG_EXCEPTION_HINT;
+                v_msg := format('merges[%s]: %s', v_ord, v_msg);
+                EXIT;
+            END;
+        END LOOP;
+        IF v_hint = '' THEN
+            RAISE EXCEPTION USING ERRCODE = v_state, MESSAGE = v_msg;
+        END IF;
+        RAISE EXCEPTION USING ERRCODE = v_state, MESSAGE = v_msg, HINT = v_hint;
+    END;
 
     RETURN QUERY
     WITH each AS (

@@ -1,0 +1,44 @@
+-- ledger._insert_merges(p_scope text, p_merges jsonb) -> TABLE(id bigint, commit_sha text)
+--
+-- The one multi-row INSERT INTO ledger.merge ... ON CONFLICT (scope,
+-- commit_sha) DO NOTHING of ledger.record_merges: one row per element of
+-- p_merges (already checked by record_merges: an array of merge objects of
+-- its shape), in array order, with record_merge's defaults for what an
+-- element leaves out (paths {}, message '', the rest NULL). Returns the rows
+-- it inserted (a redelivery inserts none). The merge triggers decide them as
+-- they decide any multi-row INSERT. record_merges also calls it with one
+-- element at a time, to say which element a row's error comes from.
+-- PL/pgSQL: its statement is planned on first use, so creating it takes
+-- no lock on ledger.merge. Raises what a merge row raises (LD001-LD004,
+-- LD007, LD401).
+CREATE OR REPLACE FUNCTION ledger._insert_merges(p_scope text, p_merges jsonb)
+RETURNS TABLE (id bigint, commit_sha text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog
+AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+    INSERT INTO ledger.merge AS m (scope, commit_sha, paths, message, node_id, merged_at, branch, added,
+                                   deleted, hunks)
+    SELECT p_scope,
+           e.elem ->> 'commit_sha',
+           coalesce(ARRAY(SELECT jsonb_array_elements_text(e.elem -> 'paths')), '{}'),
+           coalesce(e.elem ->> 'message', ''),
+           e.elem ->> 'node_id',
+           (e.elem ->> 'merged_at')::timestamptz,
+           e.elem ->> 'branch',
+           CASE WHEN jsonb_typeof(e.elem -> 'added') = 'array'
+                THEN ARRAY(SELECT jsonb_array_elements_text(e.elem -> 'added')) END,
+           CASE WHEN jsonb_typeof(e.elem -> 'deleted') = 'array'
+                THEN ARRAY(SELECT jsonb_array_elements_text(e.elem -> 'deleted')) END,
+           CASE WHEN jsonb_typeof(e.elem -> 'hunks') = 'object' THEN e.elem -> 'hunks' END
+      FROM jsonb_array_elements(p_merges) WITH ORDINALITY AS e(elem, i)
+     ORDER BY e.i
+    ON CONFLICT (scope, commit_sha) DO NOTHING
+    RETURNING m.id, m.commit_sha;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._insert_merges(text, jsonb) IS
+'record_merges'' multi-row INSERT of merges (ON CONFLICT (scope, commit_sha) DO NOTHING), in array order. (scope, merges jsonb array of merge objects) -> TABLE(id, commit_sha) of the rows inserted. Raises what a merge row raises.';
