@@ -43,6 +43,9 @@ def turkish(ledger_server: dict[str, Any], ledger_template: str) -> Iterator[str
         except psycopg.errors.FeatureNotSupported as exc:
             if exc.diag.message_primary != "ICU is not supported in this build":
                 raise
+            # Debian's server (make test's) is built with ICU: there this is a failure
+            bindir = conn.execute("SELECT setting FROM pg_config WHERE name = 'BINDIR'").fetchone()
+            assert not (bindir and str(bindir[0]).startswith("/usr/lib/postgresql/")), str(exc)
             pytest.skip("this PostgreSQL is built without ICU (ICU is not supported in this build)")
     dsn = make_conninfo(admin, dbname=NAME)
     try:
