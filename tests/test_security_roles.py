@@ -66,6 +66,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger._ensure_scope(text)",
         "ledger._check_timestamp(timestamp with time zone,text)",
         "ledger._recorded_merge(text,text)",  # the redelivery trigger's
+        "ledger._check_commit_sha(text,text)",  # _100_prepare's
         "ledger._unquote_path(text,text)",
         "ledger.normalize_path(text,text)",
         "ledger.normalize_paths(text[],text,integer)",

@@ -5,17 +5,19 @@ logical replication and pg_restore --disable-triggers write it) kept an
 upper-case commit_sha through ledger.reconcile, which normalised its paths
 and branch but not its sha: a later redelivery in lower case (what the
 trigger writes) was then recorded as a second merge of the same commit.
-reconcile now checks and lower-cases the sha of each merge it applies as
-the _100_prepare trigger does (LD002 blank, LD004 over 64 characters,
-LD003 not a hexadecimal commit id), and refuses with LD007, naming both
+reconcile now checks and lower-cases the sha of each merge it applies with
+the rule of the _100_prepare trigger, now one function,
+ledger._check_commit_sha (LD002 blank, LD004 over 64 characters, LD003 not
+a hexadecimal commit id; 0016 and 0017 call it too), and refuses with LD007, naming both
 merges, a commit another merge of the scope already records in full or
 abbreviated either way round (the new ledger._other_merge_of_commit, two
 probes of merge_scope_commit_sha_bytes_idx); nothing is applied then
-(tests/test_reconcile.py). CREATE OR REPLACE FUNCTION and one new
-function, no table lock.
+(tests/test_reconcile.py). CREATE OR REPLACE FUNCTION and two new
+functions, no table lock.
 
 Frozen files:
 
+* functions/_check_commit_sha.sql
 * functions/_other_merge_of_commit.sql
 * functions/reconcile.sql
 * privileges.sql

@@ -89,12 +89,8 @@ BEGIN
     LOOP
         -- the trigger checks and lower-cases a commit_sha (_100_prepare): a row
         -- written without it may be neither
-        SELECT lower(ledger._check_text(m.commit_sha, 'merge ' || m.id || ' commit_sha', true, 64) COLLATE "C")
+        SELECT ledger._check_commit_sha(m.commit_sha, 'merge ' || m.id || ' commit_sha')
           INTO v_sha FROM ledger.merge m WHERE m.id = v_id;
-        IF v_sha !~ '^[0-9a-f]{4,64}$' THEN
-            RAISE EXCEPTION 'invalid merge % commit_sha: % is not a hexadecimal commit id (4 to 64 digits)',
-                v_id, quote_literal(v_sha) USING ERRCODE = 'LD003';
-        END IF;
         -- the same commit recorded already, the sha in full or abbreviated either
         -- way round (what _120_redelivery calls the same commit)
         v_other := ledger._other_merge_of_commit(v_scope, v_sha, v_id);

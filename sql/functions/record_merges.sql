@@ -104,8 +104,7 @@ BEGIN
         -- record_merge of the element would find, unaffected by later elements)
         SELECT array_agg(x.sha ORDER BY x.i), array_agg(ledger._recorded_merge(v_scope, x.sha) ORDER BY x.i)
           INTO v_shas, v_pre
-          FROM (SELECT e.i, lower(ledger._check_text(e.elem ->> 'commit_sha', 'merge.commit_sha', true, 64)
-                                  COLLATE "C") AS sha
+          FROM (SELECT e.i, ledger._check_commit_sha(e.elem ->> 'commit_sha', 'merge.commit_sha') AS sha
                   FROM jsonb_array_elements(p_merges) WITH ORDINALITY AS e(elem, i)) AS x;
 
         WITH ins AS (
@@ -124,7 +123,7 @@ BEGIN
         FOR v_ord, v_elem IN SELECT e.i, e.elem FROM jsonb_array_elements(p_merges) WITH ORDINALITY AS e(elem, i)
                               ORDER BY e.i LOOP
             BEGIN
-                PERFORM ledger._check_text(v_elem ->> 'commit_sha', 'merge.commit_sha', true, 64);
+                PERFORM ledger._check_commit_sha(v_elem ->> 'commit_sha', 'merge.commit_sha');
                 PERFORM ledger._insert_merges(p_scope, jsonb_build_array(v_elem));
             EXCEPTION WHEN SQLSTATE 'LD001' OR SQLSTATE 'LD002' OR SQLSTATE 'LD003' OR SQLSTATE 'LD004'
                            OR SQLSTATE 'LD007' THEN

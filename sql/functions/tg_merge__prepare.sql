@@ -3,7 +3,8 @@
 -- Every merge row, however it is written, passes through here:
 --   scope       a scope name (ledger._check_scope: required, single line,
 --               <= 200 chars, no comma); created on first use;
---   commit_sha  required, 4-64 hexadecimal digits, lower-cased (ASCII);
+--   commit_sha  required, 4-64 hexadecimal digits, lower-cased (ASCII:
+--               ledger._check_commit_sha);
 --   node_id     optional session or node id, single line, <= 200 chars;
 --   message     NULL -> '', <= 262144 chars (256 KiB of text);
 --   paths       normalised by ledger.normalize_paths (at most 100000), NULL -> {};
@@ -36,11 +37,7 @@ BEGIN
     NEW.scope := CASE WHEN length(NEW.scope) <= 200 AND NEW.scope ~ '^[\x21-\x2b\x2d-\x7e]([\x20-\x2b\x2d-\x7e]*[\x21-\x2b\x2d-\x7e])?$'
                       THEN NEW.scope ELSE ledger._check_scope(NEW.scope, 'merge.scope') END;
     IF NEW.commit_sha IS NULL OR NEW.commit_sha !~ '^[0-9a-f]{4,64}$' THEN
-        NEW.commit_sha := lower(ledger._check_text(NEW.commit_sha, 'merge.commit_sha', true, 64) COLLATE "C");
-        IF NEW.commit_sha !~ '^[0-9a-f]{4,64}$' THEN
-            RAISE EXCEPTION 'invalid merge.commit_sha: % is not a hexadecimal commit id (4 to 64 digits)',
-                quote_literal(NEW.commit_sha) USING ERRCODE = 'LD003';
-        END IF;
+        NEW.commit_sha := ledger._check_commit_sha(NEW.commit_sha, 'merge.commit_sha');
     END IF;
     IF NEW.node_id IS NOT NULL AND NOT (length(NEW.node_id) <= 200 AND NEW.node_id ~ c_line) THEN
         NEW.node_id := ledger._check_text(NEW.node_id, 'merge.node_id', false, 200);

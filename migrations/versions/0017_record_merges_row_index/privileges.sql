@@ -36,6 +36,7 @@ GRANT EXECUTE ON FUNCTION
     ledger._ensure_scope(text),
     ledger._check_timestamp(timestamptz, text),
     ledger._recorded_merge(text, text),
+    ledger._check_commit_sha(text, text),
     ledger._unquote_path(text, text),
     ledger.normalize_path(text, text),
     ledger.normalize_paths(text[], text, integer),
