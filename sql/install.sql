@@ -24,6 +24,8 @@
 \ir functions/_check_scope.sql
 \ir functions/_check_timestamp.sql
 \ir functions/_check_commit_sha.sql
+\ir functions/_text_kept.sql
+\ir functions/_scope_kept.sql
 \ir functions/_ensure_scope.sql
 \ir functions/_severity_rank.sql
 \ir functions/_scoped_paths.sql

@@ -29,6 +29,8 @@ ROW_HELPERS = [
     "ledger._check_scope_access(text,text)",
     "ledger._scope_visible(text)",
     "ledger._normalize_branch(text,text)",
+    "ledger._text_kept(text,integer)",  # the triggers' fast paths (inlined: EXECUTE is still checked)
+    "ledger._scope_kept(text)",
 ]
 #: What every role that reads finds useful: pure functions and the lifecycle reads.
 READS = [
@@ -325,7 +327,8 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
         "ledger._evidence_token(text)", "ledger._file_slug(text)",
         "ledger._finding_state(timestamp with time zone,timestamp with time zone)",
         "ledger._normalize_branch(text,text)", "ledger._scoped_paths(text,text[])",
-        "ledger._severity_rank(text)", "ledger._significant(text)",
+        "ledger._scope_kept(text)", "ledger._severity_rank(text)", "ledger._significant(text)",
+        "ledger._text_kept(text,integer)",
         "ledger._token_regex(boolean)", "ledger._unicode_class(text)",
         "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",
         "ledger.add_issue(text,text,text,text,text,text,text)", "ledger.enqueue_task(bigint,text,text,bigint,boolean)",

@@ -9,14 +9,18 @@ ledger._resumed_row takes them and returns the resumed row whole in one
 query (ledger._resumed_task, kept with its LD005, calls it), and
 tg_agent_task__prepare keeps a text value that ledger._check_text would
 return unchanged (nothing to trim, no control character, short enough)
-without calling it, takes a status that is one of the six as written
+without calling it (the new ledger._text_kept says so, a SQL function
+inlined into the trigger's expressions; ledger._scope_kept, the same for
+a scope, is the scope fast path of 0016), takes a status that is one of the six as written
 without trimming or folding, and leaves out the transition check for the
 claim's own queued -> dispatched. What a claim returns and every error are
-unchanged (tests/test_claims.py). CREATE OR REPLACE FUNCTION and one new
-function, no table lock.
+unchanged (tests/test_claims.py, tests/test_trigger_fast_paths.py). CREATE
+OR REPLACE FUNCTION and three new functions, no table lock.
 
 Frozen files:
 
+* functions/_text_kept.sql
+* functions/_scope_kept.sql
 * functions/tg_agent_task__prepare.sql
 * functions/_resumed_row.sql
 * functions/_resumed_task.sql

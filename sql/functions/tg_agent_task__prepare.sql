@@ -31,25 +31,22 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog
 AS $$
 DECLARE
-    -- one line, nothing to trim: no control character, no space at either end
-    -- (the fast path of tg_finding__prepare too)
-    c_line     constant text := '^[^\x01-\x20\x7f]([^\x01-\x1f\x7f]*[^\x01-\x20\x7f])?$';
     v_claiming boolean := current_setting('ledger.claim_writer', true) IS NOT DISTINCT FROM NEW.id::text;
 BEGIN
     -- Fast paths: a value that is already what ledger._check_text would
     -- return (nothing to trim, no control character, short enough) is kept
     -- without calling it; any other value, NULL included where the field is
     -- required, goes through the check and gets its error.
-    IF NEW.agent_id IS NULL OR NOT (length(NEW.agent_id) <= 200 AND NEW.agent_id ~ c_line) THEN
+    IF NOT coalesce(ledger._text_kept(NEW.agent_id, 200), false) THEN
         NEW.agent_id := ledger._check_text(NEW.agent_id, 'agent_task.agent_id', true, 200);
     END IF;
-    IF NEW.runtime_id IS NULL OR NOT (length(NEW.runtime_id) <= 200 AND NEW.runtime_id ~ c_line) THEN
+    IF NOT coalesce(ledger._text_kept(NEW.runtime_id, 200), false) THEN
         NEW.runtime_id := ledger._check_text(NEW.runtime_id, 'agent_task.runtime_id', true, 200);
     END IF;
-    IF NEW.session_id IS NOT NULL AND NOT (length(NEW.session_id) <= 200 AND NEW.session_id ~ c_line) THEN
+    IF NOT coalesce(ledger._text_kept(NEW.session_id, 200), true) THEN
         NEW.session_id := ledger._check_text(NEW.session_id, 'agent_task.session_id', false, 200);
     END IF;
-    IF NEW.failure_reason IS NOT NULL AND NOT (length(NEW.failure_reason) <= 200 AND NEW.failure_reason ~ c_line) THEN
+    IF NOT coalesce(ledger._text_kept(NEW.failure_reason, 200), true) THEN
         NEW.failure_reason := ledger._check_text(NEW.failure_reason, 'agent_task.failure_reason', false, 200);
     END IF;
     NEW.force_fresh_session := coalesce(NEW.force_fresh_session, false);

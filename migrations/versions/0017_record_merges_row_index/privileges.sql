@@ -24,7 +24,9 @@ GRANT EXECUTE ON FUNCTION
     ledger._unicode_class(text),
     ledger._check_scope_access(text, text),
     ledger._scope_visible(text),
-    ledger._normalize_branch(text, text)
+    ledger._normalize_branch(text, text),
+    ledger._text_kept(text, integer),
+    ledger._scope_kept(text)
     TO ledger_writer, ledger_admin;
 
 -- ledger_writer: insert findings, merges, issues, tasks, injections; report and

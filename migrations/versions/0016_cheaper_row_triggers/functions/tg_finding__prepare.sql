@@ -59,27 +59,24 @@ DECLARE
     v_last     bigint;
     v_dir      boolean;
     v_cut      boolean[];
-    -- one line, nothing to trim: no control character, no space at either end
-    c_line     constant text := '^[^\x01-\x20\x7f]([^\x01-\x1f\x7f]*[^\x01-\x20\x7f])?$';
 BEGIN
     -- Fast paths: a value that is already what the check would return (no
     -- white space to trim, no control character, short enough; for scope,
     -- printable ASCII without a comma) is kept without calling the check,
     -- which would return it unchanged; any other value, NULL included, goes
     -- through the check and gets its error.
-    NEW.scope := CASE WHEN length(NEW.scope) <= 200 AND NEW.scope ~ '^[\x21-\x2b\x2d-\x7e]([\x20-\x2b\x2d-\x7e]*[\x21-\x2b\x2d-\x7e])?$'
-                      THEN NEW.scope ELSE ledger._check_scope(NEW.scope, 'finding.scope') END;
-    NEW.title := CASE WHEN length(NEW.title) <= 1000 AND NEW.title ~ c_line THEN NEW.title
+    NEW.scope := CASE WHEN ledger._scope_kept(NEW.scope) THEN NEW.scope ELSE ledger._check_scope(NEW.scope, 'finding.scope') END;
+    NEW.title := CASE WHEN ledger._text_kept(NEW.title, 1000) THEN NEW.title
                       ELSE ledger._check_text(NEW.title, 'finding.title', true, 1000) END;
-    IF NEW.finding_key IS NOT NULL AND NOT (length(NEW.finding_key) <= 200 AND NEW.finding_key ~ c_line) THEN
+    IF NOT coalesce(ledger._text_kept(NEW.finding_key, 200), true) THEN
         NEW.finding_key := ledger._check_text(NEW.finding_key, 'finding.finding_key', false, 200);
     END IF;
     IF TG_OP = 'INSERT' AND NOT (NEW.created_at IS NULL OR (isfinite(NEW.created_at) AND NEW.created_at <= now())) THEN
         NEW.created_at := ledger._check_timestamp(NEW.created_at, 'finding.created_at');
     END IF;
-    NEW.kind := lower(CASE WHEN length(NEW.kind) <= 100 AND NEW.kind ~ c_line THEN NEW.kind
+    NEW.kind := lower(CASE WHEN ledger._text_kept(NEW.kind, 100) THEN NEW.kind
                            ELSE ledger._check_text(coalesce(NEW.kind, 'review'), 'finding.kind', true, 100) END COLLATE "C");
-    v_severity := lower(CASE WHEN length(NEW.severity) <= 20 AND NEW.severity ~ c_line THEN NEW.severity
+    v_severity := lower(CASE WHEN ledger._text_kept(NEW.severity, 20) THEN NEW.severity
                              ELSE ledger._check_text(coalesce(NEW.severity, 'medium'), 'finding.severity', true, 20) END
                         COLLATE "C");
     NEW.severity := CASE v_severity WHEN 'major' THEN 'high' WHEN 'minor' THEN 'low' ELSE v_severity END;
@@ -92,7 +89,7 @@ BEGIN
         RAISE EXCEPTION 'invalid finding.description: % characters, at most 1000000 are accepted',
             length(NEW.description) USING ERRCODE = 'LD004';
     END IF;
-    IF NEW.source IS NOT NULL AND NOT (length(NEW.source) <= 200 AND NEW.source ~ c_line) THEN
+    IF NOT coalesce(ledger._text_kept(NEW.source, 200), true) THEN
         NEW.source := ledger._check_text(NEW.source, 'finding.source', false, 200);
     END IF;
     v_raw := NEW.paths;
@@ -175,7 +172,7 @@ BEGIN
     NEW.anchors := nullif(coalesce(v_given, '{}') || coalesce(v_found, '{}'), '{}');
 
     NEW.observed_at := coalesce(NEW.observed_at, now());
-    v_raw := ARRAY[lower(CASE WHEN length(NEW.expects) <= 20 AND NEW.expects ~ c_line THEN NEW.expects
+    v_raw := ARRAY[lower(CASE WHEN ledger._text_kept(NEW.expects, 20) THEN NEW.expects
                               ELSE ledger._check_text(coalesce(NEW.expects, 'change'), 'finding.expects', true, 20) END
                          COLLATE "C")];
     IF v_raw[1] NOT IN ('change', 'present', 'absent') THEN
@@ -183,7 +180,7 @@ BEGIN
             quote_literal(NEW.expects) USING ERRCODE = 'LD003';
     END IF;
     NEW.expects := v_raw[1];
-    IF NEW.task_group IS NOT NULL AND NOT (length(NEW.task_group) <= 200 AND NEW.task_group ~ c_line) THEN
+    IF NOT coalesce(ledger._text_kept(NEW.task_group, 200), true) THEN
         NEW.task_group := ledger._check_text(NEW.task_group, 'finding.task_group', false, 200);
     END IF;
     IF TG_OP = 'INSERT' AND NEW.task_group IS NULL AND NEW.source ~ '.:[0-9]+$' THEN

@@ -29,17 +29,12 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog
 SET enable_seqscan = off
 AS $$
-DECLARE
-    -- one line, nothing to trim: no control character, no space at either end
-    -- (the fast path of tg_finding__prepare too)
-    c_line constant text := '^[^\x01-\x20\x7f]([^\x01-\x1f\x7f]*[^\x01-\x20\x7f])?$';
 BEGIN
-    NEW.scope := CASE WHEN length(NEW.scope) <= 200 AND NEW.scope ~ '^[\x21-\x2b\x2d-\x7e]([\x20-\x2b\x2d-\x7e]*[\x21-\x2b\x2d-\x7e])?$'
-                      THEN NEW.scope ELSE ledger._check_scope(NEW.scope, 'merge.scope') END;
+    NEW.scope := CASE WHEN ledger._scope_kept(NEW.scope) THEN NEW.scope ELSE ledger._check_scope(NEW.scope, 'merge.scope') END;
     IF NEW.commit_sha IS NULL OR NEW.commit_sha !~ '^[0-9a-f]{4,64}$' THEN
         NEW.commit_sha := ledger._check_commit_sha(NEW.commit_sha, 'merge.commit_sha');
     END IF;
-    IF NEW.node_id IS NOT NULL AND NOT (length(NEW.node_id) <= 200 AND NEW.node_id ~ c_line) THEN
+    IF NOT coalesce(ledger._text_kept(NEW.node_id, 200), true) THEN
         NEW.node_id := ledger._check_text(NEW.node_id, 'merge.node_id', false, 200);
     END IF;
     NEW.message := coalesce(NEW.message, '');
