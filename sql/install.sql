@@ -85,6 +85,7 @@
 \ir functions/read_prompt_findings.sql
 \ir functions/read_history.sql
 \ir functions/_token_regex.sql
+\ir functions/_token_split_regex.sql
 \ir functions/_words.sql
 \ir functions/_significant.sql
 \ir functions/_evidence_token.sql
@@ -96,6 +97,7 @@
 \ir functions/_message_segments.sql
 \ir functions/_message_tokens.sql
 \ir functions/_match_message.sql
+\ir functions/_message_probe_keys.sql
 \ir functions/_message_may_match.sql
 \ir functions/_merge_decisions.sql
 \ir functions/tg_finding__prepare_evidence.sql

@@ -158,7 +158,8 @@ GRANT EXECUTE ON FUNCTION
 -- Not granted to any ledger role, on purpose: _apply_merge, _apply_revert,
 -- _revert_targets, _reopen_finding, _check_json_shape (replace_findings'
 -- argument check), record_merges' _insert_merges, reconcile's _other_merge_of_commit, the matcher's internals (_match_paths, _match_changes,
--- _merge_decisions, _match_message, _message_may_match, _message_tokens, _message_segments,
+-- _merge_decisions, _match_message, _message_may_match, _message_probe_keys, _token_split_regex,
+-- _message_tokens, _message_segments,
 -- _file_slug, _object_ends) and the claim's (_write_issue_snapshot, _resumed_task, _resumed_row,
 -- _snapshot_changes, _check_task_transition): only SECURITY DEFINER
 -- functions run them, as the owner; the tg_* trigger functions;

@@ -46,6 +46,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0015_reconcile_lowercases_shas": {},  # one function replaced
     "0016_cheaper_row_triggers": {},  # five functions replaced
     "0017_record_merges_row_index": {},  # a function replaced, one added
+    "0018_prefilter_splits_tokens": {},  # a function replaced, two added
 }
 
 STRENGTH = [

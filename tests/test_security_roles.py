@@ -173,6 +173,8 @@ NO_GRANTS = [
     "ledger._merge_decisions(text,text,text[],text,timestamp with time zone,text[],text[],jsonb)",
     "ledger._match_message(text,text)",
     "ledger._message_may_match(text,text)",
+    "ledger._message_probe_keys(text,text)",
+    "ledger._token_split_regex()",
     "ledger._message_tokens(text)",
     "ledger._message_segments(text)",
     "ledger._file_slug(text)",
@@ -329,7 +331,7 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
         "ledger._normalize_branch(text,text)", "ledger._scoped_paths(text,text[])",
         "ledger._scope_kept(text)", "ledger._severity_rank(text)", "ledger._significant(text)",
         "ledger._text_kept(text,integer)",
-        "ledger._token_regex(boolean)", "ledger._unicode_class(text)",
+        "ledger._token_regex(boolean)", "ledger._token_split_regex()", "ledger._unicode_class(text)",
         "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",
         "ledger.add_issue(text,text,text,text,text,text,text)", "ledger.enqueue_task(bigint,text,text,bigint,boolean)",
     ])

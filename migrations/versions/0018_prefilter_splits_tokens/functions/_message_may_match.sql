@@ -1,0 +1,57 @@
+-- ledger._message_may_match(p_scope text, p_message text) -> boolean
+--
+-- The message pre-filter of ledger._merge_decisions: false only when
+-- ledger._match_message(p_scope, p_message) is certain to find nothing, so
+-- that the full tokeniser (ledger._message_tokens, a PL/pgSQL loop over the
+-- characters' tokens) and the matcher run only when some active finding of
+-- the scope could match.
+--   * A message without a single token (ledger._token_regex, after NFC;
+--     a message already in NFC, as ASCII always is, is not normalised
+--     again): false; it can name nothing.
+--   * A message with a code span or fence made of backticks, an HTML comment
+--     ('<!--') or a carriage return: true (not modelled here; the full
+--     matcher decides).
+--   * Otherwise one probe of finding_active_evidence_idx with the keys of
+--     ledger._message_probe_keys (every token form and word run of the
+--     whole message under which ledger._match_message can name a finding:
+--     a superset of the matcher's, since each segment of
+--     ledger._message_segments is a run of whole lines) says whether any
+--     active finding of the scope carries one of them.
+-- So a false is exact and a true may be a finding that does not match in
+-- the end (its evidence inside one segment only, a triple across two).
+-- tests/test_message_prefilter.py checks false => no match on random
+-- messages. Cost: the keys (about 0.6 ms for a 2 KB message) and one GIN
+-- probe (docs/performance.md); PL/pgSQL with a generic plan, so that the
+-- query is planned once per session.
+-- Raises nothing.
+CREATE OR REPLACE FUNCTION ledger._message_may_match(p_scope text, p_message text)
+RETURNS boolean
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog
+-- one generic plan for the session (custom plans, re-made on every call,
+-- cost 0.5 ms of planning and probe the same index)
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    v_msg text := coalesce(p_message, '');
+BEGIN
+    IF v_msg IS NOT NFC NORMALIZED THEN
+        v_msg := pg_catalog.normalize(v_msg, 'NFC');
+    END IF;
+    IF v_msg !~ ledger._token_regex(false) THEN
+        RETURN false;
+    END IF;
+    IF strpos(v_msg, '`') > 0 OR strpos(v_msg, '<!--') > 0 OR strpos(v_msg, E'\r') > 0 THEN
+        RETURN true;
+    END IF;
+    -- count(*), not EXISTS: under EXISTS the planner costs for the first row
+    -- and a sequential scan with the && filter looks cheaper than the index
+    RETURN (SELECT count(*) FROM ledger.finding f
+             WHERE ledger._evidence_keys(f.scope, f.finding_key, f.slug, f.strong_keywords, f.title)
+                       OPERATOR(pg_catalog.&&) ledger._message_probe_keys(p_scope, v_msg)
+               AND f.superseded_at IS NULL) > 0;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._message_may_match(text, text) IS
+'Message pre-filter: false only when ledger._match_message(scope, message) finds nothing for certain (no token at all, or no active finding of the scope carries any of the message''s ledger._message_probe_keys); true for messages with backticks, <!-- or carriage returns, and whenever a finding could match. (scope text, message text) -> boolean. One GIN probe of finding_active_evidence_idx. Raises nothing.';
