@@ -121,6 +121,13 @@ def test_replay_git_records_the_history_and_resumes(ledger_dsn: str, tmp_path: P
         (["replay-git", "{tmp}/missing", "--scope", "s"], ["failed"]),
         (["replay-git", "{repo}", "--scope", "s", "--range", "no-such-branch"], ["no-such-branch"]),
         (["replay-git", "{repo}", "--scope", "", "--range", "HEAD"], ["merge.scope", "LD002"]),
+        # git would read these as options, or take a date it cannot read for now
+        (["replay-git", "{repo}", "--scope", "s", "--range", "--output={tmp}/x"], ["invalid revision range",
+                                                                                "--output=", "git option"]),
+        (["replay-git", "{repo}", "--scope", "s", "--range", "HEAD --all"], ["invalid revision range", "'--all'"]),
+        (["replay-git", "{repo}", "--scope", "s", "--since", "garbage"], ["invalid --since 'garbage'", "now or later"]),
+        (["replay-git", "{repo}", "--scope", "s", "--since", "2090-01-01"], ["invalid --since", "no commit"]),
+        (["hygiene", "--mode", "dry", "{repo}", "--scope", "s", "--since", "soon"], ["invalid --since 'soon'"]),
     ],
 )
 def test_a_user_error_is_one_line_and_exit_1(
@@ -133,6 +140,7 @@ def test_a_user_error_is_one_line_and_exit_1(
     argv = [a.replace("{tmp}", str(plain)).replace("{repo}", str(repo)) for a in args]
     result = run(*argv, "--dsn", ledger_dsn)
     assert_user_error(result, *fragments)
+    assert list(plain.iterdir()) == []  # nothing written (no git --output)
 
 
 def test_an_unreachable_server_is_a_user_error(tmp_path: Path) -> None:

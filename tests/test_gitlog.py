@@ -57,6 +57,24 @@ def test_range_and_since_select_commits(repo: tuple[Path, dict[str, str]]) -> No
     assert list(gitlog.read_merges(path, f"HEAD..{shas['quote']}")) == []
 
 
+def test_a_range_or_since_git_would_misread_is_a_value_error(repo: tuple[Path, dict[str, str]],
+                                                             tmp_path: Path) -> None:
+    """A word of the range that starts with '-' would be a git option
+    (--output=<file> writes a file); a --since git cannot read is taken by
+    git for now and would select nothing, as a future date would."""
+    path, shas = repo
+    out = tmp_path / "written"
+    for rev_range in (f"--output={out}", "HEAD --all", f"{shas['add']}.. -n1", "", "   "):
+        with pytest.raises(ValueError, match="invalid revision range"):
+            list(gitlog.read_merges(path, rev_range))
+    assert not out.exists()
+    for since in ("garbage", "", "2090-01-01", "tomorrow"):
+        with pytest.raises(ValueError, match="invalid --since .*now or later"):
+            list(gitlog.read_merges(path, since=since))
+    assert [m.sha for m in gitlog.read_merges(path, f"main ^{shas['rename']}")] == [shas["merge"], shas["quote"]]
+    assert len(list(gitlog.read_merges(path, since="2.weeks"))) >= 0  # git's relative forms are kept
+
+
 def test_git_failures_are_value_errors(repo: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
     path, _ = repo
     with pytest.raises(ValueError, match="unknown|bad revision|ambiguous"):

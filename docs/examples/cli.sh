@@ -47,6 +47,7 @@ findings-ledger history 3
 findings-ledger active nope
 findings-ledger hygiene-mode spec-7 dry
 findings-ledger replay-git . --scope spec-07 --range nope
+findings-ledger replay-git . --scope spec-07 --since whenever
 findings-ledger hygiene-mode spec-07 sometimes
 findings-ledger policy spec-07 --path-kinds drift,review
 { set +x; } 2>/dev/null

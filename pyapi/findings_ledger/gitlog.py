@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -147,14 +148,36 @@ def _log_args(*, patch: bool, renames: bool) -> list[str]:
 
 
 def list_commits(repo: str | Path, rev_range: str = "HEAD", since: str | None = None) -> list[str]:
-    """The shas of ``rev_range`` on the first-parent line, oldest first
-    (``git rev-list --first-parent --reverse``). Raises ``ValueError`` when
+    """The shas of ``rev_range`` (revisions separated by white space, e.g.
+    ``v1.0..main`` or ``main ^v1.0``) on the first-parent line, oldest
+    first (``git rev-list --first-parent --reverse``). Raises ``ValueError``
+    when a word of ``rev_range`` starts with ``-`` (git would read it as an
+    option), when ``since`` reads as now or later (git's date parser takes a
+    date it cannot read for now, and no commit would be selected), and when
     git fails (not a repository, unknown revision)."""
+    words = rev_range.split()
+    bad = next((w for w in words if w.startswith("-")), None)
+    if bad is not None or not words:
+        raise ValueError(f"invalid revision range {rev_range!r}: give revisions such as HEAD, v1.0..main or "
+                         f"'main ^v1.0'" + (f" ({bad!r} would be read as a git option)" if bad else ""))
     args = ["rev-list", "--first-parent", "--reverse"]
-    if since:
-        args.append(f"--since={since}")
-    args += [*rev_range.split(), "--"]
+    if since is not None:
+        args.append(f"--since={_check_since(Path(repo), since)}")
+    args += [*words, "--"]
     return _git(Path(repo), args).decode("ascii").split()
+
+
+def _check_since(repo: Path, since: str) -> str:
+    """``since`` when git reads it as a moment in the past. git's date parser
+    never refuses: a date it cannot read is taken for now (``git rev-parse
+    --since=<since>`` says ``--max-age=<now>``), which would select no
+    commit, so that (and a future date) is refused with ``ValueError``."""
+    out = _git(repo, ["rev-parse", f"--since={since}"]).decode("ascii", errors="replace").strip()
+    moment = re.fullmatch(r"--max-age=([0-9]+)", out)
+    if not since.strip() or moment is None or int(moment.group(1)) >= time.time() - 1:
+        raise ValueError(f"invalid --since {since!r}: git reads it as now or later, so no commit would be "
+                         "selected; give a past date such as 2026-01-01, '2 weeks ago' or 2.weeks")
+    return since
 
 
 def read_merges(
