@@ -161,3 +161,24 @@ def test_the_probe_keys_of_a_few_messages(ledger_conn: psycopg.Connection) -> No
     assert keys("a.-b ..c. d.e-f") == {"id.e-f"}
     assert keys("") == set() and keys("-- ! ..") == set()
     assert keys("Ab \u00c5ngstr\u00f6m") == {"i\u00c5ngstr\u00f6m", "=ab \u00c5ngstr\u00f6m"}  # ASCII-only lower case
+
+
+def test_the_probe_keys_are_built_once_per_message(ledger_conn: psycopg.Connection) -> None:
+    """The pre-filter computes the keys once and probes with them as a
+    parameter: a call of ledger._message_probe_keys inside its query would
+    run once per row wherever the planner scans ledger.finding sequentially
+    (a small or new ledger)."""
+    _findings(ledger_conn)
+    with ledger_conn.transaction(force_rollback=True):
+        ledger_conn.execute("SET LOCAL track_functions = 'all'")
+        ledger_conn.execute("SET LOCAL enable_indexscan = off")
+        ledger_conn.execute("SET LOCAL enable_bitmapscan = off")  # every finding read: a sequential scan
+
+        def calls() -> int:
+            row = ledger_conn.execute("SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions "
+                                      "WHERE schemaname = 'ledger' AND funcname = '_message_probe_keys'").fetchone()
+            return int(row[0])
+        before = calls()
+        assert ledger_conn.execute("SELECT ledger._message_may_match(%s, 'Refactor the parser and its tests')",
+                                   (SCOPE,)).fetchone() == (False,)
+        assert calls() - before == 1

@@ -33,7 +33,8 @@ SET search_path = pg_catalog
 SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
-    v_msg text := coalesce(p_message, '');
+    v_msg  text := coalesce(p_message, '');
+    v_keys text[];
 BEGIN
     IF v_msg IS NOT NFC NORMALIZED THEN
         v_msg := pg_catalog.normalize(v_msg, 'NFC');
@@ -44,11 +45,14 @@ BEGIN
     IF strpos(v_msg, '`') > 0 OR strpos(v_msg, '<!--') > 0 OR strpos(v_msg, E'\r') > 0 THEN
         RETURN true;
     END IF;
+    -- the keys in a variable: a parameter of the query, computed once (a
+    -- call in the query would run for every row of a sequential scan);
     -- count(*), not EXISTS: under EXISTS the planner costs for the first row
     -- and a sequential scan with the && filter looks cheaper than the index
+    v_keys := ledger._message_probe_keys(p_scope, v_msg);
     RETURN (SELECT count(*) FROM ledger.finding f
              WHERE ledger._evidence_keys(f.scope, f.finding_key, f.slug, f.strong_keywords, f.title)
-                       OPERATOR(pg_catalog.&&) ledger._message_probe_keys(p_scope, v_msg)
+                       OPERATOR(pg_catalog.&&) v_keys
                AND f.superseded_at IS NULL) > 0;
 END
 $$;
