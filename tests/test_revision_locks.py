@@ -47,6 +47,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0016_cheaper_row_triggers": {},  # five functions replaced
     "0017_record_merges_row_index": {},  # a function replaced, one added
     "0018_prefilter_splits_tokens": {},  # a function replaced, two added
+    "0019_hunks_per_finding": {},  # one function replaced
 }
 
 STRENGTH = [

@@ -52,7 +52,8 @@
 -- distinct touched path and ancestor directory, as ledger._match_paths, so
 -- linear in the touched paths and independent of the scope's size; then
 -- work proportional to the matched (finding, path) pairs and the hunks of
--- their files. PL/pgSQL so that the query is planned once per session,
+-- their files (each pair's hunks are read in a LATERAL subquery of its own,
+-- so that no plan compares them more than once). PL/pgSQL so that the query is planned once per session,
 -- not on every call (a LANGUAGE sql function with SET clauses is re-planned
 -- each time: 2 ms a merge); the caller (ledger._apply_merge) turns parallel
 -- workers and jit off. Raises nothing.
@@ -105,35 +106,13 @@ BEGIN
                bool_or(p.is_added) AS any_added
         FROM pairs p
         GROUP BY p.id, p.fpath
-    ), gone AS (
-        -- the finding path itself, or a directory above it, is deleted
-        SELECT pp.id, pp.fpath, min(d.path) AS gone_as
-          FROM per_path pp JOIN deleted d
-            ON d.path = pp.fpath OR (d.path ~ '/$' AND left(pp.fpath, length(d.path)) = d.path)
-         WHERE pp.expects = 'absent'
-         GROUP BY pp.id, pp.fpath
-    ), hunked AS (
-        SELECT pp.id, pp.fpath,
-               -- bigint: line numbers go up to 2147483647, so their sums may not fit an integer
-               (pp.anchor ->> 0)::bigint AS a1, (pp.anchor ->> 1)::bigint AS a2,
-               (h.x ->> 0)::bigint AS os, (h.x ->> 1)::bigint AS oc,
-               (h.x ->> 2)::bigint AS ns, (h.x ->> 3)::bigint AS nc, h.o
-          FROM per_path pp
-          CROSS JOIN LATERAL jsonb_array_elements(p_hunks -> pp.fpath) WITH ORDINALITY AS h(x, o)
-         WHERE pp.expects = 'change' AND pp.anchor IS NOT NULL
-    ), lines AS (
-        SELECT x.id, x.fpath,
-               (array_agg(jsonb_build_array(x.os, x.oc, x.ns, x.nc) ORDER BY x.o)
-                    FILTER (WHERE x.hit))[1] AS hit,
-               coalesce(sum(x.nc - x.oc) FILTER (WHERE x.os + greatest(x.oc, 1) - 1 < x.a1), 0) AS shift,
-               bool_and(x.nc = 0) AND min(x.os) = 1 AS whole_file
-          FROM (SELECT hk.*,
-                       CASE WHEN hk.oc > 0 THEN hk.os <= hk.a2 + p_context AND hk.os + hk.oc - 1 >= hk.a1 - p_context
-                            ELSE hk.os >= hk.a1 - p_context AND hk.os < hk.a2 + p_context END AS hit
-                  FROM hunked hk) AS x
-         GROUP BY x.id, x.fpath
     ), facts AS (
-        SELECT pp.*, g.gone_as, l.hit, l.shift,
+        SELECT pp.*, l.hit, l.shift,
+               -- the finding path itself, or a directory above it, is deleted
+               CASE WHEN pp.expects = 'absent' THEN
+                   (SELECT min(d.path) FROM deleted d
+                     WHERE d.path = pp.fpath OR (d.path ~ '/$' AND left(pp.fpath, length(d.path)) = d.path))
+               END AS gone_as,
                pp.expects = 'change' AND pp.anchor IS NOT NULL AND p_hunks ? pp.fpath AS by_lines,
                -- hunks that leave the anchored lines alone (an empty list says nothing of them)
                pp.expects = 'change' AND pp.anchor IS NOT NULL AND l.hit IS NULL
@@ -148,8 +127,29 @@ BEGIN
                     WHEN pp.anchor ->> 0 = pp.anchor ->> 1 THEN 'line ' || (pp.anchor ->> 0)
                     ELSE 'lines ' || (pp.anchor ->> 0) || '-' || (pp.anchor ->> 1) END AS anchor_text
           FROM per_path pp
-          LEFT JOIN gone g ON g.id = pp.id AND g.fpath = pp.fpath
-          LEFT JOIN lines l ON l.id = pp.id AND l.fpath = pp.fpath
+          -- each anchored (finding, path) against its file's hunks, in a
+          -- LATERAL (and the deleted paths above in a subquery per pair): a
+          -- join of all of them grouped (its row estimates are those of a
+          -- CTE) was planned by PostgreSQL 18 as a nested loop that grouped
+          -- every pair's hunks again for each pair, the square of the
+          -- anchored findings times the hunks
+          LEFT JOIN LATERAL (
+              SELECT (array_agg(jsonb_build_array(x.os, x.oc, x.ns, x.nc) ORDER BY x.o)
+                          FILTER (WHERE x.hit))[1] AS hit,
+                     coalesce(sum(x.nc - x.oc) FILTER (WHERE x.os + greatest(x.oc, 1) - 1 < x.a1), 0) AS shift,
+                     bool_and(x.nc = 0) AND min(x.os) = 1 AS whole_file
+                FROM (SELECT hk.*,
+                             CASE WHEN hk.oc > 0
+                                  THEN hk.os <= hk.a2 + p_context AND hk.os + hk.oc - 1 >= hk.a1 - p_context
+                                  ELSE hk.os >= hk.a1 - p_context AND hk.os < hk.a2 + p_context END AS hit
+                        FROM (SELECT -- bigint: line numbers go up to 2147483647, so their sums may not fit an integer
+                                     (pp.anchor ->> 0)::bigint AS a1, (pp.anchor ->> 1)::bigint AS a2,
+                                     (h.x ->> 0)::bigint AS os, (h.x ->> 1)::bigint AS oc,
+                                     (h.x ->> 2)::bigint AS ns, (h.x ->> 3)::bigint AS nc, h.o
+                                FROM jsonb_array_elements(p_hunks -> pp.fpath) WITH ORDINALITY AS h(x, o)
+                               WHERE pp.expects = 'change' AND pp.anchor IS NOT NULL) AS hk) AS x
+              HAVING count(*) > 0  -- no hunk: no row, as a pair without hunks had none
+          ) AS l ON true
     ), decided AS (
         SELECT f.*,
                CASE

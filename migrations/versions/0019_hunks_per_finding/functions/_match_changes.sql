@@ -1,0 +1,244 @@
+-- ledger._match_changes(p_scope text, p_paths text[], p_added text[], p_deleted text[],
+--                       p_hunks jsonb, p_context integer) ->
+--     TABLE(finding_id bigint, finding_path text, touched_path text, verdict text, form text,
+--           reason text, anchor_from jsonb, anchor_to jsonb, to_path text)
+--
+-- What a merge's changes say about each active finding of p_scope that
+-- references one of its touched paths (p_paths, normalised), one row per
+-- (finding, finding path) that matches (a file equal to a touched path, or
+-- a directory reference that is a prefix of one at a '/' boundary), with
+-- the smallest matching touched path as evidence (issue 15, "Change kinds",
+-- "Line anchors that move with the code"). By the finding's expects:
+--   change   anchored file path the merge deleted (in p_deleted, not in
+--            p_added): with hunks for it that leave the anchored lines
+--            alone (a rename's diff, keyed by the old path) and a file of
+--            the same name added elsewhere: 'moved', form renamed (to_path
+--            is the new path, anchor_to the range moved by the hunks above
+--            it); with such hunks but no file of that name added, or with a
+--            file of that name added but no hunks, or hunks that delete the
+--            whole file (a rename as git diff --no-renames shows it:
+--            deleted whole, added whole): 'candidate', form maybe_renamed
+--            (the finding stays on its old path); a rename whose hunks
+--            change the lines: 'resolution', form line; any other deletion:
+--            'resolution', form deleted_file;
+--            anchored file path with hunks in p_hunks: 'resolution', form
+--            line, when a hunk overlaps the anchored lines [first, last]
+--            widened by p_context lines on each side (a hunk that rewrites
+--            old lines a .. a+b-1 overlaps when a <= last + context and
+--            a+b-1 >= first - context; a pure insertion after old line a,
+--            b = 0, when first - context <= a < last + context, i.e. inside
+--            the range); otherwise 'moved' (anchor_to = the range shifted by
+--            the lines the hunks above it added or removed: the sum of
+--            d - b over hunks with a + max(b, 1) - 1 < first, kept within
+--            lines 1 to 2147483647; the arithmetic is bigint, so any hunk
+--            the merge may hold is compared without overflow) or 'kept'
+--            (nothing above it changed); an empty hunk list changes no line;
+--            otherwise (no anchor, a directory, no hunks for the path):
+--            'resolution', form path (seed 000's file-level rule);
+--   present  p_added NULL: 'candidate', form unknown_change; the file is in
+--            p_added (and not in p_deleted), or the directory holds a path
+--            in p_added: 'resolution', form added; else 'mention', form
+--            not_added;
+--   absent   p_deleted NULL: 'candidate', form unknown_change; the path, or
+--            a directory above it, is in p_deleted (and a file not also in
+--            p_added): 'resolution', form deleted; a directory with deleted
+--            files under it but not itself deleted: 'candidate', form
+--            deleted_inside (its other files may remain); else 'mention',
+--            form not_deleted.
+-- reason says it in words; anchor_from/anchor_to are [first, last] for
+-- anchored paths with hunks; to_path the new path of a followed rename. Kind, policy and causality are decided by
+-- ledger._merge_decisions.
+-- Cost: one btree probe of ledger.finding_path (its primary key) per
+-- distinct touched path and ancestor directory, as ledger._match_paths, so
+-- linear in the touched paths and independent of the scope's size; then
+-- work proportional to the matched (finding, path) pairs and the hunks of
+-- their files (each pair's hunks are read in a LATERAL subquery of its own,
+-- so that no plan compares them more than once). PL/pgSQL so that the query is planned once per session,
+-- not on every call (a LANGUAGE sql function with SET clauses is re-planned
+-- each time: 2 ms a merge); the caller (ledger._apply_merge) turns parallel
+-- workers and jit off. Raises nothing.
+CREATE OR REPLACE FUNCTION ledger._match_changes(
+    p_scope text, p_paths text[], p_added text[], p_deleted text[], p_hunks jsonb, p_context integer)
+RETURNS TABLE (finding_id bigint, finding_path text, touched_path text, verdict text, form text, reason text,
+               anchor_from jsonb, anchor_to jsonb, to_path text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog
+AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+    WITH keys AS (
+        SELECT DISTINCT
+               array_to_string(a.parts[1:n], '/')
+                   || CASE WHEN n < cardinality(a.parts) THEN '/' ELSE '' END AS key,
+               t.path AS touched
+        FROM unnest(p_paths) AS t(path),
+             LATERAL (SELECT string_to_array(t.path, '/') AS parts) AS a,
+             generate_series(1, cardinality(a.parts)) AS n
+        WHERE a.parts[n] <> ''
+    ), hits AS (
+        -- one btree probe of finding_path_pkey per distinct key
+        SELECT fp.finding_id, fp.path
+        FROM ledger.finding_path fp
+        WHERE fp.scope = p_scope AND fp.path = ANY (ARRAY(SELECT DISTINCT keys.key FROM keys))
+    ), candidates AS (
+        SELECT f.id, f.expects, f.anchors
+        FROM ledger.finding f
+        WHERE f.id IN (SELECT hits.finding_id FROM hits)
+          AND f.superseded_at IS NULL
+    ), added AS (
+        SELECT DISTINCT x.path FROM unnest(p_added) AS x(path)
+    ), deleted AS (
+        SELECT DISTINCT x.path FROM unnest(p_deleted) AS x(path)
+    ), pairs AS (
+        SELECT c.id, c.expects, c.anchors -> h.path AS anchor, h.path AS fpath, keys.touched,
+               EXISTS (SELECT 1 FROM added a WHERE a.path = keys.touched) AS is_added,
+               EXISTS (SELECT 1 FROM deleted d WHERE d.path = keys.touched) AS is_deleted
+        FROM hits h
+        JOIN candidates c ON c.id = h.finding_id
+        JOIN keys ON keys.key = h.path
+    ), per_path AS (
+        SELECT p.id, p.fpath, min(p.expects) AS expects, (array_agg(p.anchor))[1] AS anchor,
+               min(p.touched) AS touched,
+               min(p.touched) FILTER (WHERE p.is_added AND NOT p.is_deleted) AS touched_added,
+               min(p.touched) FILTER (WHERE p.is_deleted AND NOT p.is_added) AS touched_deleted,
+               min(p.touched) FILTER (WHERE p.is_deleted) AS touched_deleted_any,
+               bool_or(p.is_added) AS any_added
+        FROM pairs p
+        GROUP BY p.id, p.fpath
+    ), facts AS (
+        SELECT pp.*, l.hit, l.shift,
+               -- the finding path itself, or a directory above it, is deleted
+               CASE WHEN pp.expects = 'absent' THEN
+                   (SELECT min(d.path) FROM deleted d
+                     WHERE d.path = pp.fpath OR (d.path ~ '/$' AND left(pp.fpath, length(d.path)) = d.path))
+               END AS gone_as,
+               pp.expects = 'change' AND pp.anchor IS NOT NULL AND p_hunks ? pp.fpath AS by_lines,
+               -- hunks that leave the anchored lines alone (an empty list says nothing of them)
+               pp.expects = 'change' AND pp.anchor IS NOT NULL AND l.hit IS NULL
+                   AND jsonb_array_length(p_hunks -> pp.fpath) > 0 AS keeps_lines,
+               -- the hunks only delete, from line 1: the whole file, as a diff of a deletion shows it
+               coalesce(l.whole_file, false) AS whole_file,
+               CASE WHEN pp.expects = 'change' AND pp.anchor IS NOT NULL AND pp.touched_deleted IS NOT NULL THEN
+                   (SELECT min(a.path) FROM added a
+                     WHERE a.path <> pp.fpath AND substring(a.path FROM '[^/]*$') = substring(pp.fpath FROM '[^/]*$'))
+               END AS renamed_to,
+               CASE WHEN pp.anchor IS NULL THEN NULL
+                    WHEN pp.anchor ->> 0 = pp.anchor ->> 1 THEN 'line ' || (pp.anchor ->> 0)
+                    ELSE 'lines ' || (pp.anchor ->> 0) || '-' || (pp.anchor ->> 1) END AS anchor_text
+          FROM per_path pp
+          -- each anchored (finding, path) against its file's hunks, in a
+          -- LATERAL (and the deleted paths above in a subquery per pair): a
+          -- join of all of them grouped (its row estimates are those of a
+          -- CTE) was planned by PostgreSQL 18 as a nested loop that grouped
+          -- every pair's hunks again for each pair, the square of the
+          -- anchored findings times the hunks
+          LEFT JOIN LATERAL (
+              SELECT (array_agg(jsonb_build_array(x.os, x.oc, x.ns, x.nc) ORDER BY x.o)
+                          FILTER (WHERE x.hit))[1] AS hit,
+                     coalesce(sum(x.nc - x.oc) FILTER (WHERE x.os + greatest(x.oc, 1) - 1 < x.a1), 0) AS shift,
+                     bool_and(x.nc = 0) AND min(x.os) = 1 AS whole_file
+                FROM (SELECT hk.*,
+                             CASE WHEN hk.oc > 0
+                                  THEN hk.os <= hk.a2 + p_context AND hk.os + hk.oc - 1 >= hk.a1 - p_context
+                                  ELSE hk.os >= hk.a1 - p_context AND hk.os < hk.a2 + p_context END AS hit
+                        FROM (SELECT -- bigint: line numbers go up to 2147483647, so their sums may not fit an integer
+                                     (pp.anchor ->> 0)::bigint AS a1, (pp.anchor ->> 1)::bigint AS a2,
+                                     (h.x ->> 0)::bigint AS os, (h.x ->> 1)::bigint AS oc,
+                                     (h.x ->> 2)::bigint AS ns, (h.x ->> 3)::bigint AS nc, h.o
+                                FROM jsonb_array_elements(p_hunks -> pp.fpath) WITH ORDINALITY AS h(x, o)
+                               WHERE pp.expects = 'change' AND pp.anchor IS NOT NULL) AS hk) AS x
+              HAVING count(*) > 0  -- no hunk: no row, as a pair without hunks had none
+          ) AS l ON true
+    ), decided AS (
+        SELECT f.*,
+               CASE
+                   -- an anchored file the merge deleted
+                   WHEN f.expects = 'change' AND f.anchor IS NOT NULL AND f.touched_deleted IS NOT NULL THEN
+                       CASE WHEN f.keeps_lines AND f.renamed_to IS NOT NULL THEN 'renamed'
+                            WHEN f.keeps_lines THEN 'maybe_renamed'
+                            WHEN f.renamed_to IS NOT NULL AND f.by_lines AND f.hit IS NOT NULL
+                                 AND NOT f.whole_file THEN 'line'
+                            WHEN f.renamed_to IS NOT NULL THEN 'maybe_renamed'
+                            ELSE 'deleted_file' END
+                   WHEN f.by_lines AND f.hit IS NOT NULL THEN 'line'
+                   WHEN f.by_lines AND coalesce(f.shift, 0) <> 0 THEN 'anchor_moved'
+                   WHEN f.by_lines THEN 'anchor_kept'
+                   WHEN f.expects = 'change' THEN 'path'
+                   WHEN f.expects = 'present' AND p_added IS NULL THEN 'unknown_change'
+                   WHEN f.expects = 'present' AND f.touched_added IS NOT NULL THEN 'added'
+                   WHEN f.expects = 'present' THEN 'not_added'
+                   WHEN p_deleted IS NULL THEN 'unknown_change'
+                   WHEN f.gone_as IS NOT NULL AND (f.fpath ~ '/$' OR f.gone_as ~ '/$' OR NOT f.any_added) THEN 'deleted'
+                   WHEN f.fpath ~ '/$' AND f.touched_deleted_any IS NOT NULL THEN 'deleted_inside'
+                   ELSE 'not_deleted' END AS form
+          FROM facts f
+    )
+    SELECT d.id, d.fpath,
+           CASE WHEN d.expects = 'present' THEN coalesce(d.touched_added, d.touched)
+                WHEN d.expects = 'absent' THEN coalesce(d.touched_deleted_any, d.touched)
+                ELSE d.touched END,
+           CASE d.form
+               WHEN 'renamed' THEN 'moved'
+               WHEN 'anchor_moved' THEN 'moved'
+               WHEN 'anchor_kept' THEN 'kept'
+               WHEN 'maybe_renamed' THEN 'candidate'
+               WHEN 'unknown_change' THEN 'candidate'
+               WHEN 'deleted_inside' THEN 'candidate'
+               WHEN 'not_added' THEN 'mention'
+               WHEN 'not_deleted' THEN 'mention'
+               ELSE 'resolution' END,
+           d.form,
+           CASE d.form
+               WHEN 'renamed'
+                   THEN format('the merge renamed %s to %s (deleted and added) without changing the finding''s %s: the finding follows it, its anchor moves by %s',
+                               d.fpath, d.renamed_to, d.anchor_text, CASE WHEN d.shift > 0 THEN '+' ELSE '' END || d.shift)
+               WHEN 'maybe_renamed'
+                   THEN format('the merge deleted %s%s: perhaps a rename, which moves the finding''s %s rather than changing them (the finding stays on %s)',
+                               d.fpath, CASE WHEN d.renamed_to IS NOT NULL THEN ' and added ' || d.renamed_to
+                                             ELSE ', its hunks keeping the anchored lines' END,
+                               d.anchor_text, d.fpath)
+               WHEN 'deleted_file'
+                   THEN format('the merge deleted %s, which holds the finding''s %s', d.fpath, d.anchor_text)
+               WHEN 'line'
+                   THEN format('the merge changed %s at @@ -%s,%s +%s,%s @@, which overlaps the finding''s %s',
+                               d.fpath, d.hit ->> 0, d.hit ->> 1, d.hit ->> 2, d.hit ->> 3, d.anchor_text)
+               WHEN 'anchor_moved'
+                   THEN format('the merge changed %s away from the finding''s %s: %s %s, the anchor moves by %s',
+                               d.fpath, d.anchor_text, abs(d.shift),
+                               CASE WHEN d.shift > 0 THEN 'lines added above' ELSE 'lines removed above' END,
+                               CASE WHEN d.shift > 0 THEN '+' ELSE '' END || d.shift)
+               WHEN 'anchor_kept'
+                   THEN format('the merge changed %s away from the finding''s %s, with no net change of lines above them: the anchor stays',
+                               d.fpath, d.anchor_text)
+               WHEN 'path'
+                   THEN format('the merge touched %s, which the finding references as %s', d.touched, d.fpath)
+               WHEN 'unknown_change'
+                   THEN format('the merge touched %s but does not say what it %s; the finding expects %s %s',
+                               d.touched, CASE WHEN d.expects = 'present' THEN 'added' ELSE 'deleted' END, d.fpath,
+                               d.expects)
+               WHEN 'added'
+                   THEN format('the merge added %s; the finding expects %s present', d.touched_added, d.fpath)
+               WHEN 'not_added'
+                   THEN format('the merge changed %s but added nothing there; the finding expects %s present',
+                               d.touched, d.fpath)
+               WHEN 'deleted'
+                   THEN format('the merge deleted %s; the finding expects %s absent', d.gone_as, d.fpath)
+               WHEN 'deleted_inside'
+                   THEN format('the merge deleted %s under %s but does not say the directory is gone (deleted lists %s when it is); the finding expects it absent',
+                               d.touched_deleted_any, d.fpath, d.fpath)
+               ELSE format('the merge changed %s but did not delete it; the finding expects %s absent',
+                           d.touched, d.fpath) END,
+           CASE WHEN d.by_lines THEN d.anchor END,
+           CASE WHEN d.form IN ('renamed', 'anchor_moved', 'anchor_kept')
+                -- the range moved, kept within line numbers 1 .. 2147483647
+                THEN jsonb_build_array(least(2147483647, greatest(1, (d.anchor ->> 0)::bigint + d.shift)),
+                                       least(2147483647, greatest(1, (d.anchor ->> 1)::bigint + d.shift))) END,
+           CASE WHEN d.form = 'renamed' THEN d.renamed_to END
+      FROM decided d
+     ORDER BY d.id, d.fpath;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._match_changes(text, text[], text[], text[], jsonb, integer) IS
+'What a merge''s touched paths, added/deleted paths and hunks say about the active findings of a scope that reference a touched path: one row per (finding, finding path) with the smallest matching touched path, a verdict (resolution, candidate, mention, moved, kept), a form (path, line, deleted_file, renamed, maybe_renamed, anchor_moved, anchor_kept, added, not_added, deleted, deleted_inside, not_deleted, unknown_change), the reason, the anchor before and after and the new path of a followed rename. (scope, paths, added, deleted, hunks jsonb, context integer) -> TABLE(finding_id, finding_path, touched_path, verdict, form, reason, anchor_from, anchor_to, to_path). Index-driven (btree probes of ledger.finding_path, linear in the touched paths). Raises nothing.';
