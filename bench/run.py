@@ -879,7 +879,9 @@ def profile_claim(conn: psycopg.Connection[Any], rep: Report) -> None:
 # --------------------------------------------------------------------------- report
 
 
-def machine() -> dict[str, Any]:
+def machine(server: str) -> dict[str, Any]:
+    """The machine and the server measured: its own version string (the
+    server behind --dsn or LEDGER_DSN need not be the binaries on PATH)."""
     cpu = ""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -888,7 +890,9 @@ def machine() -> dict[str, Any]:
                 break
     except OSError:
         pass
-    pg = subprocess.run([str(cluster.bindir() / "postgres"), "--version"], capture_output=True, text=True).stdout.strip()
+    with psycopg.connect(server) as conn:
+        row = conn.execute("SELECT version()").fetchone()
+    pg = str(row[0]).split(" on ", 1)[0] if row else "unknown"
     return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "postgres": pg,
             "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 
@@ -963,9 +967,9 @@ def _md_table(header: list[str], rows: list[list[Any]], align: str) -> list[str]
             + ["| " + " | ".join("" if v is None else str(v) for v in r) + " |" for r in rows])
 
 
-def write(rep: Report, quick: bool, out: Path = OUT) -> None:
+def write(rep: Report, quick: bool, server: str, out: Path = OUT) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    data = {"machine": machine(), "quick": quick, "rows": rep.rows, "targets": rep.targets, "growth": rep.growth,
+    data = {"machine": machine(server), "quick": quick, "rows": rep.rows, "targets": rep.targets, "growth": rep.growth,
             "profiles": rep.profiles, "statements": rep.statements, "notes": rep.notes, "plans": rep.plans}
     (out / "results.json").write_text(json.dumps(data, indent=2, default=str))
     lines = [f"Machine: {data['machine']['cpu']}, {data['machine']['cores']} cores, {data['machine']['postgres']}, "
@@ -1052,7 +1056,7 @@ def main(argv: list[str] | None = None) -> int:
         print("== migrations", flush=True)
         bench_migrations(server, sizes, rep)
     rep.other("benchmark", "wall-clock time of this run", seconds=round(time.perf_counter() - started, 1))
-    write(rep, args.quick, args.out)
+    write(rep, args.quick, server, args.out)
     return 0
 
 
