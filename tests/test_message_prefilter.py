@@ -89,7 +89,8 @@ def _reference_keys(conn: psycopg.Connection, scope: str, message: str) -> set[s
     a token), ASCII-only lower case, a token broken after '-' or '/' at a
     line end joined with the one before it, the file-name and dated slugs,
     and the runs of two and three consecutive significant words
-    (ledger._significant, asked of the database)."""
+    (ledger._significant, asked of the database). [[:blank:]] is space and
+    tab under the C LC_CTYPE of the test databases."""
     pattern = conn.execute("SELECT ledger._token_regex(true)").fetchone()[0]
     text = unicodedata.normalize("NFC", message)
     pairs = [(m.group(1), m.group(2)) for m in re.finditer(pattern, text)]

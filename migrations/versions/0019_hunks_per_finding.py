@@ -3,7 +3,7 @@
 ledger._match_changes compared the anchors of the matched findings with
 the merge's hunks in two CTEs, hunked and lines (every anchored (finding,
 path) pair with every hunk of its file, grouped by pair), then left-joined
-the groups to the pairs. PostgreSQL 18 planned that join, whose row
+the groups to the pairs. PostgreSQL 17 and 18 planned that join, whose row
 estimates are those of a CTE, as a nested loop that grouped every pair's
 hunks again for each pair: a merge with 100 hunks over a file that 100
 findings are anchored to took 0.4 s on 18 and 0.7 s on 17, against 25 ms on 15 (the

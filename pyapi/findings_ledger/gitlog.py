@@ -172,9 +172,10 @@ def _check_since(repo: Path, since: str) -> str:
     never refuses: a date it cannot read is taken for now (``git rev-parse
     --since=<since>`` says ``--max-age=<now>``), which would select no
     commit, so that (and a future date) is refused with ``ValueError``."""
+    before = int(time.time())  # git's now is a whole second, read after this one
     out = _git(repo, ["rev-parse", f"--since={since}"]).decode("ascii", errors="replace").strip()
     moment = re.fullmatch(r"--max-age=([0-9]+)", out)
-    if not since.strip() or moment is None or int(moment.group(1)) >= time.time() - 1:
+    if not since.strip() or moment is None or int(moment.group(1)) >= before:
         raise ValueError(f"invalid --since {since!r}: git reads it as now or later, so no commit would be "
                          "selected; give a past date such as 2026-01-01, '2 weeks ago' or 2.weeks")
     return since

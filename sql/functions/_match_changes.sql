@@ -130,7 +130,7 @@ BEGIN
           -- each anchored (finding, path) against its file's hunks, in a
           -- LATERAL (and the deleted paths above in a subquery per pair): a
           -- join of all of them grouped (its row estimates are those of a
-          -- CTE) was planned by PostgreSQL 18 as a nested loop that grouped
+          -- CTE) was planned by PostgreSQL 17 and 18 as a nested loop that grouped
           -- every pair's hunks again for each pair, the square of the
           -- anchored findings times the hunks
           LEFT JOIN LATERAL (

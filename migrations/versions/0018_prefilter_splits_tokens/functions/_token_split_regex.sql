@@ -18,7 +18,7 @@ RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
     SELECT '(?:[^' || w.c || '.-]|[-.](?![' || w.c || '])|(?<![' || w.c || '])[-.])+'
-      FROM (SELECT substr(r.re, 3, strpos(r.re, ']') - 3) AS c
+      FROM (SELECT pg_catalog.substr(r.re, 3, pg_catalog.strpos(r.re, ']') - 3) AS c
               FROM (SELECT ledger._token_regex(false) AS re) AS r) AS w
 $$;
 
