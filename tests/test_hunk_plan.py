@@ -16,10 +16,9 @@ query well, so there the test passes with it too: the compat run on 18
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import psycopg
-import pytest
+from _plans import load_auto_explain, nested_plans
 from psycopg.types.json import Jsonb
 
 FILE = "src/hot/file.py"
@@ -29,47 +28,24 @@ HUNKS = 20
 SCAN = r"Function Scan on jsonb_array_elements h\w* .*?\(actual rows=([0-9.]+) loops=([0-9]+)\)"
 
 
-def _load_auto_explain(conn: psycopg.Connection[Any]) -> None:
-    try:
-        conn.execute("LOAD 'auto_explain'")
-    except psycopg.Error as exc:
-        # as in tests/test_import_plan.py: only a role that may not LOAD a library skips
-        superuser = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
-        assert not (superuser and superuser[0]), f"a superuser cannot LOAD auto_explain: {exc}"
-        pytest.skip(f"this role may not LOAD auto_explain: {exc}")
-
-
 def test_each_anchored_finding_reads_its_files_hunks_once(ledger_conn: psycopg.Connection) -> None:
-    _load_auto_explain(ledger_conn)
+    load_auto_explain(ledger_conn)
     ledger_conn.execute(
         "INSERT INTO ledger.finding (scope, title, kind, severity, paths) "
         "SELECT 'hunkplan', 'anchored finding ' || g, 'drift', 'medium', ARRAY[%s || ':' || (10 * g + 5)] "
         "  FROM generate_series(0, %s - 1) AS g", (FILE, ANCHORS))
     first = 10 * ANCHORS + 100  # below every anchor: none overlaps, each is kept
     hunks = [[first + 3 * k, 1, first + 3 * k, 1] for k in range(HUNKS)]
-    plans: list[str] = []
-
-    def on_notice(diag: psycopg.errors.Diagnostic) -> None:
-        text = diag.message_primary or ""
-        if "plan:" in text and "jsonb_array_elements(p_hunks -> pp.fpath)" in text:
-            plans.append(text)
-
-    ledger_conn.add_notice_handler(on_notice)
-    try:
-        with ledger_conn.transaction(force_rollback=True):
-            for setting in ("auto_explain.log_min_duration = 0", "auto_explain.log_nested_statements = on",
-                            "auto_explain.log_analyze = on", "auto_explain.log_timing = off",
-                            "client_min_messages = log"):
-                ledger_conn.execute(f"SET LOCAL {setting}")
-            for k in range(8):  # past the custom plans: the session's generic plan too
-                ledger_conn.execute(
-                    "INSERT INTO ledger.merge (scope, commit_sha, paths, message, hunks) "
-                    "VALUES ('hunkplan', %s, %s, 'Edit the tail of the file', %s)",
-                    (f"{0xabc000 + k:x}", [FILE], Jsonb({FILE: hunks})))
-            kept = ledger_conn.execute("SELECT count(*) FROM ledger.supersession WHERE scope = 'hunkplan' "
-                                       "AND action = 'anchor_kept'").fetchone()
-    finally:
-        ledger_conn.remove_notice_handler(on_notice)
+    with ledger_conn.transaction(force_rollback=True), \
+            nested_plans(ledger_conn, lambda text: "jsonb_array_elements(p_hunks -> pp.fpath)" in text,
+                         "auto_explain.log_analyze = on", "auto_explain.log_timing = off") as plans:
+        for k in range(8):  # past the custom plans: the session's generic plan too
+            ledger_conn.execute(
+                "INSERT INTO ledger.merge (scope, commit_sha, paths, message, hunks) "
+                "VALUES ('hunkplan', %s, %s, 'Edit the tail of the file', %s)",
+                (f"{0xabc000 + k:x}", [FILE], Jsonb({FILE: hunks})))
+        kept = ledger_conn.execute("SELECT count(*) FROM ledger.supersession WHERE scope = 'hunkplan' "
+                                   "AND action = 'anchor_kept'").fetchone()
     assert kept == (8 * ANCHORS,)  # every anchor compared with every hunk, each merge
     assert len(plans) == 8
     for plan in plans:

@@ -16,6 +16,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from _plans import load_auto_explain, nested_plans
 
 IMPORT = """
 INSERT INTO ledger.finding (scope, finding_key, title, slug, paths)
@@ -26,22 +27,8 @@ SELECT 'import', %s || g, 'Finding ' || g, %s || g, ARRAY['src/file' || g || '.p
 
 def lookup_plans(conn: psycopg.Connection[Any], stmt: str, params: Any) -> list[str]:
     """The plans auto_explain logs for the lookup while ``stmt`` runs."""
-    plans: list[str] = []
-
-    def on_notice(diag: psycopg.errors.Diagnostic) -> None:
-        text = diag.message_primary or ""
-        if "plan:" in text and "f.finding_key = NEW.finding_key" in text:
-            plans.append(text)
-
-    conn.add_notice_handler(on_notice)
-    try:
-        with conn.transaction():
-            for setting in ("auto_explain.log_min_duration = 0", "auto_explain.log_nested_statements = on",
-                            "client_min_messages = log"):
-                conn.execute(f"SET LOCAL {setting}")
-            conn.execute(stmt, params)
-    finally:
-        conn.remove_notice_handler(on_notice)
+    with nested_plans(conn, lambda text: "f.finding_key = NEW.finding_key" in text) as plans:
+        conn.execute(stmt, params)
     return plans
 
 
@@ -54,15 +41,7 @@ def assert_unique_index(plans: list[str]) -> None:
 
 def test_the_duplicate_key_lookup_probes_the_unique_index_whatever_the_statistics(
         ledger_conn: psycopg.Connection) -> None:
-    try:
-        ledger_conn.execute("LOAD 'auto_explain'")
-    except psycopg.Error as exc:
-        # a superuser (the throwaway cluster's postgres, what make test uses) may LOAD it, and
-        # every server build here ships it: there its absence fails the test; only a role that
-        # may not LOAD a library (an existing server through LEDGER_DSN) skips
-        superuser = ledger_conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
-        assert not (superuser and superuser[0]), f"a superuser cannot LOAD auto_explain: {exc}"
-        pytest.skip(f"this role may not LOAD auto_explain: {exc}")
+    load_auto_explain(ledger_conn)
     # a fresh, never analysed table: the generic plan is made at the sixth row
     assert_unique_index(lookup_plans(ledger_conn, IMPORT, ("A-", "a-", 20))[6:])
     # analysed while small: a sequential scan would be the cheapest
