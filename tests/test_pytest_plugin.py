@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _plugin_project import WITHOUT_THE_EXTRA
 
 from findings_ledger.testing.pytest_plugin import MISSING_EXTRA
 
@@ -38,9 +39,7 @@ def test_without_pytest_postgresql_only_a_ledger_fixture_fails(tmp_path: Path) -
     )
     project = tmp_path / "project"
     project.mkdir()
-    (project / "test_it.py").write_text(
-        "def test_plain():\n    assert True\n\n\ndef test_uses_the_ledger(ledger_conn):\n    pass\n"
-    )
+    (project / "test_it.py").write_text(WITHOUT_THE_EXTRA)
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONPATH": str(shadow.parent)}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "findings_ledger.testing.pytest_plugin", "-p", "no:cacheprovider",

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from _plugin_project import WITHOUT_THE_EXTRA
 
 from findings_ledger.testing.pytest_plugin import MISSING_EXTRA
 
@@ -200,9 +201,7 @@ def test_pytest_runs_in_an_unrelated_directory_without_the_pytest_extra(
 
     project = tmp_path / "project"
     project.mkdir()
-    (project / "test_it.py").write_text(
-        "def test_plain():\n    assert True\n\n\ndef test_uses_the_ledger(ledger_conn):\n    pass\n"
-    )
+    (project / "test_it.py").write_text(WITHOUT_THE_EXTRA)
     ran = _run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project, env=env, check=False)
     out = ran.stdout + ran.stderr
     assert ran.returncode == 1, out
