@@ -181,6 +181,13 @@ def _previous(project: Path, rev_dir: Path) -> str:
     return module.split("down_revision = '", 1)[1].split("'", 1)[0]
 
 
+def _rank(dsn: str, severity: str) -> int:
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute("SELECT ledger._severity_rank(%s)", (severity,)).fetchone()
+        assert row is not None
+        return int(row[0])
+
+
 def _comment(dsn: str, signature: str) -> str | None:
     with psycopg.connect(dsn) as conn:
         row = conn.execute("SELECT obj_description(to_regprocedure(%s), 'pg_proc')", (signature,)).fetchone()
@@ -192,15 +199,16 @@ def test_a_one_function_change_is_a_revision_of_that_size(
 ) -> None:
     source = project / "sql" / "functions" / "_severity_rank.sql"
     text = source.read_text()
-    assert "COMMENT ON FUNCTION ledger._severity_rank(text) IS\n'" in text
-    source.write_text(text.replace("COMMENT ON FUNCTION ledger._severity_rank(text) IS\n'",
-                                   "COMMENT ON FUNCTION ledger._severity_rank(text) IS\n'Changed. "))
+    assert "ELSE 5 END" in text
+    source.write_text(text.replace("ELSE 5 END", "ELSE 6 END"))
     assert _tool(project, "--check").returncode == 1
-    proc = _tool(project, "rank comment")
+    proc = _tool(project, "rank other six")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    rev_dir = project / "migrations" / "versions" / _next("rank_comment")
+    rev_dir = project / "migrations" / "versions" / _next("rank_other_six")
     files = sorted(p.relative_to(rev_dir).as_posix() for p in rev_dir.rglob("*") if p.is_file())
     assert files == ["downgrade.sql", "functions/_severity_rank.sql", "upgrade.sql"]
+    frozen = (rev_dir / "functions" / "_severity_rank.sql").read_text()
+    assert frozen.startswith("CREATE OR REPLACE FUNCTION"), "the header is not frozen"
     size = sum(p.stat().st_size for p in rev_dir.rglob("*") if p.is_file())
     assert size < source.stat().st_size + 1500, "a one-function revision is about that function's size"
     assert (rev_dir / "downgrade.sql").read_text().count("\\ir ../0001_baseline/functions/_severity_rank.sql") == 1
@@ -208,9 +216,9 @@ def test_a_one_function_change_is_a_revision_of_that_size(
 
     dsn = ledger_database_factory(migrated=False)
     _migrate(dsn, project, "head")
-    assert _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")
+    assert _rank(dsn, "unknown") == 6
     _migrate(dsn, project, _previous(project, rev_dir), down=True)
-    assert not _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")
+    assert _rank(dsn, "unknown") == 5
 
 
 def test_new_and_changed_signatures_are_dropped_on_the_way_back(
@@ -263,7 +271,7 @@ def test_concurrently_sql_runs_outside_the_revision_transaction(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
     source = project / "sql" / "functions" / "_severity_rank.sql"
-    source.write_text(source.read_text() + "\n")
+    source.write_text(source.read_text().replace("ELSE 5 END", "ELSE 2 + 3 END"))
     assert _tool(project, "kind index").returncode == 0
     rev_dir = project / "migrations" / "versions" / _next("kind_index")
     (rev_dir / "concurrently.sql").write_text(
@@ -370,18 +378,17 @@ def test_an_expression_index_is_rebuilt_concurrently(
 def test_a_revert_includes_the_earlier_file(project: Path, ledger_database_factory: Callable[..., str]) -> None:
     source = project / "sql" / "functions" / "_severity_rank.sql"
     original = source.read_text()
-    source.write_text(original.replace("COMMENT ON FUNCTION ledger._severity_rank(text) IS\n'",
-                                       "COMMENT ON FUNCTION ledger._severity_rank(text) IS\n'Changed. "))
-    assert _tool(project, "rank comment").returncode == 0
-    source.write_text(original)
-    assert _tool(project, "rank comment back").returncode == 0
-    rev_dir = project / "migrations" / "versions" / _next("rank_comment_back", later=2)
+    source.write_text(original.replace("ELSE 5 END", "ELSE 6 END"))
+    assert _tool(project, "rank six").returncode == 0
+    source.write_text("-- a header the baseline never had\n" + original)  # the header is not code
+    assert _tool(project, "rank six back").returncode == 0
+    rev_dir = project / "migrations" / "versions" / _next("rank_six_back", later=2)
     assert sorted(p.name for p in rev_dir.rglob("*") if p.is_file()) == ["downgrade.sql", "upgrade.sql"]
     assert "\\ir ../0001_baseline/functions/_severity_rank.sql" in (rev_dir / "upgrade.sql").read_text()
-    assert f"\\ir ../{_next('rank_comment')}/functions/_severity_rank.sql" in (rev_dir / "downgrade.sql").read_text()
+    assert f"\\ir ../{_next('rank_six')}/functions/_severity_rank.sql" in (rev_dir / "downgrade.sql").read_text()
     assert _tool(project, "--check").returncode == 0
     dsn = ledger_database_factory(migrated=False)
     _migrate(dsn, project, "head")
-    assert not _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")
-    _migrate(dsn, project, _next("rank_comment"), down=True)
-    assert _comment(dsn, "ledger._severity_rank(text)").startswith("Changed. ")
+    assert _rank(dsn, "unknown") == 5
+    _migrate(dsn, project, _next("rank_six"), down=True)
+    assert _rank(dsn, "unknown") == 6

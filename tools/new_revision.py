@@ -7,10 +7,19 @@
 The frozen state of an object is its file in the newest revision that holds
 it (``migrations/versions/NNNN_name/<same path as in sql/>``), or the earlier
 frozen file a revision includes (``\\ir ../0001_baseline/functions/x.sql``
-in its upgrade.sql, when sql/ went back to an earlier text). So a revision
-holds only the files that changed, each text once: a one-function change is
-a revision of about that function's size, and a downgrade includes the
-earlier revision's file instead of a second copy.
+in its upgrade.sql, when sql/ went back to an earlier text), with the
+``COMMENT ON`` statements of later revisions' ``comments/<same path>`` files
+over it. So a revision holds only the files that changed, each text once: a
+one-function change is a revision of about that function's size, and a
+downgrade includes the earlier revision's file instead of a second copy.
+
+What is compared and frozen is an object's code, not its prose: the header
+(the blank and ``--`` lines before the first statement, which no database
+keeps) is left out, and so are changes of whitespace only (indentation, line
+breaks; whitespace inside a quoted literal counts). A header-only edit needs
+no revision. When only ``COMMENT ON`` statements changed, the revision holds
+those statements alone (``comments/<path>``; its downgrade.sql gives back the
+earlier ones), not the object's whole file.
 
 upgrade.sql, in this order:
 
@@ -61,10 +70,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "pyapi"))
 
-from findings_ledger.migration_ops import includes  # noqa: E402
+from findings_ledger.migration_ops import collapse_whitespace, includes, without_header  # noqa: E402
 
 TODO = "-- TODO(new_revision)"
 DROPPED = "-- dropped: "
+COMMENTS = "comments"  # a revision's folder of COMMENT ON-only changes
 MAX_REVISION_ID = 32  # alembic's version_num is varchar(32)
 SCRIPTS = {"install.sql", "upgrade.sql", "downgrade.sql", "concurrently.sql", "downgrade_concurrently.sql"}
 _MODULE_REV = re.compile(r"""^revision = (["'])(?P<rev>[^"']+)\1""", re.MULTILINE)
@@ -74,6 +84,7 @@ _VIEW = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+(?P<name>ledger\.\w+)",
 _TRIGGER = re.compile(r"CREATE\s+TRIGGER\s+(?P<name>\w+)\s.*?\sON\s+(?P<table>ledger\.\w+)", re.IGNORECASE | re.DOTALL)
 _INDEX = re.compile(r"CREATE\s+(?P<unique>UNIQUE\s+)?INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+NOT\s+EXISTS\s+)?"
                     r"(?P<name>\w+)", re.IGNORECASE)
+_COMMENT_ON = re.compile(r"COMMENT\s+ON\s+(?P<target>.+?)\s+IS\s+(?P<value>NULL\s*;?\s*$)?", re.IGNORECASE | re.DOTALL)
 _TABLE = re.compile(r"CREATE\s+TABLE\s+(?P<name>ledger\.\w+)", re.IGNORECASE)
 _RETURNS = re.compile(r"\)\s*RETURNS\s+(?P<returns>.+?)\s+(?:LANGUAGE|AS|SET|IMMUTABLE|STABLE|VOLATILE|SECURITY|"
                       r"PARALLEL|STRICT|CALLED|LEAKPROOF|COST|ROWS|WINDOW)\b", re.IGNORECASE | re.DOTALL)
@@ -126,27 +137,113 @@ def object_files(directory: Path) -> dict[str, Path]:
     scripts at its top, install.sql, upgrade*.sql, downgrade*.sql and
     concurrently.sql, are not objects)."""
     return {p.relative_to(directory).as_posix(): p for p in sorted(directory.rglob("*.sql"))
-            if not (p.parent == directory and (p.name in SCRIPTS or p.name.startswith(("upgrade", "downgrade"))))}
+            if not (p.parent == directory and (p.name in SCRIPTS or p.name.startswith(("upgrade", "downgrade"))))
+            and p.relative_to(directory).parts[0] != COMMENTS}
 
 
 def frozen_state(revs: list[Revision]) -> dict[str, tuple[Revision, Path]]:
     """Each object's newest frozen file, with the revision that holds it."""
+    return {rel: (rev, path) for rel, (rev, path, _) in frozen_objects(revs).items()}
+
+
+def frozen_objects(revs: list[Revision]) -> dict[str, tuple[Revision, Path, list[Path]]]:
+    """Each object's newest frozen file, the revision that holds it and the
+    ``comments/`` files of the later revisions that changed its ``COMMENT ON``
+    statements (oldest first)."""
     by_name = {rev.directory.name: rev for rev in revs}
-    state: dict[str, tuple[Revision, Path]] = {}
+    state: dict[str, tuple[Revision, Path, list[Path]]] = {}
     for rev in revs:
         for rel, path in object_files(rev.directory).items():
-            state[rel] = (rev, path)
+            state[rel] = (rev, path, [])
         upgrade = rev.directory / "upgrade.sql"
         text = upgrade.read_text() if upgrade.exists() else ""
         for target in includes(text):  # a revert to an earlier frozen text
             parts = posixpath.normpath(target).split("/", 2)
             if parts[0] == ".." and len(parts) == 3 and parts[1] in by_name:
                 holder = by_name[parts[1]]
-                state[parts[2]] = (holder, holder.directory / parts[2])
+                state[parts[2]] = (holder, holder.directory / parts[2], [])
+        comments = rev.directory / COMMENTS
+        for rel, path in (object_files(comments).items() if comments.is_dir() else ()):
+            if rel in state:
+                state[rel][2].append(path)
         for line in text.splitlines():
             if line.startswith(DROPPED):
                 state.pop(line[len(DROPPED):].strip(), None)
     return state
+
+
+@dataclass(frozen=True)
+class Code:
+    """What of an object file a database keeps, as compared: the statements
+    other than COMMENT ON, whitespace collapsed, and each COMMENT ON
+    statement as written, by its target (``FUNCTION ledger.f(text)``)."""
+
+    rest: tuple[str, ...]
+    comments: dict[str, str]
+
+    def same(self, other: Code) -> bool:
+        return self.rest == other.rest and _collapsed(self.comments) == _collapsed(other.comments)
+
+
+def _collapsed(comments: dict[str, str]) -> dict[str, str]:
+    return {target: collapse_whitespace(statement) for target, statement in comments.items()}
+
+
+def code_of(text: str) -> Code:
+    """The code of an object file's text: its header and whitespace left out."""
+    import sqlparse
+
+    rest, comments = [], {}
+    for statement in sqlparse.split(without_header(text)):
+        body = without_header(statement).strip()
+        match = _COMMENT_ON.match(body)
+        if match:
+            target = collapse_whitespace(match["target"])
+            if match["value"]:  # COMMENT ON ... IS NULL: no comment
+                comments.pop(target, None)
+            else:
+                comments[target] = body if body.endswith(";") else body + ";"
+        elif body:
+            rest.append(collapse_whitespace(statement))
+    return Code(tuple(rest), comments)
+
+
+def frozen_code(path: Path, overlays: list[Path]) -> Code:
+    """The code of a frozen file with the later ``COMMENT ON`` changes over it."""
+    base = code_of(path.read_text())
+    comments = dict(base.comments)
+    for overlay in overlays:
+        for target, statement in _comment_statements(overlay.read_text()):
+            if statement is None:
+                comments.pop(target, None)
+            else:
+                comments[target] = statement
+    return Code(base.rest, comments)
+
+
+def _comment_statements(text: str) -> list[tuple[str, str | None]]:
+    """Each COMMENT ON statement of ``text``: its target and the statement (None: IS NULL)."""
+    import sqlparse
+
+    out: list[tuple[str, str | None]] = []
+    for statement in sqlparse.split(text):
+        body = without_header(statement).strip()
+        match = _COMMENT_ON.match(body)
+        if match:
+            out.append((collapse_whitespace(match["target"]), None if match["value"] else body))
+    return out
+
+
+def comment_changes(old: Code, new: Code) -> tuple[list[str], list[str]]:
+    """The COMMENT ON statements that take ``old``'s comments to ``new``'s, and back."""
+    up, down = [], []
+    old_c, new_c = _collapsed(old.comments), _collapsed(new.comments)
+    for target in sorted(set(old_c) | set(new_c)):
+        if old_c.get(target) == new_c.get(target):
+            continue
+        up.append(new.comments.get(target, f"COMMENT ON {target} IS NULL;"))
+        down.append(old.comments.get(target, f"COMMENT ON {target} IS NULL;"))
+    return up, down
 
 
 def manifest(sql_dir: Path) -> list[str]:
@@ -298,36 +395,53 @@ class Plan:
     downgrade_concurrently: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)  # relative path -> new text to freeze
     reverts: dict[str, str] = field(default_factory=dict)  # relative path -> earlier frozen file it goes back to
+    comments: dict[str, str] = field(default_factory=dict)  # relative path -> its changed COMMENT ON statements
     todos: int = 0
 
     @property
     def empty(self) -> bool:
-        return not (self.files or self.reverts or self.upgrade)
+        return not (self.files or self.reverts or self.comments or self.upgrade)
 
 
 def plan(sql_dir: Path, versions: Path) -> Plan:
     """What the next revision must hold to bring the frozen state to ``sql/``."""
     revs = revisions(versions)
-    frozen = frozen_state(revs)
+    objects = frozen_objects(revs)
+    frozen = {rel: (rev, path) for rel, (rev, path, _) in objects.items()}
     current = object_files(sql_dir)
     order = manifest(sql_dir)
     texts = {rel: path.read_text() for rel, path in current.items()}
     result = Plan()
     current_objects = set().union(*(object_names(rel, text) for rel, text in texts.items())) if texts else set()
-    every_frozen_text: dict[str, str] = {}  # text -> include path of an earlier frozen file, for reverts
+    every_frozen_file: dict[str, list[tuple[Path, str]]] = {}  # rel -> (file, include path), for reverts
     for rev in revs:
         for rel, path in object_files(rev.directory).items():
-            every_frozen_text.setdefault(f"{rel}\0{path.read_text()}", f"../{rev.directory.name}/{rel}")
+            every_frozen_file.setdefault(rel, []).append((path, f"../{rev.directory.name}/{rel}"))
+
+    def revert_to(rel: str, code: Code) -> str | None:
+        """The include path of the earliest frozen file of ``rel`` with this code."""
+        return next((include for path, include in every_frozen_file.get(rel, ())
+                     if path.read_text() == texts[rel] or code_of(path.read_text()).same(code)), None)
 
     def earlier(rel: str) -> str:
         rev, path = frozen[rel]
         return f"../{path.relative_to(rev.directory.parent).as_posix()}"
+
+    def earlier_includes(rel: str) -> list[str]:
+        """What gives back the frozen state of ``rel``: its file, then its later COMMENT ON changes."""
+        _, _, overlays = objects[rel]
+        return [f"\\ir {earlier(rel)}", *(f"\\ir ../{o.relative_to(versions).as_posix()}" for o in overlays)]
+
+    def old_code(rel: str) -> Code:
+        _, path, overlays = objects[rel]
+        return frozen_code(path, overlays)
 
     rerun_privileges = False
     new_drops: list[str] = []  # downgrade: what the new objects need dropped, in install order
     table_downs: list[str] = []  # downgrade: new or changed tables, after the earlier files are back
     restores: list[str] = []  # downgrade: earlier files to include again, in install order
     changed_functions: set[str] = set()
+    comment_downs: list[str] = []  # downgrade: the earlier COMMENT ON statements, after the earlier files
 
     # 1. removed objects
     removed = sorted((r for r in frozen if r not in current), key=lambda r: _DROP_ORDER.get(r.split("/")[0], 9))
@@ -358,14 +472,14 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
         if rel not in frozen:
             rerun_privileges |= kind in ("functions", "tables", "views")
             if kind == "indexes":
-                result.files[rel] = new
+                result.files[rel] = without_header(new)
                 result.concurrently.extend(index_statements(new))
                 result.upgrade.append(f"-- {rel}: built CONCURRENTLY, see concurrently.sql")
                 for name in object_names(rel, new):
                     result.downgrade_concurrently.append(
                         f"DROP INDEX CONCURRENTLY IF EXISTS ledger.{name.split(' ', 1)[1]};")
                 continue
-            result.files[rel] = new
+            result.files[rel] = without_header(new)
             result.upgrade.append(f"\\ir {rel}")
             drops = drop_statements(rel, new)
             if kind == "tables":
@@ -376,15 +490,21 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
             elif drops:
                 new_drops.extend(drops)
             continue
-        old = frozen[rel][1].read_text()
-        if old == new:
+        old, was, code = frozen[rel][1].read_text(), old_code(rel), code_of(new)
+        if was.same(code):
+            continue  # the header or whitespace changed, not the code
+        if was.rest == code.rest:  # only COMMENT ON statements changed: the revision holds those
+            up, down = comment_changes(was, code)
+            result.comments[rel] = "\n\n".join(up) + "\n"
+            result.upgrade.append(f"\\ir {COMMENTS}/{rel}")
+            comment_downs.extend(down)
             continue
-        revert = every_frozen_text.get(f"{rel}\0{new}")
+        revert = revert_to(rel, code)
         if revert:
             result.reverts[rel] = revert
             include = f"\\ir {revert}"
         else:
-            result.files[rel] = new
+            result.files[rel] = without_header(new)
             include = f"\\ir {rel}"
         if kind == "functions":
             old_headers = {h.signature: h for h in function_headers(old)}
@@ -435,15 +555,16 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
 
     # 4. privileges last
     if rerun_privileges or "privileges.sql" in result.files or "privileges.sql" in result.reverts:
-        if "privileges.sql" in frozen and frozen["privileges.sql"][1].read_text() != texts.get("privileges.sql"):
-            target = result.reverts.get("privileges.sql")
+        if "privileges.sql" in frozen and not old_code("privileges.sql").same(code_of(texts["privileges.sql"])):
+            target = result.reverts.get("privileges.sql") or revert_to("privileges.sql",
+                                                                         code_of(texts["privileges.sql"]))
             if target:
                 result.upgrade.append(f"\\ir {target}")
             else:
-                result.files["privileges.sql"] = texts["privileges.sql"]
+                result.files["privileges.sql"] = without_header(texts["privileges.sql"])
                 result.upgrade.append("\\ir privileges.sql")
         else:
-            result.upgrade.append(f"\\ir {earlier('privileges.sql')}")
+            result.upgrade.extend(earlier_includes("privileges.sql"))
         restores.append("privileges.sql")
 
     # downgrade: new objects dropped in reverse install order, then the earlier
@@ -455,10 +576,11 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
                                                              position.get(r, len(order))))
     for rel in ordered:
         if rel in frozen and rel != "privileges.sql":
-            result.downgrade.append(f"\\ir {earlier(rel)}")
+            result.downgrade.extend(earlier_includes(rel))
+    result.downgrade.extend(comment_downs)
     result.downgrade.extend(reversed(table_downs))
     if "privileges.sql" in ordered and "privileges.sql" in frozen:
-        result.downgrade.append(f"\\ir {earlier('privileges.sql')}")
+        result.downgrade.extend(earlier_includes("privileges.sql"))
     return result
 
 
@@ -488,13 +610,17 @@ def write_revision(message: str, sql_dir: Path, migrations: Path) -> tuple[Path,
     cfg.set_main_option("script_location", str(migrations))
     cfg.set_main_option("file_template", "%%(rev)s")
     summary = "\n".join([*(f"* {rel}" for rel in result.files),
-                         *(f"* {rel} (back to {target})" for rel, target in result.reverts.items())])
+                         *(f"* {rel} (back to {target})" for rel, target in result.reverts.items()),
+                         *(f"* {COMMENTS}/{rel} (its COMMENT ON statements only)" for rel in result.comments)])
     command.revision(cfg, message=f"{message}\n\nFrozen files:\n\n{summary}", rev_id=rev_id)
     directory = versions / rev_id
     directory.mkdir(exist_ok=True)
     for rel, text in result.files.items():
         (directory / rel).parent.mkdir(parents=True, exist_ok=True)
         (directory / rel).write_text(text)
+    for rel, text in result.comments.items():
+        (directory / COMMENTS / rel).parent.mkdir(parents=True, exist_ok=True)
+        (directory / COMMENTS / rel).write_text(text)
     (directory / "upgrade.sql").write_text(script(f"-- {rev_id}: {message}\n", result.upgrade))
     (directory / "downgrade.sql").write_text(script(f"-- {rev_id} undone: restores the frozen files it replaced\n",
                                                     result.downgrade))
@@ -555,6 +681,8 @@ def main(argv: list[str] | None = None) -> int:
         result = plan(args.sql_dir, args.migrations / "versions")
         for rel in [*result.files, *result.reverts]:
             print(f"changed since the last revision: sql/{rel}")
+        for rel in result.comments:
+            print(f"COMMENT ON changed since the last revision: sql/{rel}")
         if not result.empty:
             print("write a revision: make revision M='what it does'")
         return 0 if result.empty else 1
@@ -562,7 +690,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("say what the revision does: new_revision.py 'observed_at on findings'")
     module, result = write_revision(args.message, args.sql_dir, args.migrations)
     shown = module.relative_to(ROOT) if ROOT in module.parents else module
-    print(f"wrote {shown} and its directory: {len(result.files)} frozen file(s), {len(result.reverts)} revert(s)")
+    print(f"wrote {shown} and its directory: {len(result.files)} frozen file(s), {len(result.reverts)} revert(s), "
+          f"{len(result.comments)} COMMENT ON change(s)")
     if result.todos:
         print(f"{result.todos} {TODO} block(s) to write by hand (tables, policies): see upgrade.sql / downgrade.sql")
         return 2

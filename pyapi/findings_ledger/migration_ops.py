@@ -132,3 +132,45 @@ def run_revision_file(module_file: str, name: str) -> None:
     run_sql(expand_includes(directory / name, root=module.parent))
     if name == "upgrade.sql" and concurrent.exists():
         run_concurrently(concurrent, module.parent)
+
+
+def without_header(text: str) -> str:
+    """``text`` from its first statement on: the leading lines that are blank
+    or ``--`` comments (an object file's header, which no database keeps) left out."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.strip() and not line.lstrip().startswith("--"):
+            return "".join(lines[i:])
+    return ""
+
+
+def collapse_whitespace(text: str) -> str:
+    """``text`` with each run of whitespace outside single-quoted literals as
+    one space, and none at either end: two texts that differ only in
+    indentation, line breaks or blank lines are equal. A quote inside a ``--``
+    comment opens no literal; whitespace inside a literal is kept."""
+    out: list[str] = []
+    quoted = comment = False
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if quoted:
+            out.append(ch)
+            quoted = ch != "'"
+        elif ch.isspace():
+            j = i
+            while j < n and text[j].isspace():
+                comment = comment and text[j] != "\n"
+                j += 1
+            out.append(" ")
+            i = j
+            continue
+        else:
+            out.append(ch)
+            if not comment:
+                if ch == "'":
+                    quoted = True
+                elif text.startswith("--", i):
+                    comment = True
+        i += 1
+    return "".join(out).strip()

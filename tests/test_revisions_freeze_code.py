@@ -1,0 +1,154 @@
+"""tools/new_revision.py freezes code, not prose: a header-only or
+whitespace-only edit of a sql/ object needs no revision (``--check`` stays
+green, and sql/ still builds what the revisions build), and a changed
+``COMMENT ON`` is a revision holding that statement alone, which later
+revisions build on. Each test runs the tool on a copy of sql/ and
+migrations/."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import psycopg
+import pytest
+from _migrations import ROOT, VERSION_TABLE, assert_same_schema, psql_file
+
+RANK = "functions/_severity_rank.sql"
+COMMENT = "COMMENT ON FUNCTION ledger._severity_rank(text) IS\n'"
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    shutil.copytree(ROOT / "sql", tmp_path / "sql")
+    shutil.copytree(ROOT / "migrations", tmp_path / "migrations", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def _tool(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "new_revision.py"), "--sql-dir", str(project / "sql"),
+         "--migrations", str(project / "migrations"), *args],
+        capture_output=True, text=True,
+    )
+
+
+def _edit(project: Path, rel: str, old: str, new: str) -> None:
+    path = project / "sql" / rel
+    text = path.read_text()
+    assert old in text, f"{rel} no longer holds {old!r}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def _migrate(dsn: str, project: Path, spec: str, down: bool = False) -> None:
+    from alembic import command
+
+    from findings_ledger.api import alembic_config
+
+    cfg = alembic_config(dsn)
+    cfg.set_main_option("script_location", str(project / "migrations"))
+    (command.downgrade if down else command.upgrade)(cfg, spec)
+
+
+def _written(project: Path) -> list[Path]:
+    """The revision directories the tool wrote into the copy (newest last)."""
+    theirs = {p.name for p in (ROOT / "migrations" / "versions").iterdir()}
+    return sorted(p for p in (project / "migrations" / "versions").iterdir() if p.is_dir() and p.name not in theirs
+                  and p.name != "__pycache__")
+
+
+def _comment(dsn: str) -> str:
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute("SELECT obj_description('ledger._severity_rank(text)'::regprocedure, 'pg_proc')").fetchone()
+        assert row is not None
+        return str(row[0])
+
+
+def _files(rev_dir: Path) -> list[str]:
+    return sorted(p.relative_to(rev_dir).as_posix() for p in rev_dir.rglob("*") if p.is_file())
+
+
+def test_a_header_or_whitespace_edit_needs_no_revision(
+    project: Path, ledger_database_factory: Callable[..., str]
+) -> None:
+    _edit(project, RANK, "-- Sort rank of a severity", "-- The sort rank of a severity")
+    _edit(project, "functions/claim_task.sql", "-- Claims the next", "--\n-- Claims, in a header reworded, the next")
+    _edit(project, RANK, "    SELECT CASE p_severity\n        WHEN", "  SELECT CASE p_severity WHEN")  # re-indented
+    _edit(project, "tables/scope.sql", "\n", "\n\n")  # a blank line in a table's file
+    check = _tool(project, "--check")
+    assert (check.returncode, check.stdout) == (0, "")
+    proc = _tool(project, "header only")
+    assert proc.returncode == 1 and "nothing to write" in proc.stderr, proc.stdout + proc.stderr
+    assert _written(project) == []
+
+    # and sql/ still builds what the revisions build (the drift check)
+    migrated = ledger_database_factory(migrated=False)
+    _migrate(migrated, project, "head")
+    installed = ledger_database_factory(migrated=False)
+    psql_file(installed, project / "sql" / "install.sql")
+    with psycopg.connect(installed) as conn:
+        conn.execute(VERSION_TABLE)
+    assert_same_schema(migrated, installed, "sql/ with edited headers and whitespace")
+
+
+def test_whitespace_inside_a_quoted_literal_is_a_change(project: Path) -> None:
+    _edit(project, RANK, "WHEN 'critical' THEN", "WHEN 'critical ' THEN")
+    assert _tool(project, "--check").returncode == 1
+    _edit(project, RANK, "WHEN 'critical ' THEN", "WHEN 'critical' THEN")
+    _edit(project, RANK, "-- anything else 5", "-- anything else 5 (a quote ' in the header opens no literal)")
+    _edit(project, RANK, "ELSE 5 END", "ELSE  5  END")
+    assert _tool(project, "--check").returncode == 0
+
+
+def test_a_comment_on_change_is_a_revision_of_that_statement_alone(
+    project: Path, ledger_database_factory: Callable[..., str]
+) -> None:
+    _edit(project, RANK, COMMENT, COMMENT + "Changed. ")
+    check = _tool(project, "--check")
+    assert check.returncode == 1 and f"COMMENT ON changed since the last revision: sql/{RANK}" in check.stdout
+    proc = _tool(project, "rank comment")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (rev_dir,) = _written(project)
+    assert _files(rev_dir) == [f"comments/{RANK}", "downgrade.sql", "upgrade.sql"]
+    held = (rev_dir / "comments" / RANK).read_text()
+    assert held.startswith(COMMENT + "Changed. ") and held.count(";") == 1 and "CREATE" not in held
+    assert (rev_dir / "upgrade.sql").read_text().splitlines()[-1] == f"\\ir comments/{RANK}"
+    downgrade = (rev_dir / "downgrade.sql").read_text()
+    assert COMMENT + "Sort rank" in downgrade and "\\ir" not in downgrade
+    assert _tool(project, "--check").returncode == 0
+
+    # a later change of the body freezes the file; undoing it gives back the changed comment
+    _edit(project, RANK, "ELSE 5 END", "ELSE 6 END")
+    assert _tool(project, "rank other six").returncode == 0
+    first, second = _written(project)
+    assert first == rev_dir and _files(second) == ["downgrade.sql", RANK, "upgrade.sql"]
+    assert (f"\\ir ../0001_baseline/{RANK}\n\\ir ../{rev_dir.name}/comments/{RANK}\n"
+            in (second / "downgrade.sql").read_text())
+    assert _tool(project, "--check").returncode == 0
+
+    dsn = ledger_database_factory(migrated=False)
+    _migrate(dsn, project, "head")
+    assert _comment(dsn).startswith("Changed. ")
+    _migrate(dsn, project, rev_dir.name, down=True)
+    assert _comment(dsn).startswith("Changed. ")
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT ledger._severity_rank('x')").fetchone() == (5,)
+    _migrate(dsn, project, "-1", down=True)
+    assert _comment(dsn).startswith("Sort rank")
+
+
+def test_a_removed_comment_is_set_to_null_and_comes_back(
+    project: Path, ledger_database_factory: Callable[..., str]
+) -> None:
+    path = project / "sql" / RANK
+    text = path.read_text()
+    path.write_text(text[:text.index("COMMENT ON")])
+    assert _tool(project, "rank no comment").returncode == 0
+    (rev_dir,) = _written(project)
+    assert (rev_dir / "comments" / RANK).read_text() == "COMMENT ON FUNCTION ledger._severity_rank(text) IS NULL;\n"
+    assert _tool(project, "--check").returncode == 0
+    path.write_text(text)
+    assert _tool(project, "--check").returncode == 1
