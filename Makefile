@@ -58,7 +58,7 @@ db-stop: venv ## stop the throwaway cluster
 migrate: venv pg-ensure ## upgrade the database LEDGER_DSN names (else the throwaway cluster's 'ledger' database) to head
 	$(BIN)/findings-ledger migrate
 
-demo: venv pg-ensure ## replay seed 000's scenario and print the per-group table
+demo: venv pg-ensure ## replay the drift-review scenario and print the per-group table
 	$(BIN)/findings-ledger demo
 
 pgtap: pg-ensure

@@ -1,4 +1,4 @@
-"""Lifecycle transitions racing merges (issue 7), and the audit-replay check.
+"""Lifecycle transitions racing merges, and the audit-replay check.
 
 Workers (one autocommit connection each: every call is its own transaction)
 run, against the same two scopes and the same finding keys:

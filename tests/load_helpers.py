@@ -1,4 +1,4 @@
-"""Concurrent load against the ledger and its serial-replay check (issue 7).
+"""Concurrent load against the ledger and its serial-replay check.
 
 Workers (one connection each, as ledger_writer, READ COMMITTED, one merge or
 one batch of findings per transaction) insert findings and merges with

@@ -1,4 +1,4 @@
-"""Helpers shared by the security and reliability tests (issue 7)."""
+"""Helpers shared by the security and reliability tests."""
 
 from __future__ import annotations
 

@@ -201,7 +201,7 @@ def test_a_failed_call_inside_the_callers_transaction_rolls_back_with_it(ledger_
 
 
 DECISION_CASES = [
-    # (table, column values over a valid row, sqlstate, field named in the message): issue 15's columns
+    # (table, column values over a valid row, sqlstate, field named in the message): the decision columns
     ("finding", {"expects": "gone"}, "LD003", "finding.expects"),
     ("finding", {"expects": " "}, "LD002", "finding.expects"),
     ("finding", {"paths": ["a.py:48-40"]}, "LD003", "finding.paths[1]"),

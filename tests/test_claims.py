@@ -1,4 +1,4 @@
-"""Task claims (issue 4, seed 003): the delta a resumed agent is told, the
+"""Task claims (the issue-snapshot rules): the delta a resumed agent is told, the
 anchor rules, the snapshot's single writer and the task machine, against the
 real database. Tests are named after the scenarios of the issue."""
 

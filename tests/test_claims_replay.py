@@ -1,4 +1,4 @@
-"""Replay of seed 003's measurement: why status is not in the compared set.
+"""Replay of the issue-snapshot design's measurement: why status is not in the compared set.
 
 The seed replayed one issue's 21 follow-up runs: comparing title and
 description, 17 read "unchanged"; with status added to the compared set only

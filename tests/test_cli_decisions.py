@@ -1,4 +1,4 @@
-"""The command line of issue 15: replay-git recording added, deleted and hunks
+"""The command line of the decisions on real histories: replay-git recording added, deleted and hunks
 (partial clones, --no-renames, findings observed after some commits), the
 policy and hygiene-mode verbs (LD005 unless --create), prompt --group, and
 one-line errors."""

@@ -1,5 +1,4 @@
-"""ASCII case folding that the database's collation cannot change (issue 14,
-item 9).
+"""ASCII case folding that the database's collation cannot change.
 
 On a database whose default collation is ICU ``tr-TR``, ``lower('I')`` is
 the dotless ``ı``: every ``lower()`` over a key, a token, a rule name or a

@@ -1,4 +1,4 @@
-"""Concurrency (issue 7).
+"""Concurrency.
 
 * Isolation-style (two connections stepped by the test): two merges that
   resolve the same finding at the same moment -> exactly one supersedes it,

@@ -1,4 +1,4 @@
-"""Lifecycle transitions racing merges (issue 7): no deadlock reaches a caller.
+"""Lifecycle transitions racing merges: no deadlock reaches a caller.
 
 Every function that changes a finding locks it FOR NO KEY UPDATE: the merge trigger, the revert trigger, report_finding,
 replace_findings, dismiss_finding, restore_finding. The audit rows reference

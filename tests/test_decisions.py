@@ -1,4 +1,4 @@
-"""Table-driven decisions of issue 15: causality, change kinds and line
+"""Table-driven decisions on real histories: causality, change kinds and line
 anchors that move with the code.
 
 Each case runs in its own scope of one shared database: its findings are

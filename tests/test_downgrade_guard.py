@@ -1,5 +1,5 @@
 """A downgrade below the baseline refuses while the ledger holds rows
-(issue 14, item 10; the guard is 0001_baseline's downgrade.sql).
+(the guard is 0001_baseline's downgrade.sql).
 
 ``alembic downgrade base`` on a populated ledger fails with LD501, naming how
 many rows of each table it would drop, and drops nothing: every row is still

@@ -1,4 +1,4 @@
-"""Faults (issue 7): nothing is half-written when a backend dies in the
+"""Faults: nothing is half-written when a backend dies in the
 middle of a merge, or when the whole server stops with `pg_ctl stop -m
 immediate` (a crash: no shutdown checkpoint, recovery from WAL) under
 concurrent load.

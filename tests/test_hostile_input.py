@@ -1,4 +1,4 @@
-"""Hostile and malformed input (issue 7), table-driven: every public column
+"""Hostile and malformed input, table-driven: every public column
 and function argument of the foundation, claims, lifecycle and matching,
 with NULLs where a value is required, empty strings, very long values (1 MB
 text, 10,000 paths), '..', absolute paths, control characters,
@@ -495,7 +495,7 @@ CASES = [
          "workspace directory"),
     call("workspace_scope 4097 chars", "SELECT ledger.workspace_scope(%(d)s)", {"d": "/" + "d" * 4096},
          lambda c: fl.workspace_scope(c, "/" + "d" * 4096), "LD004", "workspace directory"),
-    # --- issue 14: Unicode and quoting in paths, array shapes ---------------------------------
+    # --- Unicode and quoting in paths, array shapes ---------------------------------
     finding("paths no-break space only", "LD001", "finding.paths[1]", paths=["\u00a0"]),
     finding("paths ideographic space only", "LD001", "finding.paths[1]", paths=[" \u3000\u2003 "]),
     finding("paths zero-width space", "LD001", "finding.paths[1]", paths=["src/a\u200b.py"]),
@@ -521,7 +521,7 @@ CASES = [
          "VALUES ('spec', 'beef', '[2:2]={b.py}')", {}, None, "LD003", "merge.paths"),
     merge("paths zero-width space", "LD001", "merge.paths[1]", paths=["b\u200c.py"]),
     merge("paths C-quoted, unterminated", "LD001", "merge.paths[1]", paths=['"b.py']),
-    # --- issue 14: scope names every feature can express -----------------------------------------
+    # --- scope names every feature can express -----------------------------------------
     finding("scope with a comma", "LD003", "finding.scope", scope="a,b"),
     finding("scope with a zero-width space", "LD003", "finding.scope", scope="spec\u200b"),
     finding("scope no-break space only", "LD002", "finding.scope", scope="\u00a0"),
@@ -531,7 +531,7 @@ CASES = [
     issue("scope with a comma", "LD003", "issue.scope", scope="a,b"),
     call("report_finding scope with a comma", "SELECT * FROM ledger.report_finding(%(s)s, 'k', 't')", {"s": "a,b"},
          lambda c: fl.report_finding(c, "a,b", "k", "t"), "LD003", "finding.scope"),
-    # --- issue 14: writer-supplied times in the future --------------------------------------------
+    # --- writer-supplied times in the future --------------------------------------------
     call("finding.created_at in the future", "INSERT INTO ledger.finding (scope, title, created_at) "
          "VALUES ('spec', 't', %(t)s)", {"t": FAR_FUTURE}, None, "LD003", "finding.created_at"),
     call("finding.created_at infinity", "INSERT INTO ledger.finding (scope, title, created_at) "
@@ -541,7 +541,7 @@ CASES = [
          lambda c: fl.record_merge(c, "spec", "beef", ["b.py"], merged_at=FAR_FUTURE), "LD003", "merge.merged_at"),
     call("injection.injected_at in the future", "INSERT INTO ledger.injection (session_id, finding_id, injected_at) "
          "VALUES ('s-new', 1, %(t)s)", {"t": FAR_FUTURE}, None, "LD003", "injection.injected_at"),
-    # --- issue 14: replace_findings elements of a declared shape ------------------------------------
+    # --- replace_findings elements of a declared shape ------------------------------------
     review("element title a number", "LD003", "findings[1].title", [{"finding_key": "dup", "title": 5}]),
     review("element finding_key a number", "LD003", "findings[1].finding_key", [{"finding_key": 7, "title": "t"}]),
     review("element description an object", "LD003", "findings[1].description",
@@ -552,7 +552,7 @@ CASES = [
            [{"finding_key": "dup", "title": "t"}, {"finding_key": "k2", "title": "t", "superseded_at": None}]),
     review("element misspelt field", "LD003", "findings[1].titel", [{"finding_key": "dup", "titel": "t"}]),
     review("element title null", "LD002", "findings[1].title", [{"finding_key": "dup", "title": None}]),
-    # --- issue 14: merges are immutable, redelivery must agree ----------------------------------------
+    # --- merges are immutable, redelivery must agree ----------------------------------------
     merge("commit_sha redelivered with other paths", "LD007", "merge.commit_sha", commit_sha="dddd"),
     merge("commit_sha redelivered with another message", "LD007", "message", commit_sha="DDDD",
           paths=["z.py"], message="rewritten"),

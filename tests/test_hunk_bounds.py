@@ -1,5 +1,4 @@
-"""Hunks and anchors at the ends of the line-number range (issue 14, found
-by a break-it run): every number a merge's hunks and a finding's anchor may
+"""Hunks and anchors at the ends of the line-number range: every number a merge's hunks and a finding's anchor may
 hold (up to 2147483647) is compared and summed without overflow, so whether
 a merge is accepted never depends on the findings of its scope, and an
 anchor moved past the last line number stays on it."""

@@ -1,5 +1,5 @@
 """The plan of the anchor-versus-hunks comparison in ledger._match_changes
-(issue 12, revision 0019_hunks_per_finding).
+(a subquery per pair).
 
 Each matched (finding, path) pair with an anchor is compared with the
 hunks of its file once: the plan reads that file's hunks once per pair

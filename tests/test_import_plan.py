@@ -1,4 +1,4 @@
-"""The plan of the lifecycle trigger's duplicate-key lookup (issue 12).
+"""The plan of the lifecycle trigger's duplicate-key lookup.
 
 tg_finding__lifecycle looks up (scope, finding_key) once per inserted row
 and keeps one cached generic plan for the session. That plan must be an

@@ -1,5 +1,5 @@
-"""Importers (issue 3): findings files in the design record's format, the
-drift-review JSON of seed 000, re-import without duplicates, the CLI."""
+"""Importers: findings files in the design record's format, the
+drift-review JSON of the drift-review scenario, re-import without duplicates, the CLI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Identity and re-reports (issue 5): report_finding's four outcomes, the
+"""Identity and re-reports: report_finding's four outcomes, the
 plain-INSERT path of a duplicate key (LD301), nothing ever deleted, and the
 consistency of the lifecycle columns however they are written."""
 

@@ -1,4 +1,4 @@
-"""Reverts reopen (issue 5): a merge whose message says "This reverts commit
+"""Reverts reopen: a merge whose message says "This reverts commit
 <sha>." reopens exactly what that commit superseded and still stands
 superseded by it, whether the merge arrives by the API or a plain INSERT."""
 

@@ -1,4 +1,4 @@
-"""Re-review replaces the previous set (issue 5, ledger.replace_findings),
+"""Re-review replaces the previous set (ledger.replace_findings),
 and the dismiss / restore transitions."""
 
 from __future__ import annotations

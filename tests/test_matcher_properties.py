@@ -1,4 +1,4 @@
-"""Property-based tests (hypothesis) of the commit-message matcher (issue 7):
+"""Property-based tests (hypothesis) of the commit-message matcher:
 
 * adding unrelated text never creates a resolution: text that names none of
   the findings' evidence (no key, slug, strong keyword or title word), with
@@ -6,7 +6,7 @@
   it likes, put in a paragraph of its own (a blank line between) before or
   after a message, never makes the merge supersede a finding the message
   alone did not (on the next line without a blank one it is the same
-  paragraph, and a verb reaches across wrapped lines: issue 15);
+  paragraph, and a verb reaches across wrapped lines);
 * a mention never supersedes: a message that names findings' evidence
   (keys, slugs, file names, keywords, titles) in any arrangement but
   contains no resolution verb or trailer supersedes nothing.

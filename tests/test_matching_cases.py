@@ -1,4 +1,4 @@
-"""Table-driven commit-message matching (issue 3): message, findings, policy
+"""Table-driven commit-message matching: message, findings, policy
 -> the action the ledger takes for each finding.
 
 Each case runs in its own scope of one shared database: its findings are
@@ -205,7 +205,7 @@ CASES = [
     Case("title-not-governed", "Fix docs; nightshift workspace entries still missing", TITLE, {"a": "mention:title"}),
     Case("title-short-exact", "Fix parser crash", {"a": F("T-3", title="Parser crash")},
          {"a": "superseded:title"}),
-    # the object goes on past the title: a narrower problem (issue 15)
+    # the object goes on past the title: a narrower problem
     Case("title-short-exact-then-more", "Fix parser crash on empty input", {"a": F("T-3", title="Parser crash")},
          {"a": "mention:title"}),
     Case("title-short-inexact", "Fix parser crashes", {"a": F("T-3", title="Parser crash")}, {"a": "none"}),
@@ -213,7 +213,7 @@ CASES = [
     Case("title-filler-start", "Closes the drift findings frozen at the initial drift-review phase",
          {"a": F("T-5", title="Drift findings are frozen at the initial drift-review phase")},
          {"a": "superseded:title"}),
-    # --- commit prose as people write it (issue 15) -------------------------------------------
+    # --- commit prose as people write it -------------------------------------------------------
     # a verb reaches to the end of its sentence across wrapped lines; a blank line, a list
     # item or a trailer ends it
     Case("wrapped-slug-reference",

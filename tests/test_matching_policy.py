@@ -1,5 +1,5 @@
 """Per-scope policy, validation of the evidence columns, the workspace scope
-key, and index-driven lookup (issue 3)."""
+key, and index-driven lookup."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Replaying a real git history against imported findings files (issue 3,
-"What it must show"): the commits name findings by key, slug, file name,
+"""Replaying a real git history against imported findings files:
+the commits name findings by key, slug, file name,
 keyword and title, both as true resolutions and as mere mentions; the
 replay retires exactly the resolved ones, and dry mode (and the
 ``hygiene --mode dry`` preview) changes nothing but reports the same

@@ -1,7 +1,7 @@
-"""The same merges give the same decisions whichever way they arrive
-(issue 3): the Python API (ledger.record_merge), a plain INSERT, a
-multi-row INSERT, and COPY. The matcher is a row trigger, so there is
-nothing a writer could skip."""
+"""The same merges give the same decisions whichever way they arrive:
+the Python API (ledger.record_merge), a plain INSERT, a multi-row INSERT,
+and COPY. The matcher is a statement trigger on ledger.merge
+(_200_supersede), so there is nothing a writer could skip."""
 
 from __future__ import annotations
 

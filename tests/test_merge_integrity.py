@@ -1,5 +1,5 @@
 """Merges are immutable once recorded, and a redelivery must say what the
-recorded merge says (issue 14, items 1 and 2).
+recorded merge says.
 
 * No UPDATE of a recorded merge, by any role, the owner included; ``INSERT
   ... ON CONFLICT DO UPDATE`` is refused with a project SQLSTATE and a hint

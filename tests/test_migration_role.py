@@ -64,7 +64,7 @@ def test_a_migration_role_without_createrole_migrates_up_and_down(migrator_dsn: 
 def test_psql_f_as_a_migration_role_without_createrole_says_which_comments_it_left(migrator_dsn: str) -> None:
     """The DBA's path (docs/dba.md): ``psql -f`` of every revision's upgrade.sql,
     and its concurrently.sql, as that role: it succeeds, and the NOTICE names
-    each role whose comment it could not set (item 8 of issue 14)."""
+    each role whose comment it could not set."""
     import subprocess
     from pathlib import Path
 

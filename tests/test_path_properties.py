@@ -1,5 +1,5 @@
-"""Property-based tests (hypothesis) of path normalisation and matching
-(issue 7): normalize_path is idempotent and never produces a path it would
+"""Property-based tests (hypothesis) of path normalisation and matching:
+normalize_path is idempotent and never produces a path it would
 reject; normalize_paths (with its fast path for already-normal arrays)
 agrees with element-wise normalize_path; ledger._match_paths and the merge
 trigger's path rule (ledger._match_changes) agree with a straightforward

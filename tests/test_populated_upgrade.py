@@ -135,7 +135,7 @@ SELECT 'active finding a merge of its scope touched', count(DISTINCT fp.id)
          WHERE f.superseded_at IS NULL
            AND (f.kind = ANY (s.path_supersede_kinds) OR '*' = ANY (s.path_supersede_kinds))
         OFFSET 0) AS fp
-  JOIN (-- seed 000's path rule, spelled out here rather than borrowed from the code under test:
+  JOIN (-- the path rule, spelled out here rather than borrowed from the code under test:
         -- a touched path matches a finding path that is the path itself or one of its
         -- ancestor directories ('a/b/c.py' -> 'a/', 'a/b/', 'a/b/c.py')
         SELECT DISTINCT m.scope,

@@ -1,4 +1,4 @@
-"""ledger.reconcile(scope) (issue 7): merges written while the ledger's
+"""ledger.reconcile(scope): merges written while the ledger's
 triggers did not fire (session_replication_role = replica, as logical
 replication applies rows) keep processed = false; reconcile applies them in
 id order, with the trigger's own function (ledger._apply_merge), exactly

@@ -1,5 +1,5 @@
 """Scope names every feature can express, and no writer-supplied time in the
-future (issue 14, item 11).
+future.
 
 * A scope is listed in the comma-separated setting ``ledger.scopes`` of
   per-scope row-level security, so a comma in its name is refused (LD003),

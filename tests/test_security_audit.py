@@ -1,5 +1,5 @@
 """The audit (ledger.supersession) is append-only for everyone but the table
-owner (issue 7): the ledger roles have no UPDATE, DELETE or TRUNCATE
+owner: the ledger roles have no UPDATE, DELETE or TRUNCATE
 privilege (42501), and should a deployment grant one by mistake, the
 _010_append_only / _011_append_only_truncate triggers still refuse (LD402).
 The owner may rewrite it (retention, repair)."""

@@ -1,4 +1,4 @@
-"""Least privilege is also enough privilege (issue 7): each role does its
+"""Least privilege is also enough privilege: each role does its
 whole job over claims, lifecycle and matching with exactly the grants of
 sql/privileges.sql (tests/test_security_roles.py pins those grants and
 lists what each role is refused). Every call here runs as the role (SET ROLE

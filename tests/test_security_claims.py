@@ -1,5 +1,5 @@
-"""Exactly-once claims under least privilege (issue 7, "Claims: 8 claimers,
-every task claimed exactly once").
+"""Exactly-once claims under least privilege: 8 claimers,
+every task claimed exactly once.
 
 tests/test_claims_concurrency.py proves it for the claims capability as the
 owner (2,000 tasks, 8 connections). Here the same guarantee holds for what a

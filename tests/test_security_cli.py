@@ -1,4 +1,4 @@
-"""The issue 7 CLI verbs: reconcile and scope-rls."""
+"""The operator CLI verbs: reconcile and scope-rls."""
 
 from __future__ import annotations
 

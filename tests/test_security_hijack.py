@@ -1,4 +1,4 @@
-"""No privilege escalation through stored functions (issue 7): a
+"""No privilege escalation through stored functions: a
 low-privilege caller who creates same-named temporary tables, functions and
 operators (pg_temp.finding, pg_temp.agent_task, public.unnest,
 public.normalize_path, public.set_config, public.strpos, an operator = or &&

@@ -1,4 +1,4 @@
-"""Per-scope serialisation another tenant cannot block (issue 14, item 7).
+"""Per-scope serialisation another tenant cannot block.
 
 Re-reviews of a scope (``ledger.replace_findings``) used to serialise on a
 transaction-level advisory lock whose key anyone could compute and take.

@@ -1,4 +1,4 @@
-"""Notifications a listener can trust (issue 14, item 6).
+"""Notifications a listener can trust.
 
 PostgreSQL lets every role that can connect ``NOTIFY`` any channel, so a
 payload on ``ledger_finding`` proves nothing. The ledger's payload is only

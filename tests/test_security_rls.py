@@ -1,4 +1,4 @@
-"""Optional per-scope row-level security (issue 7): once a deployment runs
+"""Optional per-scope row-level security: once a deployment runs
 ledger.enable_scope_rls(), a connection sees and writes only the scopes named
 in its session setting ledger.scopes. One tenant cannot read another's
 findings, merges, scopes or audit, nor retire its findings: a merge into

@@ -1,4 +1,4 @@
-"""Least privilege (issue 7): the roles the baseline creates (sql/roles.sql), the
+"""Least privilege: the roles the baseline creates (sql/roles.sql), the
 exact privileges each one holds, and that those privileges are enough for
 its job and nothing more.
 

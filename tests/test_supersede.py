@@ -1,4 +1,4 @@
-"""Supersession when a merge lands (seed 000, "Option A"): the path rule,
+"""Supersession when a merge lands (the drift-review scenario's "Option A"): the path rule,
 hygiene modes, redelivery, the audit row of every change, renames, and the
 scope rules. Findings here are of kind 'drift' on purpose: the path rule is
 the drift rule (later rules treat other kinds differently)."""

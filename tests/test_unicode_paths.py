@@ -1,4 +1,4 @@
-"""Unicode, git's quoting and array shapes in paths (issue 14, items 3 and 4).
+"""Unicode, git's quoting and array shapes in paths.
 
 * Paths are stored in NFC: a finding on NFC ``docs/café.md`` is retired by a
   merge of NFD ``docs/café.md`` (macOS writes NFD) and the other way round.

@@ -12,7 +12,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-# A drift review in seed 000's format: three findings, observed an hour before the commits below
+# A drift review in the drift-review scenario's format: three findings, observed an hour before the commits below
 # (a commit older than a finding never retires it); the second expects its directory to appear.
 cat > review.json <<'JSON'
 {"observed_at": "2026-06-01T11:00:00Z", "node_id": "spec-07:0",

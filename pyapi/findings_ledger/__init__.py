@@ -6,7 +6,7 @@ the runtime API a service needs (findings, merges, claims, the lifecycle,
 matching, importers, security; their results and errors) and imports
 neither SQLAlchemy, alembic, click, rich nor pytest. Imported on their own:
 :mod:`findings_ledger.schema` (SQLAlchemy metadata), :mod:`findings_ledger.cli`
-(the command line), :mod:`findings_ledger.demo` (seed 000's scenario) and
+(the command line), :mod:`findings_ledger.demo` (the drift-review scenario) and
 :mod:`findings_ledger.testing` (throwaway cluster, schema dump, pytest
 plugin). See README.md and docs/architecture.md.
 """

@@ -1,4 +1,4 @@
-"""Seed 000's scenario, replayed through the ledger: the data and the
+"""The drift-review scenario, replayed through the ledger: the data and the
 replay behind ``findings-ledger demo`` (which prints the report, see
 :mod:`findings_ledger.cli.demo`).
 
@@ -334,7 +334,7 @@ def merge_decisions(conn: psycopg.Connection[Any], scope: str, merge_id: int) ->
 
 
 def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
-    """Replay seed 000's scenario into ``scope`` (which must be new or empty)
+    """Replay the drift-review scenario into ``scope`` (which must be new or empty)
     and return the figures read back from the database.
 
     Uses the caller's connection (autocommit recommended: each finding and

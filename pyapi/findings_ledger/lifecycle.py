@@ -226,7 +226,7 @@ def read_prompt_findings(
     """The active findings of ``scope`` for a prompt (``ledger.read_prompt_findings``):
     only ``kinds`` when given, only those reported within ``max_age`` when
     given, only those generated at most ``max_groups`` task groups before
-    ``current_group`` when given (seed 000's Option C, on top of
+    ``current_group`` when given (the drift-review scenario's Option C, on top of
     supersession: a finding of unknown group stays), most severe then most
     recent first, cut to ``max_chars`` characters of ``prompt_text()`` (a
     prefix cut: a less severe finding never displaces a more severe one).

@@ -1,4 +1,4 @@
--- Supersession rules (seed 000, "Option A"): a merge supersedes the active
+-- Supersession rules (the drift-review scenario's "Option A"): a merge supersedes the active
 -- findings of its scope that reference a path it touched, as a file or
 -- through a directory, according to the scope's hygiene mode and (0004) the
 -- kinds its path rule supersedes. Runs on the small fixture data set

@@ -1,4 +1,4 @@
--- Snapshots and claims (seed 003): issue_snapshot against
+-- Snapshots and claims (the issue-snapshot rules): issue_snapshot against
 -- independent SHA-256 test vectors, the claim's anchor and delta through a
 -- task's transitions, and every claims error by SQLSTATE with nothing
 -- half-written. Runs on the small fixture (its issues and tasks).

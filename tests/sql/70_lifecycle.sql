@@ -1,4 +1,4 @@
--- Finding lifecycle (issue 5): identity and re-reports,
+-- Finding lifecycle: identity and re-reports,
 -- dismissal, restore, reopening by re-report, re-review and revert, the
 -- state at a glance in ledger.finding_lifecycle, and the LD30x errors by
 -- SQLSTATE with nothing half-written. Runs on the small fixture.

@@ -1,4 +1,4 @@
--- Message matching (issue 3): a merge message retires a
+-- Message matching: a merge message retires a
 -- finding only on confident evidence (a resolution verb governing its key,
 -- slug, strong keyword or title), a mere mention is audited and changes
 -- nothing, evidence naming several findings is ambiguous, and the scope's

@@ -1,4 +1,4 @@
--- Decisions that hold on real histories (issue 15), in plain SQL: line
+-- Decisions that hold on real histories, in plain SQL: line
 -- anchors taken from path suffixes and moved by hunks, findings that
 -- expect a path present or absent, causality (a merge older than the
 -- finding never retires it), the audit's commit and subject, the prompt
@@ -91,7 +91,7 @@ SELECT results_eq($$SELECT commit_sha, subject FROM ledger.read_audit('causal') 
     $$VALUES ('c0000001', 'Cap the body size'), ('c0000002', 'Expire claims after their lease')$$,
     'read_audit returns each row''s commit sha and subject.');
 
--- the prompt read by task group (seed 000, Option C), on top of supersession
+-- the prompt read by task group (the drift-review scenario's Option C), on top of supersession
 INSERT INTO ledger.finding (scope, finding_key, kind, title, source) VALUES
     ('groups', 'G0', 'drift', 'From the drift review', '07_x:0'),
     ('groups', 'G3', 'drift', 'From group 3', '07_x:3'),

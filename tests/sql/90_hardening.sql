@@ -1,4 +1,4 @@
--- Hostile and careless writers (issue 14): merges are recorded once and never
+-- Hostile and careless writers: merges are recorded once and never
 -- rewritten (LD006, LD007, abbreviated shas), paths are stored in NFC and
 -- unquoted from git's C-quoting, look-alike and blank paths, arrays of
 -- another shape, scope names ledger.scopes cannot list and future times are

@@ -1,4 +1,4 @@
-"""The ``demo`` verb: replay seed 000's scenario (:mod:`findings_ledger.demo`)
+"""The ``demo`` verb: replay the drift-review scenario (:mod:`findings_ledger.demo`)
 into a fresh scope and print, per task group, the drift findings its prompt
 would carry without and with the ledger, and why."""
 
@@ -21,7 +21,7 @@ from .helpers import console, dsn_option, resolve_dsn, user_errors
 @click.option("--scope", default=None, help="scope to replay into (default: a fresh demo-07_...-<timestamp> scope)")
 @user_errors
 def demo_command(dsn: str | None, scope: str | None) -> None:
-    """Replay seed 000's scenario and print, per task group, the drift
+    """Replay the drift-review scenario and print, per task group, the drift
     findings its prompt would carry without and with the ledger."""
     target = resolve_dsn(dsn)
     throwaway = not (dsn or os.environ.get(cluster.DSN_ENV))
@@ -49,7 +49,7 @@ def print_report(report: demo.DemoReport, console: Console) -> None:
     """Print the per-group table, the reasons, and what is still active."""
     first = report.groups[0].prompt
     console.print(
-        f"Seed 000 replayed in scope [bold]{report.scope}[/]: the group-0 drift review ({demo.REVIEW_NODE}) "
+        f"The drift-review scenario replayed in scope [bold]{report.scope}[/]: the group-0 drift review ({demo.REVIEW_NODE}) "
         f"reported {first.all_findings} drift findings, {first.all_chars:,} characters."
     )
     review = Table(title="The group-0 drift review, as stored (paths normalised by the database)")
