@@ -19,7 +19,7 @@ MAJOR ?= 18
 COMPAT_MAJORS ?= 13,18
 PGB := $(BIN)/python -m findings_ledger.testing.pg_binaries
 
-.PHONY: help venv db db-stop migrate demo test pgbouncer test-sql test-stress test-compat sql lint bench bench-quick clean pgtap revision lock docs pg pg-ensure
+.PHONY: help venv db db-stop migrate demo test pgbouncer test-sql test-stress test-compat sql lint bench bench-quick clean pgtap revision lock docs pg pg-ensure psql
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -51,6 +51,12 @@ pg-ensure: venv ## print the server binaries LEDGER_PG_BINARIES selects, install
 
 db: venv pg-ensure ## start the throwaway PostgreSQL cluster (harmless when it runs)
 	$(BIN)/python -m findings_ledger.testing.cluster start
+
+psql: venv pg-ensure ## open psql on LEDGER_DSN, else the throwaway cluster's 'ledger' database (the psql next to the server binaries, else PATH's; ARGS='-c ...' passes arguments)
+	@[ -n "$${LEDGER_DSN:-}" ] || $(BIN)/python -m findings_ledger.testing.cluster start >/dev/null
+	@PSQL="$$($(BIN)/python -c 'from findings_ledger.testing.schema_dump import client_binary; print(client_binary("psql"))')" && \
+	  DSN="$${LEDGER_DSN:-$$($(BIN)/python -m findings_ledger.testing.cluster dsn ledger)}" && \
+	  echo "psql: $$PSQL" >&2 && exec "$$PSQL" "$$DSN" $(ARGS)
 
 db-stop: venv ## stop the throwaway cluster
 	$(BIN)/python -m findings_ledger.testing.cluster stop
