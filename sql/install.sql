@@ -28,12 +28,11 @@
 \ir functions/_scope_kept.sql
 \ir functions/_ensure_scope.sql
 \ir functions/_severity_rank.sql
-\ir functions/_scoped_paths.sql
+\ir functions/_scoped_evidence_keys.sql
 \ir functions/_path_keys.sql
 \ir functions/_unquote_path.sql
 \ir functions/normalize_path.sql
 \ir functions/normalize_paths.sql
-\ir functions/_match_paths.sql
 \ir functions/_recorded_merge.sql
 \ir functions/_match_changes.sql
 \ir functions/tg_scope__prepare.sql
@@ -51,12 +50,11 @@
 \ir functions/issue_snapshot.sql
 \ir functions/_snapshot_changes.sql
 \ir functions/_check_task_transition.sql
+\ir functions/_set_task_status.sql
 \ir functions/tg_issue__prepare.sql
 \ir functions/tg_agent_task__prepare.sql
 \ir functions/tg_agent_task__guard_snapshot.sql
 \ir functions/_resumed_row.sql
-\ir functions/_resumed_task.sql
-\ir functions/_write_issue_snapshot.sql
 \ir functions/claim_task.sql
 \ir functions/start_task.sql
 \ir functions/complete_task.sql

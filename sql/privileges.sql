@@ -42,7 +42,7 @@ GRANT EXECUTE ON FUNCTION
     ledger._unquote_path(text, text),
     ledger.normalize_path(text, text),
     ledger.normalize_paths(text[], text, integer),
-    ledger._scoped_paths(text, text[]),
+    ledger._scoped_evidence_keys(text, text[]),
     ledger._evidence_keys(text, text, text, text[], text),
     ledger._evidence_token(text),
     ledger._title_sig(text),
@@ -157,11 +157,11 @@ GRANT EXECUTE ON FUNCTION
 
 -- Not granted to any ledger role, on purpose: _apply_merge, _apply_revert,
 -- _revert_targets, _reopen_finding, _check_json_shape (replace_findings'
--- argument check), record_merges' _insert_merges, reconcile's _other_merge_of_commit, the matcher's internals (_match_paths, _match_changes,
+-- argument check), record_merges' _insert_merges, reconcile's _other_merge_of_commit, the matcher's internals (_match_changes,
 -- _merge_decisions, _match_message, _message_may_match, _message_probe_keys, _token_split_regex,
 -- _message_tokens, _message_segments,
--- _file_slug, _object_ends) and the claim's (_write_issue_snapshot, _resumed_task, _resumed_row,
--- _snapshot_changes, _check_task_transition): only SECURITY DEFINER
+-- _file_slug, _object_ends) and the claim's (_resumed_row,
+-- _snapshot_changes, _check_task_transition) and the task transitions' _set_task_status: only SECURITY DEFINER
 -- functions run them, as the owner; the tg_* trigger functions;
 -- enable_scope_rls / disable_scope_rls (the owner's switch); alembic_version;
 -- finding_path (the path rule's index, written only by the SECURITY DEFINER

@@ -263,7 +263,7 @@ def test_the_python_wrappers_return_typed_rows(ledger_conn: psycopg.Connection) 
     task = fl.enqueue_task(ledger_conn, issue.id, "agent-a", "rt-1")
     assert isinstance(task, fl.AgentTask) and task.status == "queued" and task.issue_snapshot is None
     claim = fl.claim_task(ledger_conn, "rt-1")
-    assert isinstance(claim, fl.Claim) and claim.snapshot_written
+    assert isinstance(claim, fl.Claim) and claim.task_id == task.id
     started = fl.start_task(ledger_conn, task.id, session_id="sess-py")
     assert (started.status, started.session_id) == ("running", "sess-py")
     assert started.issue_snapshot == fl.issue_snapshot(ledger_conn, "Title", "Body")

@@ -351,8 +351,10 @@ def test_upgrade_from_the_first_revision_keeps_every_row_and_derived_value(
         issue_id = conn.execute("SELECT id FROM ledger.add_issue(%s, 'Upgrade check', 'Body')",
                                 (keyed[1],)).fetchone()[0]
         conn.execute("SELECT ledger.enqueue_task(%s, 'agent-1', 'rt-1')", (issue_id,))
-        claimed = conn.execute("SELECT issue_id, snapshot_written FROM ledger.claim_task('rt-1')").fetchone()
-        assert claimed == (issue_id, True)
+        claimed = conn.execute("SELECT issue_id FROM ledger.claim_task('rt-1')").fetchone()
+        assert claimed == (issue_id,)
+        written = "SELECT issue_snapshot IS NOT NULL FROM ledger.agent_task WHERE issue_id = %s"
+        assert conn.execute(written, (issue_id,)).fetchone() == (True,)
 
 
 def test_the_load_checks_notice_a_lost_derived_value(ledger_database_factory: Callable[..., str]) -> None:

@@ -153,7 +153,7 @@ def test_definer_functions_triggers_and_index_ignore_the_callers_objects(attacke
         assert fl.set_hygiene_mode(conn, "att", "ON") == "on"
         active = [f.id for f in fl.active_findings(conn, "att")]
         audit = [(a.finding_id, a.merge_id, a.action) for a in fl.read_audit(conn, "att")]
-        scoped = conn.execute("SELECT ledger._scoped_paths('att', '{x.py}')").fetchone()
+        scoped = conn.execute("SELECT ledger._scoped_evidence_keys('att', '{x.py}')").fetchone()
         for table in ("finding", "merge", "scope", "supersession"):
             assert conn.execute(f"SELECT count(*) FROM pg_temp.{table}").fetchone() == (0,)
     assert f1 == (f1[0], "Stale", "drift", ["src/a.py"])
@@ -185,10 +185,11 @@ def test_path_keys_written_under_a_hostile_search_path_are_the_real_ones(attacke
         "SELECT scope, path FROM ledger.finding_path WHERE finding_id = %s ORDER BY 1, 2", (fid,)).fetchall()
     under_victim = attacker.execute("SELECT count(*) FROM ledger.finding_path WHERE scope = 'victim'").fetchone()
     with attacker.transaction(force_rollback=True):
-        # the path rule finds it through the side table's btree, under its own scope only
+        # the path rule's probe finds it through the side table's btree, under its own scope only
         attacker.execute("SET LOCAL enable_seqscan = off")
-        by_rule = attacker.execute("SELECT finding_id FROM ledger._match_paths('att', '{lib/x.py}')").fetchall()
-        in_victim = attacker.execute("SELECT finding_id FROM ledger._match_paths('victim', '{lib/x.py}')").fetchall()
+        probe = "SELECT finding_id FROM ledger.finding_path WHERE scope = %s AND path = ANY(%s)"
+        by_rule = attacker.execute(probe, ("att", ["lib/x.py", "lib"])).fetchall()
+        in_victim = attacker.execute(probe, ("victim", ["lib/x.py", "lib"])).fetchall()
     assert filed == [("att", "lib/x.py")]
     assert under_victim == (0,)
     assert by_rule == [(fid,)]

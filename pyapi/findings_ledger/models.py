@@ -289,7 +289,6 @@ class Claim:
     resume_session_id: str | None
     resumed_task_id: int | None
     anchor_task_id: int | None
-    snapshot_written: bool
     issue_status: str
     issue_assignee_type: str | None
     issue_assignee_id: str | None

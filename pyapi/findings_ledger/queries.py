@@ -1,9 +1,13 @@
-"""Every SQL statement the ``findings_ledger`` package sends to a ledger
+"""The SQL statements the ``findings_ledger`` package sends to a ledger
 database, in one auditable module: the API's (:mod:`~findings_ledger.api`,
 :mod:`~findings_ledger.claims`, :mod:`~findings_ledger.lifecycle`,
 :mod:`~findings_ledger.matching`, :mod:`~findings_ledger.importers`,
 :mod:`~findings_ledger.security`), the CLI's (creating its default
-database) and the demo's report queries.
+database) and the demo's report queries. Four statements live where they
+are used: the two reads of ``ledger.alembic_version`` in
+:mod:`~findings_ledger.api` (the schema version check) and the ``CREATE
+DATABASE`` / ``DROP DATABASE`` of ``findings-ledger evaluate``'s scratch
+database (:mod:`findings_ledger.cli.evaluate`).
 
 Each API statement calls one stored function with named arguments; nothing
 is built with f-strings (the one identifier, a database name, goes through
@@ -104,7 +108,7 @@ TASK_COLUMNS = (
 )
 CLAIM_COLUMNS = (
     "task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, "
-    "force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, snapshot_written, "
+    "force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, "
     "issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, "
     "issue_changed_fields, delta_basis"
 )
@@ -220,7 +224,7 @@ CREATE_DATABASE = sql.SQL("CREATE DATABASE {name}")
 
 # --- the demo's report (findings_ledger.demo), read back from the database -----
 
-# What one prompt carries: every drift finding of the spec (the seed's system,
+# What one prompt carries: every drift finding of the spec (the drift-review scenario's system,
 # without the ledger) and the active ones (ledger.active_findings, with it).
 DEMO_PROMPT_FIGURES = """
 SELECT w.findings AS all_findings, w.chars AS all_chars, a.findings AS active_findings, a.chars AS active_chars

@@ -1,6 +1,6 @@
 -- ledger._apply_revert(p_merge_id bigint) -> void
 --
--- Reverts reopen (issue 5), for one merge row: run by the AFTER INSERT
+-- Reverts reopen, for one merge row: run by the AFTER INSERT
 -- statement trigger ledger.tg_merge__supersede right after
 -- ledger._apply_merge of the same merge, and by ledger.reconcile. A merge
 -- whose message says git's "This reverts commit <sha>." (or "This reverts
@@ -111,4 +111,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._apply_revert(bigint) IS
-'Revert rule of issue 5 for one merge (run by the _200_supersede trigger after _apply_merge, and by reconcile): a message "This reverts commit <sha>." naming a merge of the same scope reopens the findings that merge superseded and still stand superseded by it (audit reopened, rule revert); dismissed or since re-superseded ones are audited not_reopened, an unknown sha revert_unknown; dry: would_reopen; off: nothing. Findings locked in one id-ordered pass FOR NO KEY UPDATE. (merge_id bigint) -> void. Raises nothing.';
+'Revert rule for one merge (run by the _200_supersede trigger after _apply_merge, and by reconcile): a message "This reverts commit <sha>." naming a merge of the same scope reopens the findings that merge superseded and still stand superseded by it (audit reopened, rule revert); dismissed or since re-superseded ones are audited not_reopened, an unknown sha revert_unknown; dry: would_reopen; off: nothing. Findings locked in one id-ordered pass FOR NO KEY UPDATE. (merge_id bigint) -> void. Raises nothing.';

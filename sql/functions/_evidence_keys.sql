@@ -1,7 +1,7 @@
 -- ledger._evidence_keys(p_scope, p_finding_key, p_slug, p_strong_keywords, p_title) -> text[]
 --
 -- The keys under which a finding is found from the tokens and phrases of a
--- merge message (issue 3, "Performance"); indexed by the GIN expression
+-- merge message; indexed by the GIN expression
 -- index finding_active_evidence_idx (active findings only). Each key is
 -- scope || U+001F || one of:
 --   'i' || token   the key, the slug and every strong keyword in their lookup

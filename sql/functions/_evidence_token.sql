@@ -3,7 +3,7 @@
 -- The lookup form of a finding key, slug or strong keyword: its lower-cased
 -- NFC text when the value is exactly one message token (ledger._token_regex)
 -- AND distinctive; NULL otherwise (such a value is never evidence by itself).
--- Distinctive (issue 3: "a bare topic word is never evidence"): at least 3
+-- Distinctive ("a bare topic word is never evidence"): at least 3
 -- characters and containing a digit, '_', '-', '.', or an upper-case ASCII
 -- letter after the first character ('F-42', 'auth-0007', 'ECONNRESET',
 -- 'parseConfig', 'drift-frozen'; not 'dispatcher', 'Cancel', 'ci').

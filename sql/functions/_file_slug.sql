@@ -1,7 +1,7 @@
 -- ledger._file_slug(p_name text) -> text
 --
 -- The slug of a findings file name in the design record's format
--- 'YYYY-MM-DD-<slug>.md' (seed 001), lower-cased; NULL for any other name.
+-- 'YYYY-MM-DD-<slug>.md' (the findings-file name of ADR-010), lower-cased; NULL for any other name.
 -- '2026-06-24-drift-frozen.md' -> 'drift-frozen'. Used on message tokens
 -- (a file name is one token) and on the base names of a merge's paths.
 -- Raises nothing.

@@ -1,6 +1,6 @@
 -- ledger._finding_state(p_superseded_at timestamptz, p_dismissed_at timestamptz) -> text
 --
--- The lifecycle state of a finding, derived from its row (issue 5, "the
+-- The lifecycle state of a finding, derived from its row ("the
 -- state is derivable from the row at a glance"):
 --   'active'      superseded_at IS NULL (the one rule every reader applies);
 --   'dismissed'   dismissed_at is set (a person decided; superseded_at is

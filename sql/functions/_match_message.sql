@@ -3,7 +3,7 @@
 --           pos_to integer, line integer, context text, verdict text, verb text, reason text)
 --
 -- Every piece of evidence a merge message carries about the ACTIVE findings
--- of p_scope (issue 3), one row per (finding, piece):
+-- of p_scope, one row per (finding, piece):
 --   rule 'key'      the finding_key as a whole token (form 'key');
 --   rule 'slug'     the slug as a whole token (form 'slug'), its file name
 --                   YYYY-MM-DD-<slug>.md, any date, also inside a path
@@ -33,7 +33,7 @@
 -- findings found there are verified. Cost grows with the message and the
 -- matches, not with the findings of the scope. PL/pgSQL so that the query
 -- is planned once per session, not on every call (a LANGUAGE sql function
--- with SET clauses is re-planned each time: 3 ms a merge); the caller
+-- with SET clauses is re-planned on every call); the caller
 -- (ledger._apply_merge) turns jit and parallel workers off, which would
 -- only add start-up cost to a few index probes. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._match_message(p_scope text, p_message text)
@@ -66,7 +66,7 @@ BEGIN
                       ORDER BY u.o) AS wa
           FROM ledger.finding f
          WHERE ledger._evidence_keys(f.scope, f.finding_key, f.slug, f.strong_keywords, f.title)
-                   OPERATOR(pg_catalog.&&) ledger._scoped_paths(p_scope, ARRAY(
+                   OPERATOR(pg_catalog.&&) ledger._scoped_evidence_keys(p_scope, ARRAY(
                        SELECT DISTINCT k.x FROM (
                            SELECT 'i' || x.w FROM t, LATERAL (VALUES (t.norm), (t.alt)) AS x(w)
                             WHERE pg_catalog.char_length(x.w) >= 3

@@ -1,7 +1,7 @@
 -- ledger._object_ends(p_gap text) -> boolean
 --
 -- Whether the separator text after a phrase ends the object of a verb
--- (issue 15, "a title phrase counts only as the whole object of the verb"):
+-- ("a title phrase counts only as the whole object of the verb"):
 -- true for NULL (the phrase ends its paragraph) and for a gap holding
 -- sentence or clause punctuation or the start of a reference: . , ; : ! ?
 -- brackets ( ) [ ] { } < >, straight or curly double quotes, guillemets,

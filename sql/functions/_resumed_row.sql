@@ -4,7 +4,7 @@
 --
 -- The earlier agent_task row whose provider session the task p_task_id
 -- (with those anchor fields, as stored) resumes when it is claimed, or NULL
--- when it resumes none (seed 003: the row GetLastTaskSession
+-- when it resumes none (the issue-snapshot design: the row GetLastTaskSession
 -- returns, or the operator-chosen source of a manual rerun):
 --   1. force_fresh_session: none.
 --   2. a manual rerun (rerun_of_task_id set): exactly that source task, when it
@@ -22,7 +22,7 @@
 -- rerun, which is why this is not an ORDER BY started_at.
 -- ledger.claim_task calls it with the fields of the row it has just locked
 -- (so the task is not read again, and the whole resumed row comes back in
--- one query); ledger._resumed_task(task_id) reads them first.
+-- one query).
 -- Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._resumed_row(
     p_task_id bigint, p_issue_id bigint, p_agent_id text, p_runtime_id text,

@@ -12,7 +12,7 @@
 -- what the same rows inserted one by one revert: a later row of the same
 -- batch is not a target yet, as it would not exist yet. No row when the
 -- message reverts nothing.
--- The one place the revert rule of issue 5 reads a message: used by
+-- The one place the revert rule reads a message: used by
 -- ledger._apply_revert (which reopens) and ledger._apply_merge (which locks
 -- the findings the revert will reopen together with those it supersedes,
 -- in one id-ordered pass). Raises nothing.

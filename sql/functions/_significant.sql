@@ -1,7 +1,7 @@
 -- ledger._significant(p_norm text) -> boolean
 --
 -- Whether a lower-cased token is a significant word for title matching
--- (issue 3: "at least 3 consecutive significant words" of a title): at least
+-- ("at least 3 consecutive significant words" of a title): at least
 -- two characters, not an English function word (articles, pronouns,
 -- auxiliaries, prepositions, conjunctions, negations; the pieces 'doesn',
 -- 't', 's' of contractions), and not a resolution verb (close, closes,

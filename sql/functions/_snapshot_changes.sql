@@ -8,7 +8,7 @@
 --   or a title_sha256 / description_sha256 that is not a 64-digit lowercase
 --   hex string.
 -- Keys the current version does not read (a legacy "status") are ignored:
--- removing a field from the compared set never bumps "v" (seed 003's rule).
+-- removing a field from the compared set never bumps "v" (the version rule).
 -- Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._snapshot_changes(p_anchor jsonb, p_current jsonb)
 RETURNS text[]

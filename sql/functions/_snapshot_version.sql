@@ -6,7 +6,7 @@
 --     ALTER DATABASE <db> SET ledger.snapshot_version = 2;
 -- (new sessions pick it up; SET ledger.snapshot_version = 2 works per session).
 -- Raises LD003 value_invalid when the setting is anything but 1 or 2.
--- Implements the per-deployment version switch of issue 4 (seed 003's `v`).
+-- Implements the per-deployment version switch (the snapshot's `v`).
 CREATE OR REPLACE FUNCTION ledger._snapshot_version()
 RETURNS integer
 LANGUAGE plpgsql STABLE PARALLEL SAFE

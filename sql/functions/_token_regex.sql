@@ -1,6 +1,6 @@
 -- ledger._token_regex(p_with_gap boolean) -> text
 --
--- The one definition of a message token (issue 3, "as a whole token"): a run
+-- The one definition of a message token ("as a whole token"): a run
 -- of word characters (ASCII letters, digits, '_', and letters outside ASCII:
 -- U+00C0-U+1FFF except U+00D7/U+00F7, U+2C00-U+2DFF, U+3040-U+D7FF,
 -- U+F900-U+FDFF, U+FE70-U+FEFE, fullwidth letters and digits), optionally

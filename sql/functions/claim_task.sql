@@ -2,7 +2,7 @@
 --   -> TABLE(task_id, issue_id, agent_id, runtime_id, dispatch_count,
 --            dispatched_at, rerun_of_task_id, force_fresh_session,
 --            resume_session_id, resumed_task_id, anchor_task_id,
---            snapshot_written, issue_status, issue_assignee_type,
+--            issue_status, issue_assignee_type,
 --            issue_assignee_id, issue_priority, issue_state_delta_known,
 --            issue_changed_fields, delta_basis)
 --
@@ -10,7 +10,7 @@
 -- p_runtime_id, and for
 -- agent p_agent_id when given, with FOR NO KEY UPDATE SKIP LOCKED: concurrent
 -- claimers never take the same task and never wait for each other. No row
--- when the queue is empty. The claim (seed 003 / issue 4):
+-- when the queue is empty. The claim:
 --   1. reads the task and its issue in the statement that locks the task,
 --      finds the row whose session it resumes from the fields just read
 --      (ledger._resumed_row, the whole row in one query) and computes the
@@ -18,10 +18,8 @@
 --   2. marks the task dispatched (dispatched_at, dispatch_count + 1), sets
 --      its session_id to the session it resumes (NULL for a fresh session),
 --      writes issue_snapshot and clears started_at, completed_at and
---      failure_reason, in one UPDATE. The compare-and-swap of
---      ledger._write_issue_snapshot (dispatched, not started, this dispatch)
---      holds by construction there: the row is locked and this UPDATE is
---      the dispatch; snapshot_written is always true;
+--      failure_reason, in one UPDATE of the locked row: the snapshot is
+--      written with the dispatch it belongs to;
 --   3. returns the issue's current status, assignee and priority (always:
 --      they are never compared) and the delta:
 --        resume_session_id / resumed_task_id  the session resumed and its row;
@@ -62,7 +60,6 @@ RETURNS TABLE (
     resume_session_id text,
     resumed_task_id bigint,
     anchor_task_id bigint,
-    snapshot_written boolean,
     issue_status text,
     issue_assignee_type text,
     issue_assignee_id text,
@@ -121,9 +118,9 @@ BEGIN
            failure_reason = NULL
      WHERE t.id = v_task_id
     RETURNING t.id, t.issue_id, t.agent_id, t.runtime_id, t.dispatch_count, t.dispatched_at, t.rerun_of_task_id,
-              t.force_fresh_session, v_resumed.session_id, v_resumed.id, true
+              t.force_fresh_session, v_resumed.session_id, v_resumed.id
          INTO task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id,
-              force_fresh_session, resume_session_id, resumed_task_id, snapshot_written;
+              force_fresh_session, resume_session_id, resumed_task_id;
     PERFORM set_config('ledger.claim_writer', '', true);
 
     IF force_fresh_session THEN
@@ -147,4 +144,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.claim_task(text, text) IS
-'Claim the next queued task of a runtime (optionally of one agent; under row-level security only of the connection''s scopes) with FOR NO KEY UPDATE SKIP LOCKED: dispatch it and write its issue_snapshot in one UPDATE, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, snapshot_written, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis). No row when the queue is empty. SECURITY DEFINER (ledger_agent). Raises LD002-LD004 for the arguments, LD003 for an invalid ledger.snapshot_version.';
+'Claim the next queued task of a runtime (optionally of one agent; under row-level security only of the connection''s scopes) with FOR NO KEY UPDATE SKIP LOCKED: dispatch it and write its issue_snapshot in one UPDATE, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis). No row when the queue is empty. SECURITY DEFINER (ledger_agent). Raises LD002-LD004 for the arguments, LD003 for an invalid ledger.snapshot_version.';

@@ -1,10 +1,10 @@
 -- ledger.dismiss_finding(p_finding_id bigint, p_resolution text,
 --     p_actor text, p_reason text) -> ledger.finding_lifecycle
 --
--- A person decides a finding is not to be shown any more (issue 5,
--- "dismiss"): resolution accepted | false_positive | wont_fix | duplicate
+-- A person decides a finding is not to be shown any more
+-- (dismissed): resolution accepted | false_positive | wont_fix | duplicate
 -- (case-insensitive, '-' accepted for '_'), the actor who decided and the
--- reason, all stored on the finding (seed 001's system only logged the
+-- reason, all stored on the finding (ADR-010's system only logged the
 -- reason). Works from active or superseded. Audit row first (action
 -- 'dismissed', rule 'manual', actor, reason, detail {resolution,
 -- from_state, the supersession it replaces}); then dismissed_at = now(),

@@ -3,8 +3,8 @@
 --                       p_observed_at, p_expects, p_task_group)
 --     -> TABLE(id bigint, finding_key text, slug text, status text)
 --
--- Inserts a finding read from a findings file or a drift review (issue 3,
--- "Importers"), or, when the scope already has it, refreshes it, so that
+-- Inserts a finding read from a findings file or a drift review,
+-- or, when the scope already has it, refreshes it, so that
 -- re-importing the same files creates no duplicates. The finding is
 -- identified by its finding_key when it has one (ON CONFLICT (scope,
 -- finding_key)), otherwise by its slug (ON CONFLICT (scope, slug)), and is

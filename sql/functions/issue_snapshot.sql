@@ -7,7 +7,7 @@
 -- (convert_to(text, 'UTF8'), never a bytea cast, which parses escapes such as
 -- \x41; never a jsonb::text rendering). A NULL title or description hashes
 -- like the empty string.
---   v = 1  the exact bytes, no normalisation (byte-compatible with seed 003's
+--   v = 1  the exact bytes, no normalisation (byte-compatible with the issue-snapshot design's
 --          system: its rows compare correctly here);
 --   v = 2  after CRLF -> LF and Unicode NFC normalisation (normalize(.., NFC),
 --          which needs a UTF8 database), so line-ending-only edits and NFC/NFD

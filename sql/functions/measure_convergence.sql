@@ -2,7 +2,7 @@
 --   -> TABLE(session_id text, shown integer, still_active integer,
 --            superseded integer, dismissed integer, active_share numeric)
 --
--- The convergence of a session (issue 5): of the findings it was shown
+-- The convergence of a session: of the findings it was shown
 -- (ledger.injection), how many are still active now, how many were
 -- superseded and how many dismissed since; active_share = still_active /
 -- shown, rounded to 4 decimals (0 means everything it was shown has been

@@ -29,7 +29,7 @@
 -- supported), or longer than 4096 characters.
 -- The character classes come from ledger._unicode_class, independent of the
 -- database's locale. Implements the path normalisation of the foundation
--- issue (seed 000 paths arrive from reviewers as 'packages/x/',
+-- issue (the drift-review scenario's paths arrive from reviewers as 'packages/x/',
 -- './src/a.py:12', 'src\win.py'). The rules repeat to a fixpoint because one
 -- pass does not normalise 'a.py :3', 'a:1:2:3' or './ a'.
 CREATE OR REPLACE FUNCTION ledger.normalize_path(p_path text, p_field text DEFAULT 'path')

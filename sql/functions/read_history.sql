@@ -3,7 +3,7 @@
 --            evidence text, merge_id bigint, commit_sha text, detail jsonb,
 --            audit_id bigint)
 --
--- A finding's timeline (issue 5, CLI `findings-ledger history ID`), oldest
+-- A finding's timeline (CLI `findings-ledger history ID`), oldest
 -- first:
 --   'reported'   from the finding row: created_at, actor = source,
 --                evidence = its paths, detail {kind, severity, finding_key,

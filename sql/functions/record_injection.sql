@@ -2,7 +2,7 @@
 --   -> TABLE(recorded integer, already_recorded integer)
 --
 -- Records that the findings p_finding_ids were injected into session
--- p_session_id's prompt (issue 5, "what each session was shown"). Idempotent
+-- p_session_id's prompt ("what each session was shown"). Idempotent
 -- per (session, finding) pair: the same as INSERT INTO ledger.injection
 -- (session_id, finding_id) ... ON CONFLICT DO NOTHING; the first injection
 -- time is kept. Duplicates in the array count once. recorded: pairs new to

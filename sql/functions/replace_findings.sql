@@ -11,7 +11,7 @@
 --    paths: array of strings or null};
 -- any other field, and a value of another JSON type ({"title": 5}), is an
 -- error naming findings[i].<field>, never dropped or coerced. The new set
--- replaces the previous one (seed 000's "Option B: re-run the check", done
+-- replaces the previous one (the drift-review scenario's "Option B: re-run the check", done
 -- safely):
 --   present and new         -> added (ledger.report_finding: 'new');
 --   present and active      -> kept (re-report counted);

@@ -5,7 +5,7 @@
 --            report_count integer, reopen_count integer)
 --
 -- Reports a finding identified by (scope, finding_key); the same finding is
--- never a second row (issue 5, "identity and re-reports"). outcome:
+-- never a second row ("identity and re-reports"). outcome:
 --   'new'              no finding has this key in the scope: inserted (the
 --                      same triggers as a plain INSERT validate it);
 --   'duplicate'        it is active: the same finding; report_count + 1,

@@ -1,7 +1,7 @@
 -- ledger.restore_finding(p_finding_id bigint, p_actor text, p_reason text)
 --   -> ledger.finding_lifecycle
 --
--- Undo (issue 5): a superseded finding (a wrong supersession by a merge, a
+-- Undo: a superseded finding (a wrong supersession by a merge, a
 -- re-review, ...) or a dismissed one becomes active again. Audit row first
 -- (action 'restored', rule 'manual', actor, reason, detail with what is
 -- undone: from_state, superseded_by, supersede_rule, merge, resolution ...),

@@ -2,7 +2,7 @@
 --                         p_slug_mention_resolves, p_default_branch,
 --                         p_line_context, p_create) -> ledger.scope
 --
--- Sets a scope's message-matching policy (issue 3, "Per-scope policy"); a
+-- Sets a scope's message-matching policy; a
 -- NULL argument leaves that setting as it is, and p_default_branch => ''
 -- clears the default branch. p_line_context: the lines of context around a
 -- finding's anchor within which a merge's hunk changes it (0 to 1000).

@@ -1,11 +1,11 @@
 -- ledger.tg_agent_task__guard_snapshot() -> trigger (BEFORE INSERT OR UPDATE ON ledger.agent_task)
 --
--- issue_snapshot has exactly one writer, the claim (seed 003: "a snapshot
+-- issue_snapshot has exactly one writer, the claim ("a snapshot
 -- taken at claim time has exactly one writer"). A new row must carry NULL,
 -- and an UPDATE may change the column only while the transaction-local flag
--- ledger.claim_writer, raised by ledger.claim_task / _write_issue_snapshot,
+-- ledger.claim_writer, raised by ledger.claim_task,
 -- names this very task. Any other write (a service's UPDATE, a COPY of
--- snapshots) is rejected. Importing history from the seed's system is done
+-- snapshots) is rejected. Importing history from an earlier system is done
 -- with session_replication_role = replica, which does not fire triggers.
 -- The flag is a guard against mistakes, not a security boundary: privileges
 -- (UPDATE on ledger.agent_task withheld from service roles) are the wall.

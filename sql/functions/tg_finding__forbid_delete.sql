@@ -1,6 +1,6 @@
 -- ledger.tg_finding__forbid_delete() -> trigger (BEFORE DELETE ON ledger.finding)
 --
--- Nothing is ever deleted (issue 5): a finding leaves the prompts by being
+-- Nothing is ever deleted: a finding leaves the prompts by being
 -- superseded or dismissed and keeps its text and its audit. Every DELETE of
 -- a finding row fails with LD304 naming the finding, with a HINT naming
 -- ledger.dismiss_finding. Raises LD304.

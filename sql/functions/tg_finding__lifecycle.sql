@@ -36,8 +36,6 @@
 --                              table looks empty and which would walk every
 --                              row of the scope (one INSERT ... SELECT of N
 --                              findings: O(N^2)).
--- Earlier revisions carried SET plan_cache_mode = force_custom_plan instead
--- and planned the lookup on every row, about 0.04 ms per finding
 -- (docs/performance.md, "Importing findings"); tests/test_import_plan.py
 -- checks the plan.
 CREATE OR REPLACE FUNCTION ledger.tg_finding__lifecycle()

@@ -1,7 +1,7 @@
 -- ledger.tg_finding__prepare_evidence() -> trigger (BEFORE INSERT OR UPDATE
 -- OF slug, strong_keywords, tags ON ledger.finding, after _100_prepare)
 --
--- Validates the columns message matching reads (issue 3), however the row is
+-- Validates the columns message matching reads, however the row is
 -- written:
 --   slug             optional; trimmed; a file name YYYY-MM-DD-<slug>.md is
 --                    reduced to <slug>; must then be one message token

@@ -8,7 +8,7 @@
 --   title          required, not blank, single line, <= 1000 chars;
 --   description    optional, <= 1000000 chars;
 --                  title and description are validated but stored EXACTLY as
---                  given: the claim hashes their exact bytes (seed 003 v1);
+--                  given: the claim hashes their exact bytes (snapshot version 1);
 --   status         backlog | todo | in_progress | in_review | done | blocked |
 --                  cancelled, case-insensitive, default todo;
 --   priority       urgent | high | medium | low | none, default none;

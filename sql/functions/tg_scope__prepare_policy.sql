@@ -1,16 +1,16 @@
 -- ledger.tg_scope__prepare_policy() -> trigger (BEFORE INSERT OR UPDATE ON ledger.scope, after _100_prepare)
 --
--- Validates and normalises a scope's message-matching policy (issue 3,
--- "Per-scope policy"), however it is written:
+-- Validates and normalises a scope's message-matching policy,
+-- however it is written:
 --   enabled_rules          the evidence rules in force, a subset of path,
 --                          key, slug, keyword, title (default: all five);
 --                          lower-cased, de-duplicated, in that order;
 --   path_supersede_kinds   finding kinds the path rule supersedes; for other
 --                          kinds it only records a 'candidate' (default
---                          {drift}, seed 000; '*' means every kind);
+--                          {drift}, the drift-review scenario's; '*' means every kind);
 --                          trimmed, lower-cased, de-duplicated;
 --   slug_mention_resolves  whether a bare mention of a slug or findings file
---                          name resolves, like rule (i) of seed 001
+--                          name resolves, like rule (i) of ADR-010
 --                          (default false);
 --   default_branch         when set, merges whose branch is another branch
 --                          change nothing and are audited 'skipped'

@@ -1,7 +1,7 @@
 -- ledger.workspace_scope(p_directory text) -> text
 --
--- A scope key derived from a workspace directory (issue 3, "Importers").
--- Seed 001 replaces '/', ':' and '\' with '-', so '/a/b-c' and '/a/b/c'
+-- A scope key derived from a workspace directory.
+-- ADR-010's scheme replaces '/', ':' and '\' with '-', so '/a/b-c' and '/a/b/c'
 -- both become '-a-b-c'. Here the encoding is injective:
 --   1. repeated '/' collapse and a trailing '/' is dropped (spellings of the
 --      same directory give the same key);

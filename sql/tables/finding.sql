@@ -8,8 +8,9 @@
 -- Decisions read observed_at (causality: no merge from before the problem
 -- was observed retires it), expects (what change resolves it) and anchors
 -- (line ranges that move with the code); the prompt read reads task_group.
--- The two GIN indexes over active findings (paths, message evidence) need
--- functions and live in sql/indexes/.
+-- The GIN index over active findings' message evidence
+-- (finding_active_evidence_idx) needs functions and lives in sql/indexes/;
+-- the paths of active findings are in ledger.finding_path.
 CREATE TABLE ledger.finding (
     id                     bigint GENERATED ALWAYS AS IDENTITY,
     scope                  text NOT NULL,
@@ -58,7 +59,7 @@ CREATE UNIQUE INDEX finding_scope_slug_key ON ledger.finding (scope, slug);
 COMMENT ON TABLE ledger.finding IS
 'A review or drift note injected into later agents'' prompts. superseded_at IS NULL means active; a superseded finding keeps all its text and is never deleted. paths: repository-relative files, directories end with /.';
 COMMENT ON COLUMN ledger.finding.superseded_by IS
-'Who retired the finding: the superseding merge''s node_id (seed 000''s marker), or its commit sha when it has none.';
+'Who retired the finding: the superseding merge''s node_id (the drift-review scenario''s marker), or its commit sha when it has none.';
 COMMENT ON COLUMN ledger.finding.dismissed_at IS
 'When a person dismissed the finding (ledger.dismiss_finding); NULL when it is not dismissed. A dismissed finding also has superseded_at set, so it is never active.';
 COMMENT ON COLUMN ledger.finding.resolution IS
@@ -86,4 +87,4 @@ COMMENT ON COLUMN ledger.finding.expects IS
 COMMENT ON COLUMN ledger.finding.anchors IS
 'Line anchors, {"<path>": [first_line, last_line]} (1-based, inclusive), taken from paths written src/a.py:42 (42-42), src/a.py:42:7 (42-42) or src/a.py:40-48 (40-48); paths holds the bare path. NULL: no anchor (the file-level rule). A merge with hunks for an anchored path supersedes the finding only when a hunk overlaps the range (within the scope''s line_context) and otherwise moves the range by the lines its hunks added or removed above it (audited anchor_moved).';
 COMMENT ON COLUMN ledger.finding.task_group IS
-'The task group the finding was generated for (seed 000 Option C), e.g. 07_nightshift_standalone_cli:0; set explicitly, or taken from source when source is a node id ending in :<number>. NULL: unknown. ledger.read_prompt_findings(p_current_group, p_max_groups) keeps the findings at most p_max_groups groups back (the trailing number orders groups of the same prefix).';
+'The task group the finding was generated for (the drift-review scenario''s Option C), e.g. 07_nightshift_standalone_cli:0; set explicitly, or taken from source when source is a node id ending in :<number>. NULL: unknown. ledger.read_prompt_findings(p_current_group, p_max_groups) keeps the findings at most p_max_groups groups back (the trailing number orders groups of the same prefix).';

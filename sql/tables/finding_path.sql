@@ -5,8 +5,8 @@
 -- (ledger.tg_finding__paths_update): a finding's rows
 -- appear when it is inserted active or reopened (re-report, revert,
 -- restore), are replaced when its paths or scope change while active, and
--- go when it is superseded or dismissed. The matcher (ledger._match_changes,
--- ledger._match_paths) probes its primary key once per distinct key of a
+-- go when it is superseded or dismissed. The matcher (ledger._match_changes)
+-- probes its primary key once per distinct key of a
 -- merge (touched paths and their ancestor directories), so a merge costs
 -- one btree probe per key, nearly independent of the scope's size. No foreign
 -- key to ledger.finding: findings are never deleted (_100_forbid_delete),

@@ -24,7 +24,7 @@ COMMENT ON COLUMN ledger.scope.enabled_rules IS
 COMMENT ON COLUMN ledger.scope.path_supersede_kinds IS
 'Finding kinds the path rule supersedes (default {drift}; * = every kind); for other kinds a path match is only audited as a candidate.';
 COMMENT ON COLUMN ledger.scope.slug_mention_resolves IS
-'When true, a bare mention of a finding''s slug or file name resolves it (seed 001 rule i); default false: only a resolution verb does.';
+'When true, a bare mention of a finding''s slug or file name resolves it (ADR-010''s rule i); default false: only a resolution verb does.';
 COMMENT ON COLUMN ledger.scope.default_branch IS
 'When set, merges whose branch is another branch change nothing and are audited skipped; NULL (default) checks no branch.';
 COMMENT ON COLUMN ledger.scope.line_context IS

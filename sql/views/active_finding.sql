@@ -1,6 +1,6 @@
 -- ledger.active_finding: the findings still to be injected into prompts.
 --
--- Exactly the findings with superseded_at IS NULL (the seed 000 filter
+-- Exactly the findings with superseded_at IS NULL (the drift-review scenario's filter
 -- "superseded_by IS NULL", kept as a view so every reader applies the same
 -- rule). Columns: id, scope, finding_key, kind, severity, title, description,
 -- paths, source, created_at. Ordered by nothing; use
@@ -20,4 +20,4 @@ SELECT f.id, f.scope, f.finding_key, f.kind, f.severity, f.title, f.description,
         OR f.scope = ANY ((SELECT ledger._visible_scopes())::text[]));
 
 COMMENT ON VIEW ledger.active_finding IS
-'Active findings (superseded_at IS NULL): the set a prompt builder injects. Implements the superseded_by IS NULL filter of seed 000. Honours per-scope row-level security (ledger.scopes) for readers it applies to.';
+'Active findings (superseded_at IS NULL): the set a prompt builder injects. Implements the drift-review scenario''s superseded_by IS NULL filter. Honours per-scope row-level security (ledger.scopes) for readers it applies to.';

@@ -10,7 +10,7 @@
 -- included), last_reported_at (latest re-report, NULL if never re-reported),
 -- reopen_count (times it went back to active: re-report, revert, restore),
 -- review_run (the review run that last reported it), created_at.
--- Implements issue 5's states; the audit (ledger.supersession) holds the
+-- Implements the lifecycle states; the audit (ledger.supersession) holds the
 -- timeline (ledger.read_history).
 -- While per-scope row-level security is on and applies to the reader, only
 -- the scopes in ledger.scopes: a view reads its tables with its owner's
@@ -28,4 +28,4 @@ SELECT f.id, f.scope, f.finding_key, f.kind, f.severity, f.title,
     OR f.scope = ANY ((SELECT ledger._visible_scopes())::text[]);
 
 COMMENT ON VIEW ledger.finding_lifecycle IS
-'Every finding with its derived lifecycle state (active, superseded, dismissed), its dismissal (resolution, by, reason), its supersession and its counters (report_count, last_reported_at, reopen_count, review_run). Implements the states of issue 5. Honours per-scope row-level security (ledger.scopes) for readers it applies to.';
+'Every finding with its derived lifecycle state (active, superseded, dismissed), its dismissal (resolution, by, reason), its supersession and its counters (report_count, last_reported_at, reopen_count, review_run). Implements the lifecycle states. Honours per-scope row-level security (ledger.scopes) for readers it applies to.';

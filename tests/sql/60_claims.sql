@@ -69,10 +69,10 @@ SELECT is((SELECT issue_snapshot ->> 'description_sha256' FROM task WHERE status
 -- Claim transitions
 CREATE TEMP TABLE c_rt2 AS SELECT * FROM ledger.claim_task('rt-2');
 SELECT results_eq(
-    $$SELECT c.task_id = t.id, c.resume_session_id, c.anchor_task_id, c.delta_basis, c.snapshot_written,
+    $$SELECT c.task_id = t.id, c.resume_session_id, c.anchor_task_id, c.delta_basis,
              c.issue_state_delta_known, c.issue_changed_fields
         FROM c_rt2 c, task t WHERE t.agent_id = 'reviewer' AND t.failure_reason IS NULL$$,
-    $$VALUES (true, NULL::text, NULL::bigint, 'nothing_resumed', true, false, NULL::text[])$$,
+    $$VALUES (true, NULL::text, NULL::bigint, 'nothing_resumed', false, NULL::text[])$$,
     'A session whose latest run failed with a poisoning reason is not resumed: the claim resumes nothing.');
 SELECT results_eq($$SELECT issue_status, issue_assignee_type, issue_assignee_id, issue_priority FROM c_rt2$$,
     $$VALUES ('in_progress', 'agent', 'coder', 'urgent')$$,
