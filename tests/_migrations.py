@@ -158,3 +158,30 @@ def assert_same_schema(expected_dsn: str, actual_dsn: str, what: str) -> None:
 def settings(conn: Any, *names: str) -> dict[str, str]:
     """Current values of the named settings on an SQLAlchemy connection."""
     return {n: conn.exec_driver_sql(f"SHOW {n}").scalar_one() for n in names}
+
+
+def copy_project(tmp_path: Path) -> Path:
+    """A copy of sql/ and migrations/ under ``tmp_path``, to write revisions into."""
+    import shutil
+
+    shutil.copytree(ROOT / "sql", tmp_path / "sql")
+    shutil.copytree(ROOT / "migrations", tmp_path / "migrations", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def new_revision_tool(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """tools/new_revision.py run on the copy ``project`` (see :func:`copy_project`)."""
+    import sys
+
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "new_revision.py"), "--sql-dir", str(project / "sql"),
+         "--migrations", str(project / "migrations"), *args],
+        capture_output=True, text=True,
+    )
+
+
+def migrate_project(dsn: str, project: Path, spec: str, down: bool = False) -> None:
+    """alembic upgrade (or downgrade) ``dsn`` to ``spec`` with the copy's migrations."""
+    cfg = api.alembic_config(dsn)
+    cfg.set_main_option("script_location", str(project / "migrations"))
+    (command.downgrade if down else command.upgrade)(cfg, spec)

@@ -59,7 +59,7 @@ def follow_up(conn: psycopg.Connection[Any], issue_id: int, **kw: Any) -> fl.Cla
 
 def import_snapshot(conn: psycopg.Connection[Any], task_id: int, snapshot: Any) -> None:
     """Overwrite a row's issue_snapshot the way history is imported from the
-    seed's system: with session_replication_role = replica (no triggers)."""
+    earlier system: with session_replication_role = replica (no triggers)."""
     with conn.transaction():
         conn.execute("SET LOCAL session_replication_role = replica")
         conn.execute("UPDATE ledger.agent_task SET issue_snapshot = %s WHERE id = %s",

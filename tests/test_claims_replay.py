@@ -1,11 +1,11 @@
 """Replay of the issue-snapshot design's measurement: why status is not in the compared set.
 
-The seed replayed one issue's 21 follow-up runs: comparing title and
+The design replayed one issue's 21 follow-up runs: comparing title and
 description, 17 read "unchanged"; with status added to the compared set only
 4 did, because the agent's own bookkeeping (in_progress when it starts,
 in_review when it delivers) came back the next turn as "changed: status".
 
-The seed gives only the counts; this timeline is ours, built to reproduce
+The design gives only the counts; this timeline is ours, built to reproduce
 them (docs/claims.md walks through it). Run 1 claims the issue in `todo`;
 before each follow-up the reviewer either comments (status left at the
 agent's in_review) or reopens (moves it back to todo, then comments), and
@@ -50,7 +50,7 @@ FOLLOW_UPS: list[tuple[str, tuple[str, str] | None]] = [
     ("comment", None),                                              # 22
 ]
 
-# Test-only: the snapshot with status added, as the seed's earlier shape had it.
+# Test-only: the snapshot with status added, as the design's earlier shape had it.
 SEEN_WITH_STATUS = """
 INSERT INTO replay_seen (task_id, snapshot)
 SELECT %(task_id)s, ledger.issue_snapshot(i.title, i.description)

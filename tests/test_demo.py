@@ -1,6 +1,6 @@
 """The drift-review scenario's figures, replayed through the ledger (findings_ledger.demo).
 
-The seed: 12 drift findings, 3,356 characters, injected unchanged into the
+The scenario: 12 drift findings, 3,356 characters, injected unchanged into the
 prompts of groups 2 to 7; by group 6 only 2-3 were still relevant. Every
 figure asserted here is read back from the database by the scenario."""
 

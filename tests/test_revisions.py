@@ -14,7 +14,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from _migrations import ROOT
+from _migrations import ROOT, copy_project, migrate_project, new_revision_tool
 
 from findings_ledger.migration_ops import RevisionFileError, expand_includes
 
@@ -145,27 +145,11 @@ def _next(name: str, later: int = 1) -> str:
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
     """A copy of sql/ and migrations/ to write revisions into."""
-    shutil.copytree(ROOT / "sql", tmp_path / "sql")
-    shutil.copytree(MIGRATIONS, tmp_path / "migrations", ignore=shutil.ignore_patterns("__pycache__"))
-    return tmp_path
+    return copy_project(tmp_path)
 
 
-def _tool(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "new_revision.py"), "--sql-dir", str(project / "sql"),
-         "--migrations", str(project / "migrations"), *args],
-        capture_output=True, text=True,
-    )
-
-
-def _migrate(dsn: str, project: Path, spec: str, down: bool = False) -> None:
-    from alembic import command
-
-    from findings_ledger.api import alembic_config
-
-    cfg = alembic_config(dsn)
-    cfg.set_main_option("script_location", str(project / "migrations"))
-    (command.downgrade if down else command.upgrade)(cfg, spec)
+_tool = new_revision_tool
+_migrate = migrate_project
 
 
 def _written(project: Path, slug: str) -> Path:

@@ -7,15 +7,20 @@ migrations/."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
 import pytest
-from _migrations import ROOT, VERSION_TABLE, assert_same_schema, psql_file
+from _migrations import (
+    ROOT,
+    VERSION_TABLE,
+    assert_same_schema,
+    copy_project,
+    migrate_project,
+    new_revision_tool,
+    psql_file,
+)
 
 RANK = "functions/_severity_rank.sql"
 COMMENT = "COMMENT ON FUNCTION ledger._severity_rank(text) IS\n'"
@@ -23,17 +28,11 @@ COMMENT = "COMMENT ON FUNCTION ledger._severity_rank(text) IS\n'"
 
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
-    shutil.copytree(ROOT / "sql", tmp_path / "sql")
-    shutil.copytree(ROOT / "migrations", tmp_path / "migrations", ignore=shutil.ignore_patterns("__pycache__"))
-    return tmp_path
+    return copy_project(tmp_path)
 
 
-def _tool(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "new_revision.py"), "--sql-dir", str(project / "sql"),
-         "--migrations", str(project / "migrations"), *args],
-        capture_output=True, text=True,
-    )
+_tool = new_revision_tool
+_migrate = migrate_project
 
 
 def _edit(project: Path, rel: str, old: str, new: str) -> None:
@@ -41,16 +40,6 @@ def _edit(project: Path, rel: str, old: str, new: str) -> None:
     text = path.read_text()
     assert old in text, f"{rel} no longer holds {old!r}"
     path.write_text(text.replace(old, new, 1))
-
-
-def _migrate(dsn: str, project: Path, spec: str, down: bool = False) -> None:
-    from alembic import command
-
-    from findings_ledger.api import alembic_config
-
-    cfg = alembic_config(dsn)
-    cfg.set_main_option("script_location", str(project / "migrations"))
-    (command.downgrade if down else command.upgrade)(cfg, spec)
 
 
 def _written(project: Path) -> list[Path]:

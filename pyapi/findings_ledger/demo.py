@@ -7,13 +7,13 @@ group-0 drift review reported 12 findings about the state before the work
 started, and all 12 (3,356 characters) were injected into every coder prompt
 from group 2 to group 7, long after most of them were fixed. Here the same
 story runs through the ledger: the 12 drift findings (our own texts, modelled
-on the seed's evidence), then one merge per task group 2..7 touching what
+on the scenario's evidence), then one merge per task group 2..7 touching what
 that group changed. Before each group's merge lands we ask the database what
 that group's prompt would carry.
 
 Every figure in the report comes from the database: the counts and
 characters from ``ledger.finding`` (without the ledger: every drift finding
-of the spec, as the seed's system injects them) and from
+of the spec, as the scenario's system injects them) and from
 ``ledger.active_findings`` (with it), the reasons from ``ledger.read_audit``.
 A finding's prompt text is its title, a newline and its description (see
 :meth:`findings_ledger.models.ActiveFinding.prompt_text`); the report's
@@ -338,7 +338,7 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
     and return the figures read back from the database.
 
     Uses the caller's connection (autocommit recommended: each finding and
-    merge is then its own transaction, as in the seed's system). Raises
+    merge is then its own transaction, as in the scenario's system). Raises
     ``ValueError`` when the scope already holds findings or merges.
     """
     row = conn.execute(queries.DEMO_SCOPE_IS_EMPTY, {"scope": scope}).fetchone()

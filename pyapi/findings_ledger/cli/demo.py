@@ -49,8 +49,9 @@ def print_report(report: demo.DemoReport, console: Console) -> None:
     """Print the per-group table, the reasons, and what is still active."""
     first = report.groups[0].prompt
     console.print(
-        f"The drift-review scenario replayed in scope [bold]{report.scope}[/]: the group-0 drift review ({demo.REVIEW_NODE}) "
-        f"reported {first.all_findings} drift findings, {first.all_chars:,} characters."
+        f"The drift-review scenario replayed in scope [bold]{report.scope}[/]: "
+        f"the group-0 drift review ({demo.REVIEW_NODE}) reported {first.all_findings} drift findings, "
+        f"{first.all_chars:,} characters."
     )
     review = Table(title="The group-0 drift review, as stored (paths normalised by the database)")
     review.add_column("finding")

@@ -108,7 +108,8 @@ def restore(dsn: str | None, finding_id: int, actor: str, reason: str) -> None:
 @click.option("--group", "current_group", default=None,
               help="the task group the prompt is for (a group, or a node id such as 07_spec:4)")
 @click.option("--max-groups", type=int, default=None,
-              help="with --group: only findings generated within this many groups back (the drift-review scenario's option C)")
+              help="with --group: only findings generated within this many groups back "
+                   "(the drift-review scenario's option C)")
 @user_errors
 def prompt(dsn: str | None, scope: str, kinds: tuple[str, ...], max_age_hours: float | None,
            max_chars: int | None, current_group: str | None, max_groups: int | None) -> None:
