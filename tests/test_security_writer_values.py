@@ -203,7 +203,8 @@ def test_a_full_sha_and_its_abbreviation_at_once_record_one_merge(ledger_dsn: st
 
 def test_hunks_are_bounded_per_path(ledger_conn: psycopg.Connection[Any]) -> None:
     hunks = {"a.py": [[i, 1, i, 1] for i in range(1, 10_002)]}
-    _refused(ledger_conn, "INSERT INTO ledger.merge (scope, commit_sha, paths, hunks) VALUES ('s', 'abcd', '{a.py}', %s)",
+    _refused(ledger_conn,
+             "INSERT INTO ledger.merge (scope, commit_sha, paths, hunks) VALUES ('s', 'abcd', '{a.py}', %s)",
              (json.dumps(hunks),), "LD004", "merge.hunks['a.py']", "10001 hunks", "at most 10000")
 
 
@@ -221,7 +222,8 @@ def test_a_directory_as_a_hunks_key_is_named_as_a_directory(ledger_conn: psycopg
 
 def test_two_anchors_keys_naming_one_path_are_refused(ledger_conn: psycopg.Connection[Any]) -> None:
     anchors = json.dumps({"src/a.py": [1, 2], "./src//a.py": [30, 40]})
-    _refused(ledger_conn, "INSERT INTO ledger.finding (scope, title, paths, anchors) VALUES ('s', 't', '{src/a.py}', %s)",
+    _refused(ledger_conn,
+             "INSERT INTO ledger.finding (scope, title, paths, anchors) VALUES ('s', 't', '{src/a.py}', %s)",
              (anchors,), "LD003", "finding.anchors", "two keys name one path")
 
 
