@@ -203,3 +203,26 @@ def test_an_unset_ledger_pg_binaries_is_named_unset(tmp_path: Path, monkeypatch:
     message = pg_binaries.datadir_mismatch(cluster.bindir(), datadir)
     assert message is not None
     assert f"{pg_binaries.ENV} unset" in message and "''" not in message
+
+
+def test_two_starts_at_once_on_a_fresh_port_both_succeed(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    base = Path(f"/tmp/findings-ledger-h5test-{os.getpid()}-{tmp_path.name}")  # the server user can reach it
+    shutil.rmtree(base, ignore_errors=True)
+    port = _free_port()
+    env = {**os.environ, "LEDGER_PGPORT": str(port), "LEDGER_PGDIR": str(base)}
+    env.pop("LEDGER_DSN", None)
+    start = [sys.executable, "-m", "findings_ledger.testing.cluster", "start"]
+    try:
+        procs = [subprocess.Popen(start, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        outs = [p.communicate(timeout=180) for p in procs]
+        assert [p.returncode for p in procs] == [0, 0], outs
+        assert all(out.startswith("PostgreSQL running: LEDGER_DSN=") for out, _ in outs), outs
+    finally:
+        cluster.stop_cluster(cluster.Cluster(base=base, port=port), mode="immediate")
+        shutil.rmtree(base, ignore_errors=True)
+        (base.parent / f".{base.name}.lock").unlink(missing_ok=True)

@@ -258,3 +258,20 @@ def test_a_forged_notify_with_an_id_beyond_bigint_is_skipped(
     assert got == []
     skipped = [r.getMessage() for r in caplog.records if "skipped a notification" in r.getMessage()]
     assert any("9999999999999999999" in m for m in skipped), skipped
+
+
+def test_evaluate_refuses_a_dsn_with_replication_role_replica(ledger_dsn: str) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    handmade = Path(__file__).resolve().parent / "corpus"
+    dsn = ledger_dsn + " options='-c session_replication_role=replica'"
+    proc = subprocess.run([sys.executable, "-m", "findings_ledger.cli", "evaluate", str(handmade), "--check"], capture_output=True, text=True, env={**os.environ, "LEDGER_DSN": dsn},
+                          timeout=300)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(lines) == 1 and "session_replication_role is 'replica'" in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "recall" not in proc.stdout

@@ -566,8 +566,8 @@ def ensure_database(server_dsn: str, name: str) -> None:
         if not conn.execute(queries.DATABASE_EXISTS, {"name": name}).fetchone():
             try:
                 conn.execute(queries.CREATE_DATABASE.format(name=psycopg.sql.Identifier(name)))
-            except psycopg.errors.DuplicateDatabase:
-                pass  # created meanwhile by a concurrent command
+            except (psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation):
+                pass  # created meanwhile by a concurrent command (a race reports pg_database's unique index)
 
 
 def server_dsn(dbname: str = "postgres") -> str:
