@@ -268,8 +268,8 @@ def test_evaluate_refuses_a_dsn_with_replication_role_replica(ledger_dsn: str) -
 
     handmade = Path(__file__).resolve().parent / "corpus"
     dsn = ledger_dsn + " options='-c session_replication_role=replica'"
-    proc = subprocess.run([sys.executable, "-m", "findings_ledger.cli", "evaluate", str(handmade), "--check"], capture_output=True, text=True, env={**os.environ, "LEDGER_DSN": dsn},
-                          timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "findings_ledger.cli", "evaluate", str(handmade), "--check"],
+                          capture_output=True, text=True, env={**os.environ, "LEDGER_DSN": dsn}, timeout=300)
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     lines = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert len(lines) == 1 and "session_replication_role is 'replica'" in lines[0], proc.stderr
