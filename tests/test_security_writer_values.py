@@ -180,6 +180,8 @@ def test_a_full_sha_and_its_abbreviation_at_once_record_one_merge(ledger_dsn: st
     shas = [SHA, SHA[:7]] if order == "full first" else [SHA[:7], SHA]
     with psycopg.connect(ledger_dsn) as first, connect_as(ledger_dsn) as second, \
             connect_as(ledger_dsn) as observer:
+        # the scope exists already: its creation would otherwise make the second wait on the scope row
+        observer.execute("INSERT INTO ledger.scope (scope) VALUES ('s')")
         first.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('s', %s, '{a.py}')", (shas[0],))
         outcome: list[object] = []
 

@@ -335,7 +335,10 @@ def _check_base(cluster: Cluster) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:
-        raise ClusterError(f"cannot use the cluster directory {_where(cluster)}: {exc.strerror or exc}") from None
+        raise ClusterError(
+            f"cannot use the cluster directory {_where(cluster)}: {exc.strerror or exc}: "
+            f"set {DIR_ENV} to a directory you can write (default /tmp/findings-ledger-pg.<port>)"
+        ) from None
     if stat.S_ISLNK(st.st_mode):
         raise ClusterError(
             f"the cluster directory {_where(cluster)} is a symbolic link: refused (it is never followed); "
