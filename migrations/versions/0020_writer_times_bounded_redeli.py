@@ -14,7 +14,7 @@ Frozen files:
 
 Revision ID: 0020_writer_times_bounded_redeli
 Revises: 0019_hunks_per_finding
-Create Date: 2026-12-02 04:32:35.222550
+Create Date: 2026-12-02 05:24:17.452247
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

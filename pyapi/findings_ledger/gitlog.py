@@ -547,6 +547,7 @@ HUNKS_PER_PATH = 10_000
 HUNKS_PER_MERGE = 100_000
 NOTE_TRAILER = "Ledger-Replay-Note: "
 _log = logging.getLogger(__name__)
+_log.addHandler(logging.NullHandler())  # the application decides where warnings go (the CLI prints its own line)
 
 
 def _path_refused(path: str) -> str | None:

@@ -168,7 +168,7 @@ BEGIN
             END IF;
             v_m[1] := ledger.normalize_path(v_key, 'finding.anchors');
             IF v_val ? v_m[1] THEN
-                RAISE EXCEPTION 'invalid finding.anchors[%]: % is % again (two keys name one path)',
+                RAISE EXCEPTION 'invalid finding.anchors[%]: names %, as key % does (two keys name one path)',
                     quote_literal(v_key), quote_literal(v_m[1]),
                     quote_literal((SELECT e.key FROM jsonb_each(v_given) AS e
                                     WHERE e.key <> v_key AND ledger.normalize_path(e.key, 'finding.anchors') = v_m[1]
