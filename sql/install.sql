@@ -23,6 +23,7 @@
 \ir functions/_unicode_class.sql
 \ir functions/_check_scope.sql
 \ir functions/_check_timestamp.sql
+\ir functions/_check_time_bounds.sql
 \ir functions/_check_commit_sha.sql
 \ir functions/_text_kept.sql
 \ir functions/_scope_kept.sql

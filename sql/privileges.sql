@@ -14,6 +14,7 @@ GRANT USAGE ON SCHEMA ledger TO ledger_writer, ledger_reader, ledger_agent, ledg
 
 -- The policies and the views call it for whoever reads.
 GRANT EXECUTE ON FUNCTION ledger._visible_scopes() TO ledger_writer, ledger_reader, ledger_agent, ledger_admin;
+GRANT EXECUTE ON FUNCTION ledger._check_time_bounds(timestamptz, text) TO ledger_writer, ledger_reader, ledger_agent, ledger_admin;
 
 -- Helpers the BEFORE triggers call with the rights of the role that writes the
 -- row (trigger functions themselves need no EXECUTE): scope rows are written

@@ -4,13 +4,15 @@ immediate` (a crash: no shutdown checkpoint, recovery from WAL) under
 concurrent load.
 
 The crash test uses its own throwaway cluster (port LEDGER_CRASH_PGPORT,
-default 54346, in /tmp/findings-ledger-crash-<uid>.<port>) so that the shared test
-server is never killed; it is stopped again at the end.
+else LEDGER_PGPORT + 100, else 54346, in /tmp/findings-ledger-crash-<uid>.<port>)
+so that the shared test server is never killed; it is stopped and its
+directory removed at the end.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -96,7 +98,7 @@ def test_backend_terminated_inside_the_merge_trigger_leaves_nothing(
 @pytest.fixture
 def crash_cluster() -> Iterator[cluster.Cluster]:
     """A throwaway cluster of this test's own (never the shared test server)."""
-    port = int(os.environ.get("LEDGER_CRASH_PGPORT", "54346"))
+    port = crash_port()
     # per OS user: a directory another user left (root runs it as postgres) cannot be reused
     own = cluster.Cluster(base=Path(f"/tmp/findings-ledger-crash-{os.geteuid()}.{port}"), port=port)
     cluster.ensure_cluster(own)
@@ -104,6 +106,25 @@ def crash_cluster() -> Iterator[cluster.Cluster]:
         yield own
     finally:
         cluster.stop_cluster(own, mode="fast")
+        shutil.rmtree(own.base, ignore_errors=True)  # its data directory holds nothing worth keeping
+
+
+def crash_port() -> int:
+    """LEDGER_CRASH_PGPORT, else LEDGER_PGPORT + 100 (so that a run on its own
+    port crashes a cluster on its own port too), else 54346."""
+    raw = os.environ.get("LEDGER_CRASH_PGPORT", "").strip()
+    if raw:
+        return int(raw)
+    main = os.environ.get(cluster.PORT_ENV, "").strip()
+    return int(main) + 100 if main.isdigit() and int(main) + 100 <= 65535 else 54346
+
+
+def test_the_crash_port_follows_ledger_pgport(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LEDGER_CRASH_PGPORT", raising=False)
+    monkeypatch.setenv(cluster.PORT_ENV, "54335")
+    assert crash_port() == 54435
+    monkeypatch.setenv("LEDGER_CRASH_PGPORT", "54999")
+    assert crash_port() == 54999
 
 
 @pytest.mark.stress

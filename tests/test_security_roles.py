@@ -62,6 +62,7 @@ SCOPE_POLICY_COLUMNS = ("hygiene_mode", "enabled_rules", "path_supersede_kinds",
 PRIVILEGES: list[tuple[str, str, str]] = [
     *[(role, "USAGE", "schema ledger") for role in ROLES],
     *[(role, "EXECUTE", "ledger._visible_scopes()") for role in ROLES],
+    *[(role, "EXECUTE", "ledger._check_time_bounds(timestamp with time zone,text)") for role in ROLES],
     # ledger_writer: insert findings, merges, issues, tasks, injections; report, re-review, import
     *[("ledger_writer", "EXECUTE", f) for f in ROW_HELPERS],
     *[("ledger_writer", "EXECUTE", f) for f in (

@@ -637,7 +637,17 @@ def evaluate(
     docstring) on ``conn``, an autocommit connection to a migrated database
     whose scopes ``eval-<run_id>-...`` are free (a scratch database: the
     replay writes thousands of merges). ``progress`` is called with the
-    number of merges of each batch written."""
+    number of merges of each batch written. Raises ValueError when the
+    connection runs with ``session_replication_role`` other than origin
+    (``options=-c session_replication_role=replica`` in the DSN): the
+    ledger's triggers would not fire, nothing would be retired, and the
+    figures would be 0% for a reason that is not the matcher's."""
+    role = conn.execute("SELECT current_setting('session_replication_role')").fetchone()
+    if role is not None and role[0] != "origin":
+        raise ValueError(
+            f"session_replication_role is {role[0]!r} on this connection (options in the DSN or PGOPTIONS?): "
+            "the ledger's triggers would not fire and nothing would be retired; connect without it"
+        )
     started = time.monotonic()
     token = run_id or secrets.token_hex(3)
     ev = Evaluation(tuple(policies), list(corpora))

@@ -35,10 +35,12 @@ one statement and one transaction per batch.
 
 from __future__ import annotations
 
+import logging
 import re
 import subprocess
 import tempfile
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -537,6 +539,75 @@ def read_merge_batches(
     return batches(read_merges(repo, rev_range, since, renames=renames), size)
 
 
+#: the longest merge.message the ledger accepts (LD004 beyond), and the
+#: trailer a replay appends to a commit it had to change to record it
+MESSAGE_LIMIT = 262_144
+#: the most hunks the ledger accepts for one path and for one merge (LD004 beyond)
+HUNKS_PER_PATH = 10_000
+HUNKS_PER_MERGE = 100_000
+NOTE_TRAILER = "Ledger-Replay-Note: "
+_log = logging.getLogger(__name__)
+_log.addHandler(logging.NullHandler())  # the application decides where warnings go (the CLI prints its own line)
+
+
+def _path_refused(path: str) -> str | None:
+    """Why ``ledger.normalize_path`` would refuse ``path`` (LD001), for the
+    refusals a real file name can meet: a control or format character
+    (bidirectional overrides, zero-width characters), more than 4096
+    characters. None when the ledger accepts it (the ledger decides in the
+    end: this only keeps one such name from stopping a whole replay)."""
+    if len(path) > 4096:
+        return "longer than 4096 characters"
+    if any(unicodedata.category(c) in ("Cc", "Cf") or c in "\u2028\u2029" for c in path):
+        return "a control or format character"
+    return None
+
+
+def sanitised(m: GitMerge) -> GitMerge:
+    """``m`` as the ledger can record it: a path the ledger refuses (LD001)
+    is left out of paths, added, deleted and hunks, the hunks of a path
+    (or of the merge) beyond the ledger's bounds are left out (LD004: the
+    file-level rule applies), and a message longer than
+    :data:`MESSAGE_LIMIT` characters (LD004) is cut; each adds to one
+    trailer line ``Ledger-Replay-Note: ...`` to the message saying what was
+    changed, the audit of the change (:func:`replay_note` reads it). The
+    same commit always gives the same merge, so a rerun is a redelivery."""
+    notes = []
+    dropped = [p for p in m.paths if _path_refused(p)]
+    if dropped:
+        reasons = sorted({r for r in (_path_refused(p) for p in dropped) if r})
+        notes.append(f"{len(dropped)} path(s) left out, not accepted by the ledger (LD001: {', '.join(reasons)}): "
+                     + ", ".join(p.encode("unicode_escape").decode("ascii") for p in dropped)[:1000])
+        keep = set(m.paths) - set(dropped)
+        m = replace(m, paths=tuple(p for p in m.paths if p in keep),
+                    added=None if m.added is None else tuple(p for p in m.added if p in keep),
+                    deleted=None if m.deleted is None else tuple(p for p in m.deleted if p in keep),
+                    hunks=None if m.hunks is None else {p: h for p, h in m.hunks.items() if p in keep})
+    if m.hunks is not None:
+        crowded = sorted(p for p, h in m.hunks.items() if len(h) > HUNKS_PER_PATH)
+        if crowded:
+            notes.append(f"the hunks of {len(crowded)} path(s) left out (LD004: more than {HUNKS_PER_PATH} each; "
+                         "the file-level rule applies): " + ", ".join(crowded)[:1000])
+            m = replace(m, hunks={p: h for p, h in m.hunks.items() if p not in crowded})
+    if m.hunks is not None and sum(len(h) for h in m.hunks.values()) > HUNKS_PER_MERGE:
+        notes.append(f"all hunks left out (LD004: more than {HUNKS_PER_MERGE} in one merge; "
+                     "the file-level rule applies)")
+        m = replace(m, hunks=None)
+    message = m.message
+    if len(message) + (len(notes[0]) + 40 if notes else 0) > MESSAGE_LIMIT:
+        notes.append(f"message cut from {len(message)} characters (LD004: at most {MESSAGE_LIMIT})")
+    if not notes:
+        return m
+    trailer = "\n\n" + NOTE_TRAILER + "; ".join(notes)
+    return replace(m, message=message[:MESSAGE_LIMIT - len(trailer)] + trailer)
+
+
+def replay_note(m: GitMerge) -> str | None:
+    """What :func:`sanitised` changed in ``m`` to record it, else None."""
+    head, sep, note = m.message.rpartition("\n\n" + NOTE_TRAILER)
+    return note if sep and "\n" not in note else None
+
+
 def replay(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -553,9 +624,16 @@ def replay(
     interrupted replay keeps the batches it finished. A
     merge already recorded (same scope and sha) has no second effect.
     ``on_merge`` is called for each merge once its batch is recorded (the
-    CLI's progress bar)."""
+    CLI's progress bar), with the merge as recorded: a commit with a path
+    the ledger refuses or a message over its limit is recorded changed as
+    :func:`sanitised` says (a WARNING on logger
+    ``findings_ledger.gitlog`` names the commit; :func:`replay_note` gives
+    the change), so one odd commit does not stop the replay."""
     results = []
-    for batch in batches(merges, batch_size):
+    for batch in batches((sanitised(m) for m in merges), batch_size):
+        for m in batch:
+            if note := replay_note(m):
+                _log.warning("commit %s recorded changed: %s", m.sha, note)
         with conn.transaction():
             done = record_merges(conn, scope, [
                 {"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,

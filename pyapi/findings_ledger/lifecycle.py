@@ -325,11 +325,15 @@ def _audit_id(note: psycopg.Notify) -> int | None:
     too); None, with a warning, for anything else."""
     text = note.payload.strip()
     if text.isascii() and text.isdigit() and len(text) <= 19:
-        return int(text)
-    try:
-        data = json.loads(text)
-    except ValueError:
+        number = int(text)
+        if 0 < number < 2**63:  # an audit id is a bigint: 9999999999999999999 is not one
+            return number
         data = None
+    else:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
     value = data.get("audit_id") if isinstance(data, dict) else None
     if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63:
         return value

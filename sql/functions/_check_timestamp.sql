@@ -9,7 +9,10 @@
 --                   stored time is later than the transaction that wrote it);
 --   the value       otherwise (the past is accepted as given).
 -- Raises LD003 (value_invalid) naming p_field and the value for a value
--- more than 5 minutes after now(), and for 'infinity' and '-infinity'.
+-- more than 5 minutes after now(), for 'infinity' and '-infinity', and for
+-- one before 0001-01-02 00:00 UTC (year 1 in every time zone: a client
+-- such as psycopg or JavaScript cannot load a time before year 1 or after
+-- 9999, and the future bound keeps the upper end).
 CREATE OR REPLACE FUNCTION ledger._check_timestamp(p_value timestamptz, p_field text)
 RETURNS timestamptz
 LANGUAGE plpgsql STABLE PARALLEL SAFE
@@ -23,6 +26,10 @@ BEGIN
         RAISE EXCEPTION 'invalid %: % is not a point in time', p_field, quote_literal(p_value)
             USING ERRCODE = 'LD003';
     END IF;
+    IF p_value < '0001-01-02 00:00:00+00'::timestamptz THEN
+        RAISE EXCEPTION 'invalid %: % is before year 1 (clients cannot load it)', p_field, quote_literal(p_value)
+            USING ERRCODE = 'LD003';
+    END IF;
     IF p_value > now() + interval '5 minutes' THEN
         RAISE EXCEPTION 'invalid %: % is in the future (the server''s time is %)', p_field, quote_literal(p_value),
             quote_literal(now())
@@ -34,4 +41,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._check_timestamp(timestamptz, text) IS
-'Validate a writer-supplied time: NULL -> NULL, at most 5 minutes in the future -> now() (clock skew, clamped), further ahead or infinite -> LD003 naming the field and value; the past as given. (value timestamptz, field text) -> timestamptz.';
+'Validate a writer-supplied time: NULL -> NULL, at most 5 minutes in the future -> now() (clock skew, clamped), further ahead, infinite or before 0001-01-02 UTC -> LD003 naming the field and value; the past as given. (value timestamptz, field text) -> timestamptz.';

@@ -13,7 +13,10 @@
 --   status                one of queued, dispatched, running, completed,
 --                         failed, cancelled.
 -- On INSERT a task starts queued, never dispatched (dispatch_count 0, no
--- timestamps but created_at). On UPDATE:
+-- timestamps but created_at, which must be finite, from year 1 to at most
+-- 5 minutes ahead: ledger._check_time_bounds, LD003). On UPDATE:
+--   * a written created_at, started_at or completed_at is checked the same
+--     way;
 --   * a status change must follow ledger._check_task_transition (LD201;
 --     the claim's own queued -> dispatched is one, and is not checked again);
 --     queued -> dispatched, and any change of dispatch_count or
@@ -84,6 +87,9 @@ BEGIN
             RAISE EXCEPTION 'invalid agent_task.status for a new task: % (a task starts queued; ledger.claim_task dispatches it)',
                 quote_literal(NEW.status) USING ERRCODE = 'LD201';
         END IF;
+        IF NOT coalesce(NEW.created_at BETWEEN '0001-01-02 00:00:00+00' AND now(), true) THEN
+            PERFORM ledger._check_time_bounds(NEW.created_at, 'agent_task.created_at');
+        END IF;
         NEW.dispatch_count := 0;
         NEW.dispatched_at := NULL;
         NEW.started_at := NULL;
@@ -105,6 +111,15 @@ BEGIN
               IS DISTINCT FROM (OLD.issue_id, OLD.agent_id, OLD.runtime_id, OLD.rerun_of_task_id, OLD.force_fresh_session) THEN
             RAISE EXCEPTION 'task % is %: issue_id, agent_id, runtime_id, rerun_of_task_id and force_fresh_session are frozen once dispatched',
                 NEW.id, OLD.status USING ERRCODE = 'LD204';
+        END IF;
+        IF NEW.created_at IS DISTINCT FROM OLD.created_at THEN
+            PERFORM ledger._check_time_bounds(NEW.created_at, 'agent_task.created_at');
+        END IF;
+        IF NEW.started_at IS DISTINCT FROM OLD.started_at THEN
+            PERFORM ledger._check_time_bounds(NEW.started_at, 'agent_task.started_at');
+        END IF;
+        IF NEW.completed_at IS DISTINCT FROM OLD.completed_at THEN
+            PERFORM ledger._check_time_bounds(NEW.completed_at, 'agent_task.completed_at');
         END IF;
         IF NEW.status IS DISTINCT FROM OLD.status THEN
             IF NEW.status = 'running' THEN

@@ -8,8 +8,9 @@
 --                defaults the first time it is named;
 --   title        required, single line, <= 1000 chars, trimmed;
 --   finding_key  optional stable id, single line, <= 200 chars, trimmed;
---   created_at   on INSERT, not in the future (ledger._check_timestamp: up
---                to 5 minutes ahead is stored as now());
+--   created_at   on INSERT, finite, not before year 1 and not in the future
+--                (ledger._check_timestamp: up to 5 minutes ahead is stored
+--                as now(); LD003 otherwise);
 --   kind         free text, ASCII lower-cased, <= 100 chars, default 'review';
 --   severity     critical | high | medium | low | info (major -> high,
 --                minor -> low), ASCII case-insensitive, default 'medium';
@@ -26,9 +27,10 @@
 --                an object whose keys, normalised, are among paths and whose
 --                values are [first, last] with 1 <= first <= last); keys no
 --                longer among paths are dropped on UPDATE; {} -> NULL;
---   observed_at  NULL -> now(); when the problem was observed (not checked
---                here: least(observed_at, created_at) is what merges are
---                compared with);
+--   observed_at  NULL -> now(); when the problem was observed, not in the
+--                future and not before year 1 (ledger._check_timestamp, as
+--                created_at); least(observed_at, created_at) is what merges
+--                are compared with;
 --   expects      change | present | absent, case-insensitive, default change;
 --   task_group   optional, single line, <= 200 chars; on INSERT without one,
 --                source when source is a node id ending in :<number>
@@ -59,6 +61,7 @@ DECLARE
     v_last     bigint;
     v_dir      boolean;
     v_cut      boolean[];
+    v_ws       text;
 BEGIN
     -- Fast paths: a value that is already what the check would return (no
     -- white space to trim, no control character, short enough; for scope,
@@ -71,7 +74,9 @@ BEGIN
     IF NOT coalesce(ledger._text_kept(NEW.finding_key, 200), true) THEN
         NEW.finding_key := ledger._check_text(NEW.finding_key, 'finding.finding_key', false, 200);
     END IF;
-    IF TG_OP = 'INSERT' AND NOT (NEW.created_at IS NULL OR (isfinite(NEW.created_at) AND NEW.created_at <= now())) THEN
+    -- (a time between 0001-01-02 UTC and now() is what the check returns; the
+    -- range also excludes 'infinity' and '-infinity')
+    IF TG_OP = 'INSERT' AND NOT coalesce(NEW.created_at BETWEEN '0001-01-02 00:00:00+00' AND now(), true) THEN
         NEW.created_at := ledger._check_timestamp(NEW.created_at, 'finding.created_at');
     END IF;
     NEW.kind := lower(CASE WHEN ledger._text_kept(NEW.kind, 100) THEN NEW.kind
@@ -97,12 +102,15 @@ BEGIN
     IF cardinality(v_raw) <= 1000 AND array_to_string(v_raw, E'\x01') ~ ':[0-9]' THEN
         -- line suffixes become anchors before normalisation takes them off
         v_found := '{}';
+        v_ws := ledger._unicode_class('white_space');
         v_cut := array_fill(false, ARRAY[cardinality(v_raw)]);
         FOR i IN 1 .. cardinality(v_raw) LOOP
-            v_m := regexp_match(btrim(v_raw[i], E' \t\r\n\f\x0b'),
-                                '^(.*?)[ \t\r\n\f\x0b]*:([0-9]+)(?:-([0-9]+)|((?::[0-9]+)*))$');
+            -- (the white space ledger.normalize_path trims, no-break space included)
+            v_m := regexp_match(v_raw[i], '^[' || v_ws || ']*(.*?)[' || v_ws || ']*:([0-9]+)(?:-([0-9]+)|((?::[0-9]+)*))['
+                                          || v_ws || ']*$');
             CONTINUE WHEN v_m IS NULL OR v_m[1] = '';
-            IF length(v_m[2]) > 10 OR length(coalesce(v_m[3], '')) > 10 THEN
+            -- (leading zeros are accepted: src/a.py:007 is line 7)
+            IF length(ltrim(v_m[2], '0')) > 10 OR length(ltrim(coalesce(v_m[3], ''), '0')) > 10 THEN
                 v_first := 2147483648;
             ELSE
                 v_first := v_m[2]::bigint;
@@ -159,6 +167,14 @@ BEGIN
                     quote_literal(v_key), left(v_m[2], 200) USING ERRCODE = 'LD003';
             END IF;
             v_m[1] := ledger.normalize_path(v_key, 'finding.anchors');
+            IF v_val ? v_m[1] THEN
+                RAISE EXCEPTION 'invalid finding.anchors[%]: names %, as key % does (two keys name one path)',
+                    quote_literal(v_key), quote_literal(v_m[1]),
+                    quote_literal((SELECT e.key FROM jsonb_each(v_given) AS e
+                                    WHERE e.key <> v_key AND ledger.normalize_path(e.key, 'finding.anchors') = v_m[1]
+                                    LIMIT 1))
+                    USING ERRCODE = 'LD003';
+            END IF;
             IF NOT v_m[1] = ANY (NEW.paths) OR v_m[1] ~ '/$' THEN
                 RAISE EXCEPTION 'invalid finding.anchors[%]: % is not one of the finding''s file paths %',
                     quote_literal(v_key), quote_literal(v_m[1]), NEW.paths::text USING ERRCODE = 'LD003';
@@ -171,7 +187,12 @@ BEGIN
     END IF;
     NEW.anchors := nullif(coalesce(v_given, '{}') || coalesce(v_found, '{}'), '{}');
 
-    NEW.observed_at := coalesce(NEW.observed_at, now());
+    IF NEW.observed_at IS NULL THEN
+        NEW.observed_at := now();
+    ELSIF (TG_OP = 'INSERT' OR NEW.observed_at IS DISTINCT FROM OLD.observed_at)
+          AND NOT NEW.observed_at BETWEEN '0001-01-02 00:00:00+00' AND now() THEN
+        NEW.observed_at := ledger._check_timestamp(NEW.observed_at, 'finding.observed_at');
+    END IF;
     v_raw := ARRAY[lower(CASE WHEN ledger._text_kept(NEW.expects, 20) THEN NEW.expects
                               ELSE ledger._check_text(coalesce(NEW.expects, 'change'), 'finding.expects', true, 20) END
                          COLLATE "C")];

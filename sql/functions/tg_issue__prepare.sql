@@ -14,7 +14,9 @@
 --   priority       urgent | high | medium | low | none, default none;
 --   assignee_type  member | agent, and assignee_id (single line, <= 200),
 --                  both set or both NULL;
---   updated_at     set on every UPDATE.
+--   created_at,    finite, from year 1 to at most 5 minutes ahead
+--   updated_at     (ledger._check_time_bounds, LD003); updated_at is set on
+--                  every UPDATE.
 -- Nothing here maintains a revision counter: the snapshot is taken by the
 -- claim, so no writer has to do anything for it to stay correct.
 -- Raises LD002, LD003, LD004 naming the field and the value.
@@ -52,6 +54,16 @@ BEGIN
     END IF;
     IF TG_OP = 'UPDATE' THEN
         NEW.updated_at := now();
+    ELSE
+        IF NOT coalesce(NEW.created_at BETWEEN '0001-01-02 00:00:00+00' AND now(), true) THEN
+            PERFORM ledger._check_time_bounds(NEW.created_at, 'issue.created_at');
+        END IF;
+        IF NOT coalesce(NEW.updated_at BETWEEN '0001-01-02 00:00:00+00' AND now(), true) THEN
+            PERFORM ledger._check_time_bounds(NEW.updated_at, 'issue.updated_at');
+        END IF;
+    END IF;
+    IF TG_OP = 'UPDATE' AND NEW.created_at IS DISTINCT FROM OLD.created_at THEN
+        PERFORM ledger._check_time_bounds(NEW.created_at, 'issue.created_at');
     END IF;
     IF TG_OP = 'INSERT' OR NEW.scope IS DISTINCT FROM OLD.scope THEN
         PERFORM ledger._ensure_scope(NEW.scope);
@@ -61,4 +73,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_issue__prepare() IS
-'BEFORE INSERT/UPDATE trigger on ledger.issue: validates scope (created on first use), title, description (both stored exactly as given), status, priority, assignee_type/assignee_id; sets updated_at. Raises LD002, LD003, LD004 naming field and value.';
+'BEFORE INSERT/UPDATE trigger on ledger.issue: validates scope (created on first use), title, description (both stored exactly as given), status, priority, assignee_type/assignee_id, created_at and updated_at (finite, year 1 to 5 minutes ahead); sets updated_at. Raises LD002, LD003, LD004 naming field and value.';

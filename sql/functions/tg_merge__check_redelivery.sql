@@ -1,24 +1,40 @@
 -- ledger.tg_merge__check_redelivery() -> trigger (BEFORE INSERT ON
--- ledger.merge, trigger _120_redelivery, after _100_prepare and _110_branch)
+-- ledger.merge, trigger _120_redelivery, after _100_prepare, _110_branch and
+-- _120_changes)
 --
 -- A commit is recorded once per scope, and a redelivery must say what the
 -- recorded merge says. When the scope already holds the commit (the same
 -- sha, or one sha an abbreviation of the other: ledger._recorded_merge),
 --   identical  (the same set of paths, the same message but for trailing
---              white space, the same branch): NEW.commit_sha becomes the
---              recorded sha, so the unique key (scope, commit_sha) sees the
+--              white space, the same branch, the same sets of added and
+--              deleted paths, the same hunks, the same merged_at when both
+--              deliveries gave one): NEW.commit_sha becomes the recorded
+--              sha, so the unique key (scope, commit_sha) sees the
 --              redelivery: INSERT ... ON CONFLICT DO NOTHING (and
 --              ledger.record_merge) skip it silently, a plain INSERT fails
 --              with 23505 as for an exact duplicate;
 --   different  raises LD007 (merge_conflict), naming the recorded merge and
 --              each field that differs (paths: what only one side has;
---              message; branch), and nothing is written.
--- node_id and merged_at are not compared (a redelivery from another node is
--- the same merge). A recorded merge not yet processed (loaded without
+--              message; branch; added; deleted; hunks: the paths whose hunks
+--              differ; merged_at), and nothing is written.
+-- Each of those fields decides what the merge retires, so a redelivery that
+-- differs in one of them is not the recorded merge. node_id is not compared
+-- (a redelivery from another node is the same merge). merged_at is compared
+-- only when both were given: a delivery without one is stamped now() (the
+-- transaction's start), and a recorded merged_at equal to its recorded_at
+-- is taken as defaulted. A recorded merge not yet processed (loaded without
 -- triggers, waiting for ledger.reconcile) is compared with its paths and
--- branch normalised. Two deliveries of one commit racing each other (neither
--- committed when the other looks) are not compared: the second waits on the
--- unique key and is dropped by DO NOTHING as a redelivery.
+-- branch normalised.
+-- Concurrent deliveries of one commit are serialised before the lookup:
+-- every delivery takes a transaction advisory lock on (scope, the sha's
+-- first two hex digits): shared for a full sha (40 or 64 digits; full shas
+-- of one commit meet on the unique key anyway, and shared holders never
+-- wait for each other), exclusive for an abbreviation, so an abbreviation
+-- waits until a racing delivery of the full sha (or another abbreviation)
+-- has committed and then sees it (READ COMMITTED: the lookup takes a new
+-- snapshot). At most 256 locks per scope per transaction. Under REPEATABLE
+-- READ or SERIALIZABLE the lookup keeps the transaction's snapshot, so
+-- deliver abbreviations in READ COMMITTED.
 -- Raises LD007 (also from ledger._recorded_merge: an ambiguous abbreviation).
 CREATE OR REPLACE FUNCTION ledger.tg_merge__check_redelivery()
 RETURNS trigger
@@ -26,18 +42,29 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog
 AS $$
 DECLARE
-    v_id     bigint := ledger._recorded_merge(NEW.scope, NEW.commit_sha);
+    v_id     bigint;
     v_rec    record;
+    v_keys   text[];
     v_paths  text[];
     v_branch text;
     v_diff   text[] := '{}'::text[];
     v_only   text[];
     v_new    text[];
 BEGIN
+    IF length(NEW.commit_sha) IN (40, 64) THEN
+        PERFORM pg_advisory_xact_lock_shared(hashtext('ledger.merge ' || NEW.scope),
+                                             ('x' || left(NEW.commit_sha, 2))::bit(8)::integer);
+    ELSE
+        PERFORM pg_advisory_xact_lock(hashtext('ledger.merge ' || NEW.scope),
+                                      ('x' || left(NEW.commit_sha, 2))::bit(8)::integer);
+    END IF;
+    v_id := ledger._recorded_merge(NEW.scope, NEW.commit_sha);
     IF v_id IS NULL THEN
         RETURN NEW;
     END IF;
-    SELECT m.commit_sha, m.message, m.paths, m.branch, m.processed INTO v_rec FROM ledger.merge m WHERE m.id = v_id;
+    SELECT m.commit_sha, m.message, m.paths, m.branch, m.processed, m.added, m.deleted, m.hunks, m.merged_at,
+           m.recorded_at
+      INTO v_rec FROM ledger.merge m WHERE m.id = v_id;
     v_paths := CASE WHEN v_rec.processed THEN v_rec.paths
                     ELSE ledger.normalize_paths(v_rec.paths, 'merge ' || v_id || ' paths', 100000) END;
     v_branch := CASE WHEN v_rec.processed THEN v_rec.branch
@@ -57,6 +84,25 @@ BEGIN
         v_diff := v_diff || format('branch (recorded %s, delivered %s)',
                                    quote_nullable(v_branch), quote_nullable(NEW.branch));
     END IF;
+    IF ARRAY(SELECT DISTINCT p FROM unnest(v_rec.added) AS p ORDER BY 1) IS DISTINCT FROM
+       ARRAY(SELECT DISTINCT p FROM unnest(NEW.added) AS p ORDER BY 1) OR (v_rec.added IS NULL) <> (NEW.added IS NULL) THEN
+        v_diff := v_diff || format('added (recorded %s, delivered %s)', coalesce(left(v_rec.added::text, 200), 'NULL (unknown)'),
+                                   coalesce(left(NEW.added::text, 200), 'NULL (unknown)'));
+    END IF;
+    IF ARRAY(SELECT DISTINCT p FROM unnest(v_rec.deleted) AS p ORDER BY 1) IS DISTINCT FROM
+       ARRAY(SELECT DISTINCT p FROM unnest(NEW.deleted) AS p ORDER BY 1) OR (v_rec.deleted IS NULL) <> (NEW.deleted IS NULL) THEN
+        v_diff := v_diff || format('deleted (recorded %s, delivered %s)', coalesce(left(v_rec.deleted::text, 200), 'NULL (unknown)'),
+                                   coalesce(left(NEW.deleted::text, 200), 'NULL (unknown)'));
+    END IF;
+    IF coalesce(v_rec.hunks, '{}') <> coalesce(NEW.hunks, '{}') THEN
+        v_keys := ARRAY(SELECT k FROM (SELECT jsonb_object_keys(coalesce(v_rec.hunks, '{}')) UNION
+                                       SELECT jsonb_object_keys(coalesce(NEW.hunks, '{}'))) AS u(k)
+                         WHERE coalesce(v_rec.hunks, '{}') -> k IS DISTINCT FROM coalesce(NEW.hunks, '{}') -> k ORDER BY 1);
+        v_diff := v_diff || format('hunks (of %s)', left(array_to_string(v_keys[1:10], ', '), 300));
+    END IF;
+    IF NEW.merged_at <> now() AND v_rec.merged_at <> v_rec.recorded_at AND NEW.merged_at <> v_rec.merged_at THEN
+        v_diff := v_diff || format('merged_at (recorded %s, delivered %s)', v_rec.merged_at, NEW.merged_at);
+    END IF;
     IF cardinality(v_diff) > 0 THEN
         RAISE EXCEPTION 'conflicting redelivery of merge.commit_sha % in scope %: merge % (commit %) was recorded with other %',
             quote_literal(NEW.commit_sha), quote_literal(NEW.scope), v_id, v_rec.commit_sha,
@@ -70,4 +116,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_merge__check_redelivery() IS
-'BEFORE INSERT trigger _120_redelivery on ledger.merge: a commit the scope already recorded (the same sha or an abbreviation either way) must carry the same paths (as a set), message (but trailing white space) and branch: then it becomes the recorded sha, so ON CONFLICT DO NOTHING skips it; otherwise LD007 naming what differs.';
+'BEFORE INSERT trigger _120_redelivery on ledger.merge: a commit the scope already recorded (the same sha or an abbreviation either way) must carry the same paths (as a set), message (but trailing white space), branch, added and deleted (as sets), hunks, and merged_at when both gave one: then it becomes the recorded sha, so ON CONFLICT DO NOTHING skips it; otherwise LD007 naming what differs. Serialised per (scope, first two hex digits of the sha) with a transaction advisory lock, exclusive for an abbreviation.';

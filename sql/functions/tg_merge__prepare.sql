@@ -8,8 +8,9 @@
 --   node_id     optional session or node id, single line, <= 200 chars;
 --   message     NULL -> '', <= 262144 chars (256 KiB of text);
 --   paths       normalised by ledger.normalize_paths (at most 100000), NULL -> {};
---   merged_at   NULL -> now(); not in the future (ledger._check_timestamp:
---               up to 5 minutes ahead is stored as now(), LD003 beyond);
+--   merged_at   NULL -> now(); finite, not before year 1 and not in the
+--               future (ledger._check_timestamp: up to 5 minutes ahead is
+--               stored as now(), LD003 beyond);
 --   processed   set true: the row went through the ledger's triggers (rows
 --               applied with session_replication_role = replica keep false,
 --               and ledger.reconcile picks them up).
@@ -45,7 +46,7 @@ BEGIN
     NEW.paths := ledger.normalize_paths(NEW.paths, 'merge.paths', 100000);
     IF NEW.merged_at IS NULL THEN
         NEW.merged_at := now();
-    ELSIF NOT (isfinite(NEW.merged_at) AND NEW.merged_at <= now()) THEN
+    ELSIF NOT NEW.merged_at BETWEEN '0001-01-02 00:00:00+00' AND now() THEN
         NEW.merged_at := ledger._check_timestamp(NEW.merged_at, 'merge.merged_at');
     END IF;
     NEW.processed := true;

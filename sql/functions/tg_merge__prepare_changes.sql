@@ -16,13 +16,16 @@
 --            (@@ -a,b +c,d @@; a count of 0 is a pure insertion after line
 --            a, or a pure deletion): each key a file path that, normalised,
 --            is one of paths (stored normalised, each path once), each value
---            an array of 4-element arrays of integers from 0 to 2147483647.
+--            an array of 4-element arrays of integers from 0 to 2147483647;
+--            at most 10000 hunks per path and 100000 per merge (LD004, as
+--            paths are bounded); a directory (ending in /) is no key.
 -- A merge needs none of them: without added/deleted, findings that expect a
 -- path present or absent are only audited as candidates; without hunks for a
 -- path, the file-level path rule applies to it.
 -- Cost: one pass over each array and one over the hunks.
 -- Raises LD001 (a path that is not a path), LD003 (not a subset of paths, a
--- malformed hunk), LD004 (more than 100000 paths), each naming the field
+-- malformed hunk), LD004 (more than 100000 paths, more than 10000 hunks of
+-- one path or 100000 of one merge), each naming the field
 -- (merge.added[2], merge.hunks["src/a.py"][1]) and the value; nothing is
 -- written on error.
 CREATE OR REPLACE FUNCTION ledger.tg_merge__prepare_changes()
@@ -73,6 +76,17 @@ BEGIN
             RAISE EXCEPTION 'invalid merge.hunks[%]: % is not an array of hunks', quote_literal(v_path), left(v_text, 200)
                 USING ERRCODE = 'LD003';
         END IF;
+        SELECT e.key, jsonb_array_length(e.value) INTO v_path, v_ord
+          FROM jsonb_each(NEW.hunks) AS e WHERE jsonb_array_length(e.value) > 10000 LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'invalid merge.hunks[%]: % hunks, at most 10000 per path are accepted', quote_literal(v_path), v_ord
+                USING ERRCODE = 'LD004', HINT = 'Leave the path''s hunks out: the file-level path rule then applies to it.';
+        END IF;
+        SELECT sum(jsonb_array_length(e.value)) INTO v_ord FROM jsonb_each(NEW.hunks) AS e;
+        IF v_ord > 100000 THEN
+            RAISE EXCEPTION 'invalid merge.hunks: % hunks, at most 100000 per merge are accepted', v_ord
+                USING ERRCODE = 'LD004', HINT = 'Leave the hunks of the largest files out: the file-level path rule then applies to them.';
+        END IF;
         SELECT e.key, h.o, h.x::text INTO v_path, v_ord, v_text
           FROM jsonb_each(NEW.hunks) AS e, jsonb_array_elements(e.value) WITH ORDINALITY AS h(x, o)
          WHERE jsonb_typeof(h.x) <> 'array' OR jsonb_array_length(h.x) <> 4
@@ -87,7 +101,11 @@ BEGIN
           FROM (SELECT e.key, ledger.normalize_path(e.key, 'merge.hunks') AS path FROM jsonb_each(NEW.hunks) AS e) AS n
          WHERE n.path NOT IN (SELECT q FROM unnest(NEW.paths) AS q) OR n.path ~ '/$'
          LIMIT 1;
-        IF FOUND THEN
+        IF FOUND AND v_path ~ '/$' THEN
+            RAISE EXCEPTION 'invalid merge.hunks[%]: % is a directory (hunks are keyed by a changed file)',
+                quote_literal(v_text), quote_literal(v_path)
+                USING ERRCODE = 'LD003', HINT = 'Key each file''s hunks by its path, one of merge.paths, without a trailing /.';
+        ELSIF FOUND THEN
             RAISE EXCEPTION 'invalid merge.hunks[%]: % is not one of merge.paths', quote_literal(v_text), quote_literal(v_path)
                 USING ERRCODE = 'LD003', HINT = 'hunks are keyed by the changed file, one of paths.';
         END IF;
@@ -107,4 +125,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_merge__prepare_changes() IS
-'BEFORE INSERT/UPDATE OF paths, added, deleted, hunks trigger on ledger.merge: added and deleted (NULL: unknown) normalised and subsets of paths (deleted may name a directory, ending in /, that no longer exists), hunks (NULL: none) an object {"<path>": [[old_start, old_count, new_start, new_count], ...]} of integers >= 0 keyed by paths among paths (normalised). Raises LD001, LD003, LD004 naming the field and the value.';
+'BEFORE INSERT/UPDATE OF paths, added, deleted, hunks trigger on ledger.merge: added and deleted (NULL: unknown) normalised and subsets of paths (deleted may name a directory, ending in /, that no longer exists), hunks (NULL: none) an object {"<path>": [[old_start, old_count, new_start, new_count], ...]} of integers >= 0 keyed by file paths among paths (normalised), at most 10000 hunks per path and 100000 per merge (LD004). Raises LD001, LD003, LD004 naming the field and the value.';

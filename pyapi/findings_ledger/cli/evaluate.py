@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import click
@@ -24,7 +24,7 @@ from rich.table import Table
 
 from .. import api
 from .. import evaluate as ev
-from ..testing.cluster import catalog_lock
+from ..testing.cluster import ClusterError, catalog_lock
 from .helpers import console, dsn_option, progress_bar, resolve_dsn, user_errors
 
 BEGIN = "<!-- evaluate:begin -->"
@@ -46,8 +46,13 @@ def scratch_database(dsn: str) -> Iterator[str]:
         api.migrate(target)
         yield target
     finally:  # under the shared catalog lock: a test run's downgrade below the baseline waits for it
-        with catalog_lock(dsn), psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+        with ExitStack() as held:
+            try:
+                held.enter_context(catalog_lock(dsn))
+            except ClusterError as exc:  # a lock another user holds, or no usable lock file: drop all the same
+                click.echo(f"warning: {exc}; dropping the scratch database {name} without it", err=True)
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
 
 
 def print_table(evaluation: ev.Evaluation, out: Console) -> None:

@@ -114,13 +114,18 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     touched (both sides of a rename), the ones it added and deleted, and its
     -U0 hunks; the scope's rules decide what each merge retires. A commit
     whose diff cannot be read (a partial or shallow clone) is recorded
-    without hunks, named in one warning line. Commits already recorded have
+    without hunks, named in one warning line. A commit with a path the
+    ledger refuses (a control or format character) or a message over
+    262,144 characters is recorded without that path or with the message
+    cut, a trailer line in its message saying so, and a warning line naming
+    it. Commits already recorded have
     no second effect, so rerunning resumes. Each batch of merges is one
     transaction.
     """
     history = gitlog.read_merges(repo, rev_range, since, renames=not no_renames)
     recorded = already = superseded = 0
     lacking: list[gitlog.GitMerge] = []
+    changed: list[str] = []
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
         progress = progress_bar()
         with progress:
@@ -135,12 +140,16 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
                     already += 1
                 if merge.diff_error is not None:
                     lacking.append(merge)
+                if note := gitlog.replay_note(merge):
+                    changed.append(f"warning: commit {merge.sha[:12]} recorded changed: {note}")
                 progress.advance(task)
 
             gitlog.replay(conn, scope, history, on_merge=on_merge)
     warning = unreadable_warning(lacking)
     if warning:
         click.echo(warning, err=True)
+    for line in changed:
+        click.echo(line, err=True)
     click.echo(
         f"{scope}: {recorded} merges recorded, {already} already recorded, {superseded} findings superseded"
     )

@@ -166,6 +166,10 @@ def explain(exc: BaseException) -> str | None:
     if isinstance(exc, psycopg.errors.InsufficientPrivilege):
         return (f"PostgreSQL refused: {exc} [{exc.sqlstate}]: connect as a role with the ledger's grants "
                 "(docs/security.md)")
+    if isinstance(exc, psycopg.Error) and not exc.sqlstate and not isinstance(exc, psycopg.OperationalError):
+        # raised by psycopg itself, e.g. loading a stored value Python cannot hold
+        database, _ = _target()
+        return f"cannot read what {database} returned: {one_line(exc)} (raised by the client, not by PostgreSQL)"
     if isinstance(exc, psycopg.Error):
         return f"PostgreSQL refused: {exc}" + (f" [{exc.sqlstate}]" if exc.sqlstate else "")
     if isinstance(exc, alembic.util.CommandError):

@@ -28,9 +28,18 @@ way the project starts a server. Rules:
   directory this call had just initialised (a fresh ``initdb`` holds no
   data), so nothing half-made is left behind; a data directory that existed
   before is kept as it is and reused by the next start.
-* Concurrent starts (pytest-xdist workers) are serialised by the pytest
-  plugin with a file lock beside the cluster directory
-  (:mod:`findings_ledger.testing.databases`).
+* Concurrent starts (pytest-xdist workers, two ``make demo`` at once) are
+  serialised by :func:`start_lock`, a lock file beside the cluster
+  directory: the second waits and finds the cluster running.
+* Files in a shared temporary directory are not trusted: the cluster
+  directory is created by this module (``mkdir`` mode 0700, then as root
+  handed to the ``postgres`` OS user through its descriptor); an existing
+  one is used only when it is a real directory (not a symbolic link), owned
+  by this user, root or (as root) the ``postgres`` user, and writable by
+  nobody else; ``data`` and ``server.log`` may not be symbolic links. Lock
+  files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and used only when they
+  are regular files with such an owner, not writable by others; a lock held
+  too long is given up with one line naming the file.
 * :func:`catalog_lock` keeps ``DROP DATABASE`` and a downgrade below the
   baseline (which runs ``DROP ROLE``) apart among the processes of a test
   run on one server, on this or any server.
@@ -38,11 +47,14 @@ way the project starts a server. Rules:
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import pwd
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
@@ -125,7 +137,7 @@ def catalog_lock_path(server: str | Mapping[str, Any]) -> Path:
 
 
 @contextmanager
-def catalog_lock(server: str | Mapping[str, Any], *, exclusive: bool = False) -> Iterator[None]:
+def catalog_lock(server: str | Mapping[str, Any], *, exclusive: bool = False, timeout: float = 300) -> Iterator[None]:
     """Hold the lock that keeps ``DROP DATABASE`` and ``DROP ROLE`` apart on
     one server, among the processes of this machine: a context manager.
 
@@ -147,20 +159,40 @@ def catalog_lock(server: str | Mapping[str, Any], *, exclusive: bool = False) ->
     drop inside a downgrade's exclusive hold does not wait for itself);
     another thread waits like another process. Raises :class:`ClusterError`
     when the file cannot be opened, or when the exclusive lock is asked for
-    inside this thread's shared hold.
+    inside this thread's shared hold, or (naming the file) when the lock
+    is not had within ``timeout`` seconds (another process, or another
+    user, holding it). The file is opened as :func:`_open_lock_file` says.
     """
-    path = catalog_lock_path(server)
+    with _held_lock(catalog_lock_path(server), exclusive=exclusive, timeout=timeout):
+        yield
+
+
+@contextmanager
+def start_lock(cluster: Cluster, timeout: float = 600) -> Iterator[None]:
+    """Hold the lock that serialises starting ``cluster`` (:func:`lock_path`),
+    exclusive, reentrant within a thread; raises :class:`ClusterError`
+    naming the file after ``timeout`` seconds."""
+    with _held_lock(lock_path(cluster), exclusive=True, timeout=timeout):
+        yield
+
+
+#: the lock files this thread holds (attribute holds: lock file -> "shared" or "exclusive")
+_catalog_held = threading.local()
+
+
+@contextmanager
+def _held_lock(path: Path, *, exclusive: bool, timeout: float) -> Iterator[None]:
     holds = _catalog_held.__dict__.setdefault("holds", {})
     held = holds.get(path)
     if held is not None:  # this thread holds it already: flock would wait for itself
         if exclusive and held == "shared":
-            raise ClusterError(f"the catalog lock {path} is held shared by this thread; it cannot also be "
+            raise ClusterError(f"the lock {path} is held shared by this thread; it cannot also be "
                                "taken exclusively")
         yield
         return
     fd = _open_lock_file(path)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        _flock(fd, path, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH, timeout)
         holds[path] = "exclusive" if exclusive else "shared"
         try:
             yield
@@ -170,28 +202,80 @@ def catalog_lock(server: str | Mapping[str, Any], *, exclusive: bool = False) ->
         os.close(fd)  # closing the last descriptor releases the lock
 
 
-#: the catalog locks this thread holds (attribute holds: lock file -> "shared" or "exclusive")
-_catalog_held = threading.local()
+def _flock(fd: int, path: Path, operation: int, timeout: float) -> None:
+    """flock without blocking, retried until ``timeout`` seconds have passed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(fd, operation | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise ClusterError(
+                    f"gave up after {timeout:g} s waiting for the lock file {path}: another process holds it "
+                    f"(see `fuser -v {path}`); if that process is not yours, remove the file as root"
+                ) from None
+            time.sleep(0.05)
+
+
+def _trusted_owners() -> set[int]:
+    """The owners a file of this module may have: this user, root and, as
+    root, the ``postgres`` OS user the server runs as."""
+    owners = {os.geteuid(), 0}
+    if os.geteuid() == 0:
+        try:
+            owners.add(pwd.getpwnam("postgres").pw_uid)
+        except KeyError:
+            pass
+    return owners
+
+
+def _owner_name(uid: int) -> str:
+    try:
+        return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _untrusted(path: Path, st: os.stat_result, what: str) -> str | None:
+    """Why ``path`` (its lstat/fstat ``st``) is not to be used as ``what``, or None."""
+    if st.st_uid not in _trusted_owners():
+        return f"{what} {path} belongs to {_owner_name(st.st_uid)}, another OS user"
+    if st.st_mode & 0o022:
+        return f"{what} {path} is writable by other users (mode {stat.S_IMODE(st.st_mode):04o})"
+    return None
 
 
 def _open_lock_file(path: Path) -> int:
-    """A read-only descriptor of the lock file, created when absent. flock
-    needs no write access, so root and normal users share one file; an
-    existing file is opened without O_CREAT (in a sticky /tmp with
-    fs.protected_regular, O_CREAT on another user's file is refused)."""
+    """A read-only descriptor of the lock file, created (mode 0644) when
+    absent. flock needs no write access, so root and normal users share one
+    file; an existing file is opened without O_CREAT (in a sticky /tmp with
+    fs.protected_regular, O_CREAT on another user's file is refused), with
+    O_NOFOLLOW (a symbolic link is refused) and O_NONBLOCK (a FIFO does not
+    block the open), and used only when it is a regular file owned by this
+    user, root or the server user and not writable by others."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     for _ in range(3):
         try:
-            return os.open(path, os.O_RDONLY)
+            fd = os.open(path, flags)
         except FileNotFoundError:
-            pass
+            try:
+                fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                continue  # another process created it in between: open it as it is
+            except OSError as exc:
+                raise ClusterError(f"cannot create the lock file {path}: {exc.strerror or exc}") from None
         except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ClusterError(f"the lock file {path} is a symbolic link: refused (remove it)") from None
             raise ClusterError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
-        try:
-            return os.open(path, os.O_RDONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            continue  # another process created it in between: open it as it is
-        except OSError as exc:
-            raise ClusterError(f"cannot create the lock file {path}: {exc.strerror or exc}") from None
+        st = os.fstat(fd)
+        why = (f"the lock file {path} is not a regular file" if not stat.S_ISREG(st.st_mode)
+               else _untrusted(path, st, "the lock file"))
+        if why:
+            os.close(fd)
+            raise ClusterError(f"{why}: refused (remove it, or set LEDGER_PGPORT to use another port)")
+        return fd
     raise ClusterError(f"cannot open the lock file {path}")
 
 
@@ -231,43 +315,95 @@ def _where(cluster: Cluster) -> str:
     return f"{DIR_ENV}={str(cluster.base)!r}" if os.environ.get(DIR_ENV) else str(cluster.base)
 
 
-def _other_users(cluster: Cluster) -> ClusterError:
+def _other_users(cluster: Cluster, owner: int | None = None) -> ClusterError:
     """The error for a cluster directory this OS user may not use."""
+    whose = f"{_owner_name(owner)}, another OS user" if owner is not None else "another OS user"
     return ClusterError(
-        f"{cluster.base} belongs to another OS user (a cluster another user started on port "
+        f"{cluster.base} belongs to {whose} (a cluster another user started on port "
         f"{cluster.port}?): set LEDGER_PGPORT or LEDGER_PGDIR to use another one"
     )
 
 
+def _check_base(cluster: Cluster) -> bool:
+    """Whether the cluster directory exists, after making sure it may be
+    used: a real directory (lstat: a symbolic link is refused, never
+    followed) owned by this user, root or (as root) the server user, not
+    writable by others, whose ``data`` and ``server.log`` are no symbolic
+    links. Raises :class:`ClusterError` naming the path otherwise."""
+    try:
+        st = os.lstat(cluster.base)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise ClusterError(
+            f"cannot use the cluster directory {_where(cluster)}: {exc.strerror or exc}: "
+            f"set {DIR_ENV} to a directory you can write (default /tmp/findings-ledger-pg.<port>)"
+        ) from None
+    if stat.S_ISLNK(st.st_mode):
+        raise ClusterError(
+            f"the cluster directory {_where(cluster)} is a symbolic link: refused (it is never followed); "
+            f"remove it, or set {DIR_ENV} or {PORT_ENV} to use another one"
+        )
+    if not stat.S_ISDIR(st.st_mode):
+        raise ClusterError(
+            f"cannot use the cluster directory {_where(cluster)}: Not a directory: "
+            f"set {DIR_ENV} to a directory you can write (default /tmp/findings-ledger-pg.<port>)"
+        )
+    if st.st_uid not in _trusted_owners():
+        raise _other_users(cluster, st.st_uid)
+    if st.st_mode & 0o022:
+        raise ClusterError(
+            f"the cluster directory {_where(cluster)} is writable by other users (mode "
+            f"{stat.S_IMODE(st.st_mode):04o}): refused; remove it (the cluster makes its own), or set {DIR_ENV} "
+            f"or {PORT_ENV} to use another one"
+        )
+    for inner in (cluster.datadir, cluster.logfile):
+        try:
+            if stat.S_ISLNK(os.lstat(inner).st_mode):
+                raise ClusterError(f"{inner} is a symbolic link: refused (it is never followed); remove it")
+        except (FileNotFoundError, PermissionError):
+            pass
+    return True
+
+
 def _prepare_base(cluster: Cluster) -> None:
+    """Create the cluster directory (mode 0700; as root handed to the
+    ``postgres`` OS user, mode 0755, through its descriptor) unless
+    :func:`_check_base` accepts the one there, and make sure the server's
+    OS user can write it. An existing directory's mode is never changed."""
     made = cluster.base  # the outermost directory this call creates, removed again if it cannot be used
     while not made.parent.exists() and made.parent != made:
         made = made.parent
     made = made if not made.exists() else Path()
-    try:
-        cluster.base.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ClusterError(
-            f"cannot create the cluster directory {_where(cluster)}: {exc.strerror or exc}: "
-            f"set {DIR_ENV} to a directory you can write (default /tmp/findings-ledger-pg.<port>)"
-        ) from None
+    existed = _check_base(cluster)
+    if not existed:
+        try:
+            cluster.base.parent.mkdir(parents=True, exist_ok=True)
+            os.mkdir(cluster.base, 0o700)
+        except FileExistsError:
+            existed = _check_base(cluster)  # made meanwhile by a concurrent start: check it as any other
+        except OSError as exc:
+            raise ClusterError(
+                f"cannot create the cluster directory {_where(cluster)}: {exc.strerror or exc}: "
+                f"set {DIR_ENV} to a directory you can write (default /tmp/findings-ledger-pg.<port>)"
+            ) from None
     if os.geteuid() == 0:
         try:
-            shutil.chown(cluster.base, user="postgres", group="postgres")
-        except LookupError as exc:
+            server = pwd.getpwnam("postgres")
+        except KeyError as exc:
             raise ClusterError(
                 "running as root needs the 'postgres' OS user (it comes with Debian's "
                 "postgresql package), because pg_ctl refuses to run as root"
             ) from exc
-    try:
-        os.chmod(cluster.base, 0o700 if os.geteuid() != 0 else 0o755)
-    except PermissionError as exc:
-        raise _other_users(cluster) from exc
-    except OSError as exc:
-        raise ClusterError(
-            f"cannot use the cluster directory {_where(cluster)}: {exc.strerror or exc}: "
-            f"set {DIR_ENV} to a directory you can write"
-        ) from None
+        fd = os.open(cluster.base, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            st = os.fstat(fd)
+            if st.st_uid == 0:  # made now, or root's own: the server user must write it
+                os.fchown(fd, server.pw_uid, server.pw_gid)
+                if not existed:
+                    os.fchmod(fd, 0o755)
+        finally:
+            os.close(fd)
     probe = _run(["test", "-w", str(cluster.base), "-a", "-x", str(cluster.base)], check=False)
     if probe.returncode != 0:
         if made != Path():
@@ -298,6 +434,8 @@ def is_running(cluster: Cluster) -> bool:
     """True when ``pg_ctl status`` finds a server on ``cluster.datadir``.
     Raises :class:`ClusterError` when the directory is another OS user's (a
     user's ``make demo`` next to root's on the default port)."""
+    if not _check_base(cluster):
+        return False
     try:
         if not (cluster.datadir / "PG_VERSION").exists():
             return False
@@ -309,11 +447,19 @@ def is_running(cluster: Cluster) -> bool:
 def ensure_cluster(cluster: Cluster | None = None) -> Cluster:
     """Create (``initdb``) and start the cluster unless it already runs.
 
-    Returns the cluster; connect with :meth:`Cluster.dsn`. Raises
+    Returns the cluster; connect with :meth:`Cluster.dsn`. Concurrent calls
+    (two ``make demo`` on a fresh port) are serialised by
+    :func:`start_lock`: the second finds the cluster running. Raises
     :class:`ClusterError` with the server's own message on failure.
     """
     cluster = cluster or default_cluster()
+    _check_base(cluster)  # another user's directory is named as such before anything reads it
     bins = bindir()
+    with start_lock(cluster):
+        return _start(cluster, bins)
+
+
+def _start(cluster: Cluster, bins: Path) -> Cluster:
     if mismatch := pg_binaries.datadir_mismatch(bins, cluster.datadir):
         raise ClusterError(mismatch)
     if is_running(cluster):
@@ -423,8 +569,8 @@ def ensure_database(server_dsn: str, name: str) -> None:
         if not conn.execute(queries.DATABASE_EXISTS, {"name": name}).fetchone():
             try:
                 conn.execute(queries.CREATE_DATABASE.format(name=psycopg.sql.Identifier(name)))
-            except psycopg.errors.DuplicateDatabase:
-                pass  # created meanwhile by a concurrent command
+            except (psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation):
+                pass  # created meanwhile by a concurrent command (a race reports pg_database's unique index)
 
 
 def server_dsn(dbname: str = "postgres") -> str:

@@ -13,8 +13,9 @@ concurrent runs against one server do not collide.
 pytest-xdist: every worker is a process of its own, so each builds its own
 template (``ledger_tmpl_<pid>``) and its databases carry its pid. The one
 thing they share is the throwaway cluster: the first worker to need it
-starts it while the others wait on a file lock beside the cluster directory
-(``filelock``, from the ``pytest`` extra), then find it running.
+starts it while the others wait on the lock file beside the cluster
+directory (:func:`findings_ledger.testing.cluster.start_lock`), then find it
+running.
 Concurrent template migrations are safe: the four cluster-wide roles are
 created "when absent" with a duplicate guard, and a concurrent ``COMMENT ON
 ROLE`` waits for the other instead of failing. Every janitor drops its
@@ -28,10 +29,10 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import psycopg
-from filelock import FileLock
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from pytest_postgresql.janitor import DatabaseJanitor
 
@@ -54,16 +55,13 @@ def server_params(dsn: str | None = None) -> dict[str, Any]:
     return params
 
 
-def cluster_lock(timeout: float = 600) -> FileLock:
-    """The file lock that serialises starting the throwaway cluster among the
-    processes of a test run (pytest-xdist workers) and concurrent runs: a
+def cluster_lock(timeout: float = 600) -> AbstractContextManager[None]:
+    """The lock that serialises starting the throwaway cluster among the
+    processes of a test run (pytest-xdist workers) and concurrent runs
+    (:func:`findings_ledger.testing.cluster.start_lock`, which
+    :func:`~findings_ledger.testing.cluster.ensure_cluster` takes too): a
     context manager."""
-    path = cluster.lock_path(cluster.default_cluster())
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise cluster.ClusterError(f"cannot create the lock file {path}: {exc.strerror or exc}") from None
-    return FileLock(str(path), timeout=timeout)
+    return cluster.start_lock(cluster.default_cluster(), timeout=timeout)
 
 
 class _Janitor(DatabaseJanitor):  # type: ignore[misc]

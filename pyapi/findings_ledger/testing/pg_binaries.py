@@ -203,7 +203,28 @@ def _path(p: Path, raw: str) -> Binaries:
         raise BinariesError(
             f"{ENV}={raw!r}: {p} has no {', '.join(missing)} (expected a directory holding initdb, pg_ctl and postgres)"
         )
+    _check_not_writable_by_others(p.resolve(), raw)
     return Binaries(bindir=p.resolve(), kind="path", source=f"{ENV} path")
+
+
+def _check_not_writable_by_others(bindir: Path, raw: str) -> None:
+    """Refuse a binaries directory (or a server program in it) that a user
+    other than this one or root may change: the ledger runs ``postgres
+    --version`` from it, as root too, so whoever can write there would run
+    code as this user. Raises :class:`BinariesError` naming the path, its
+    owner and mode."""
+    me = os.geteuid()
+    for path in (bindir, *(Path(os.path.realpath(bindir / name)) for name in SERVER_PROGRAMS)):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        if st.st_uid not in (0, me) or st.st_mode & 0o022:
+            raise BinariesError(
+                f"{ENV}={raw!r}: {path} is owned by uid {st.st_uid} with mode {st.st_mode & 0o7777:04o}: "
+                "other users could replace the server programs it holds; use a directory only you "
+                "(or root) can write"
+            )
 
 
 def _embedded(major: int, raw: str) -> Binaries:
@@ -246,6 +267,12 @@ def server_version(bindir: Path) -> str:
     return m[1]
 
 
+def _env_shown() -> str:
+    """``LEDGER_PG_BINARIES='x'``, or that it is unset (the default choice)."""
+    value = os.environ.get(ENV)
+    return f"{ENV}={value!r}" if value else f"{ENV} unset: the default choice"
+
+
 def datadir_mismatch(bindir: Path, datadir: Path) -> str | None:
     """A message when ``datadir`` was made by another major than ``bindir``'s."""
     try:
@@ -257,7 +284,7 @@ def datadir_mismatch(bindir: Path, datadir: Path) -> str | None:
         return None
     return (
         f"the cluster in {datadir} was made by PostgreSQL {made_by} but the selected binaries are PostgreSQL "
-        f"{major} ({bindir}; {ENV}={os.environ.get(ENV, '')!r}): stop it with the binaries that made it and remove "
+        f"{major} ({bindir}; {_env_shown()}): stop it with the binaries that made it and remove "
         f"{datadir.parent}, or use another LEDGER_PGPORT / LEDGER_PGDIR"
     )
 
