@@ -12,9 +12,9 @@ Frozen files:
 * functions/tg_merge__prepare_changes.sql
 * privileges.sql
 
-Revision ID: 0020_writer_times_bounded_redeli
-Revises: 0019_hunks_per_finding
-Create Date: 2026-12-02 05:24:17.452247
+Revision ID: 0021_writer_times_bounded_redeli
+Revises: 0020_task_transitions_one_helper
+Create Date: 2026-12-02 05:40:11.450505
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen
@@ -25,8 +25,8 @@ restore). Written by tools/new_revision.py; never edited once released
 
 from findings_ledger.migration_ops import run_revision_file
 
-revision = '0020_writer_times_bounded_redeli'
-down_revision = '0019_hunks_per_finding'
+revision = '0021_writer_times_bounded_redeli'
+down_revision = '0020_task_transitions_one_helper'
 branch_labels = None
 depends_on = None
 

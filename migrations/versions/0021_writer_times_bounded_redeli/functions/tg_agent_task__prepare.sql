@@ -1,33 +1,3 @@
--- ledger.tg_agent_task__prepare() -> trigger (BEFORE INSERT OR UPDATE ON ledger.agent_task)
---
--- Every agent_task row, however it is written (INSERT, COPY, a plain UPDATE
--- by a service, the lifecycle functions), passes through here (a text value
--- that the check would return unchanged, and a status that is one of the
--- six as written, are kept without calling ledger._check_text):
---   agent_id, runtime_id  required, single line, <= 200 chars, trimmed;
---   session_id            optional, single line, <= 200 chars, trimmed;
---   failure_reason        optional (required when status is failed), single
---                         line, <= 200 chars, trimmed;
---   issue_id              required, an existing issue (LD005 otherwise);
---   rerun_of_task_id      optional, an existing other task (LD005 / LD003);
---   status                one of queued, dispatched, running, completed,
---                         failed, cancelled.
--- On INSERT a task starts queued, never dispatched (dispatch_count 0, no
--- timestamps but created_at, which must be finite, from year 1 to at most
--- 5 minutes ahead: ledger._check_time_bounds, LD003). On UPDATE:
---   * a written created_at, started_at or completed_at is checked the same
---     way;
---   * a status change must follow ledger._check_task_transition (LD201;
---     the claim's own queued -> dispatched is one, and is not checked again);
---     queued -> dispatched, and any change of dispatch_count or
---     dispatched_at, only inside ledger.claim_task (LD202): the claim is what
---     writes the snapshot that goes with a dispatch;
---   * -> running sets started_at, -> completed | failed | cancelled sets
---     completed_at (when not given);
---   * once dispatched, issue_id, agent_id, runtime_id, rerun_of_task_id and
---     force_fresh_session are frozen (LD204): they decide the anchor.
--- Raises LD002, LD003, LD004, LD005, LD201, LD202, LD204, each naming the
--- field or the task and the value; nothing is written on error.
 CREATE OR REPLACE FUNCTION ledger.tg_agent_task__prepare()
 RETURNS trigger
 LANGUAGE plpgsql

@@ -1,33 +1,3 @@
--- ledger.tg_merge__prepare_changes() -> trigger (BEFORE INSERT OR UPDATE OF
--- paths, added, deleted, hunks ON ledger.merge, after _110_branch)
---
--- Validates and normalises what a merge says about the kind of each change,
--- however the row is written (issue 15, "Change kinds", "Line anchors"):
---   added    NULL (unknown) or the paths it added: normalised like paths
---            (ledger.normalize_paths), each one of paths;
---   deleted  NULL (unknown) or the paths it deleted, each one of paths, or a
---            directory (ending in /) that holds one of paths: the directory
---            no longer exists after the merge (the writer knows the tree;
---            deleting files under a directory does not say the directory
---            is gone). A rename is its old path deleted and its new path
---            added;
---   hunks    NULL (none) or an object {"<path>": [[old_start, old_count,
---            new_start, new_count], ...]} as git diff -U0 prints them
---            (@@ -a,b +c,d @@; a count of 0 is a pure insertion after line
---            a, or a pure deletion): each key a file path that, normalised,
---            is one of paths (stored normalised, each path once), each value
---            an array of 4-element arrays of integers from 0 to 2147483647;
---            at most 10000 hunks per path and 100000 per merge (LD004, as
---            paths are bounded); a directory (ending in /) is no key.
--- A merge needs none of them: without added/deleted, findings that expect a
--- path present or absent are only audited as candidates; without hunks for a
--- path, the file-level path rule applies to it.
--- Cost: one pass over each array and one over the hunks.
--- Raises LD001 (a path that is not a path), LD003 (not a subset of paths, a
--- malformed hunk), LD004 (more than 100000 paths, more than 10000 hunks of
--- one path or 100000 of one merge), each naming the field
--- (merge.added[2], merge.hunks["src/a.py"][1]) and the value; nothing is
--- written on error.
 CREATE OR REPLACE FUNCTION ledger.tg_merge__prepare_changes()
 RETURNS trigger
 LANGUAGE plpgsql

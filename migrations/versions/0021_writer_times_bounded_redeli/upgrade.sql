@@ -1,4 +1,4 @@
--- 0020_writer_times_bounded_redeli: writer times bounded, redelivery compares change kinds and serialises abbreviations, hunks bounded, anchors keys once
+-- 0021_writer_times_bounded_redeli: writer times bounded, redelivery compares change kinds and serialises abbreviations, hunks bounded, anchors keys once
 
 \ir functions/_check_timestamp.sql
 \ir functions/_check_time_bounds.sql

@@ -1,14 +1,3 @@
--- ledger._check_time_bounds(p_value timestamptz, p_field text) -> timestamptz
---
--- A point in time a writer may set on a row that already exists or that the
--- ledger itself usually sets (finding.superseded_at and dismissed_at,
--- merge.recorded_at, issue.created_at and updated_at, agent_task.created_at,
--- started_at and completed_at): every client must be able to load it. Returns
--- the value unchanged (NULL for NULL) when it is finite, not before
--- 0001-01-02 00:00 UTC (year 1 in every time zone) and at most 5 minutes
--- after clock_timestamp() (the clock skew ledger._check_timestamp accepts;
--- clock_timestamp, not now(): a long transaction stamps later times).
--- Raises LD003 (value_invalid) naming p_field and the value otherwise.
 CREATE OR REPLACE FUNCTION ledger._check_time_bounds(p_value timestamptz, p_field text)
 RETURNS timestamptz
 LANGUAGE plpgsql VOLATILE PARALLEL SAFE

@@ -1,25 +1,3 @@
--- ledger.tg_issue__prepare() -> trigger (BEFORE INSERT OR UPDATE ON ledger.issue)
---
--- Every issue, however it is written (INSERT, multi-row INSERT, COPY,
--- UPDATE by any of its many writers, ledger.add_issue), passes through here:
---   scope          a scope name (ledger._check_scope: required, single line,
---                  <= 200 chars, no comma), trimmed; the scope row is created
---                  with defaults the first time it is named;
---   title          required, not blank, single line, <= 1000 chars;
---   description    optional, <= 1000000 chars;
---                  title and description are validated but stored EXACTLY as
---                  given: the claim hashes their exact bytes (seed 003 v1);
---   status         backlog | todo | in_progress | in_review | done | blocked |
---                  cancelled, case-insensitive, default todo;
---   priority       urgent | high | medium | low | none, default none;
---   assignee_type  member | agent, and assignee_id (single line, <= 200),
---                  both set or both NULL;
---   created_at,    finite, from year 1 to at most 5 minutes ahead
---   updated_at     (ledger._check_time_bounds, LD003); updated_at is set on
---                  every UPDATE.
--- Nothing here maintains a revision counter: the snapshot is taken by the
--- claim, so no writer has to do anything for it to stay correct.
--- Raises LD002, LD003, LD004 naming the field and the value.
 CREATE OR REPLACE FUNCTION ledger.tg_issue__prepare()
 RETURNS trigger
 LANGUAGE plpgsql

@@ -1,18 +1,3 @@
--- ledger._check_timestamp(p_value timestamptz, p_field text) -> timestamptz
---
--- A point in time a writer supplies (finding.created_at, merge.merged_at,
--- injection.injected_at) may not lie in the future: the prompt read's
--- max_age, the timeline and every "since" comparison trust it. Returns
---   NULL            for NULL (the caller applies its default);
---   now()           for a value after now() by at most 5 minutes (clock
---                   skew between the writer and the server: clamped, so no
---                   stored time is later than the transaction that wrote it);
---   the value       otherwise (the past is accepted as given).
--- Raises LD003 (value_invalid) naming p_field and the value for a value
--- more than 5 minutes after now(), for 'infinity' and '-infinity', and for
--- one before 0001-01-02 00:00 UTC (year 1 in every time zone: a client
--- such as psycopg or JavaScript cannot load a time before year 1 or after
--- 9999, and the future bound keeps the upper end).
 CREATE OR REPLACE FUNCTION ledger._check_timestamp(p_value timestamptz, p_field text)
 RETURNS timestamptz
 LANGUAGE plpgsql STABLE PARALLEL SAFE
