@@ -169,7 +169,8 @@ def test_prompt_read_is_the_order_and_the_prefix_cut(ledger_conn: psycopg.Connec
     rnd = random.Random(budget or -1)
     rows = [(scope, f"t{i}" * rnd.randint(1, 6), "drift", rnd.choice(SEVERITIES),
              None if rnd.random() < 0.3 else "d" * rnd.randint(1, 30)) for i in range(300)]
-    with ledger_conn.cursor().copy("COPY ledger.finding (scope, title, kind, severity, description) FROM STDIN") as copy:
+    copy_sql = "COPY ledger.finding (scope, title, kind, severity, description) FROM STDIN"
+    with ledger_conn.cursor().copy(copy_sql) as copy:
         for row in rows:
             copy.write_row(row)
     # re-reports and supersessions move findings in the order and out of the set
@@ -177,7 +178,8 @@ def test_prompt_read_is_the_order_and_the_prefix_cut(ledger_conn: psycopg.Connec
                         "WHERE scope = %s AND id %% 3 = 0", (scope,))
     ledger_conn.execute("UPDATE ledger.finding SET superseded_at = now() WHERE scope = %s AND id %% 7 = 0", (scope,))
     active = ledger_conn.execute(
-        "SELECT id, severity, coalesce(last_reported_at, created_at), length(title) + coalesce(1 + length(description), 0) "
+        "SELECT id, severity, coalesce(last_reported_at, created_at), "
+        "length(title) + coalesce(1 + length(description), 0) "
         "FROM ledger.finding WHERE scope = %s AND superseded_at IS NULL", (scope,)).fetchall()
     got = ledger_conn.execute("SELECT findings, included_count, included_chars, omitted_count, omitted_chars "
                               "FROM ledger.read_prompt_findings(%s, p_max_chars => %s)", (scope, budget)).fetchone()

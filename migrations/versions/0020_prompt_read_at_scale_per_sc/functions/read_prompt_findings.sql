@@ -49,6 +49,9 @@ RETURNS TABLE (findings jsonb, included_count integer, included_chars integer,
                omitted_count integer, omitted_chars integer)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog
+-- the cursor reads a few rows of a scan costed for the whole scope: past
+-- jit_above_cost, JIT would compile it on every call (50 ms at 1,000,000)
+SET jit = off
 AS $$
 DECLARE
     v_kinds          text[];
