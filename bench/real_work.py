@@ -48,6 +48,11 @@ CORPUS = Path(os.environ.get("LEDGER_CORPUS", ROOT.parent / "shared" / "corpus")
 BUNDLE = "agent-fox-dev__agent-fox-v2/repo.bundle"
 COPY_MERGES = "COPY {table} (scope, commit_sha, message, paths, merged_at, added, deleted, hunks) FROM STDIN"
 ANCHORED = 300  # line-anchored findings per scope on the files the history touches
+# their kind: drift (the default path_supersede_kinds: a hunk over the line retires it) or, e.g.,
+# review (the line rule only records a candidate; the anchors are kept or moved)
+ANCHOR_KIND = os.environ.get("LEDGER_BENCH_ANCHOR_KIND", "drift")
+# only these repositories of the corpus (owner/name, comma-separated); default every one
+REPOS = [r for r in os.environ.get("LEDGER_BENCH_REPOS", "").split(",") if r]
 SEVERITIES = ["critical", "high", "medium", "low", "info"]
 
 
@@ -113,7 +118,7 @@ def _findings(conn: psycopg.Connection[Any], scope: str, corpus: Corpus) -> int:
                                         "observed_at) FROM STDIN") as copy:
         for i, (path, line) in enumerate(picked):
             copy.write_row((scope, f"Review note {i} on {path}", f"Line {line} of {path} needs a look.",
-                            "review", SEVERITIES[i % 5], [f"{path}:{line}"], seen))
+                            ANCHOR_KIND, SEVERITIES[i % 5], [f"{path}:{line}"], seen))
     return n + len(picked)
 
 
@@ -248,7 +253,7 @@ def bench_replay_git(conn: psycopg.Connection[Any], rep: Any, limit: int | None 
     with conn.cursor() as cur, cur.copy("COPY ledger.finding (scope, title, kind, paths, observed_at) "
                                         "FROM STDIN") as copy:
         for i, (path, line) in enumerate(picked):
-            copy.write_row((scope, f"Review note {i} on {path}", "review", [f"{path}:{line}"], seen))
+            copy.write_row((scope, f"Review note {i} on {path}", ANCHOR_KIND, [f"{path}:{line}"], seen))
     with conn.transaction(force_rollback=True):
         t0 = time.perf_counter()
         results = gitlog.replay(conn, scope, merges)
@@ -308,6 +313,19 @@ def _samples(conn: psycopg.Connection[Any], stmt: str, n: int, warm: bool = True
     return out
 
 
+def _server_ms(conn: psycopg.Connection[Any], stmt: str, n: int) -> float:
+    """Mean time per call of read_prompt_findings inside the server
+    (pg_stat_xact_user_functions of one transaction of n calls): the
+    figure without the client's round trip and its wait for a core."""
+    conn.execute("SET track_functions = 'all'")
+    with conn.transaction(force_rollback=True):
+        for _ in range(n):
+            conn.execute(stmt).fetchall()
+        row = conn.execute("SELECT total_time / calls FROM pg_stat_xact_user_functions "
+                           "WHERE schemaname = 'ledger' AND funcname = 'read_prompt_findings'").fetchone()
+    return round(float(row[0]), 3) if row else float("nan")
+
+
 def _install_before(conn: psycopg.Connection[Any]) -> None:
     """The read as it was (a window over every candidate), as
     bench_before.read_prompt_findings: the 'before' figure of the same run."""
@@ -330,7 +348,7 @@ def bench_prompt(conn: psycopg.Connection[Any], sizes: list[int], samples: int, 
         _load_prompt(conn, loaded, n)
         loaded = n
         row = rep.add("prompt read", f"read_prompt_findings, budget 4000, {n:,} active findings",
-                      _samples(conn, PROMPT, samples))
+                      _samples(conn, PROMPT, samples), server_ms=_server_ms(conn, PROMPT, 50))
         medians[n] = row
         rep.add("prompt read", f"with a kind filter (a count over the scope), {n:,} active findings",
                 _samples(conn, PROMPT_KIND, max(3, samples // 20 if n > 100_000 else samples // 4)))
@@ -415,7 +433,7 @@ def bench_prompt_section(server: str, fresh_database: Callable[[str, str], str],
 def bench_real_section(server: str, fresh_database: Callable[[str, str], str], prefix: str, quick: bool,
                        rep: Any) -> None:
     try:
-        corpora = load_corpus(CORPUS)
+        corpora = load_corpus(CORPUS, REPOS)
     except CorpusError as exc:
         rep.notes.append(f"real work: corpus not available ({exc}), not measured")
         return
