@@ -50,7 +50,8 @@ RETURNS TABLE (findings jsonb, included_count integer, included_chars integer,
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog
 -- the cursor reads a few rows of a scan costed for the whole scope: past
--- jit_above_cost, JIT would compile it on every call (50 ms at 1,000,000)
+-- jit_above_cost, JIT would compile it on every call, for more time than
+-- the read itself takes
 SET jit = off
 AS $$
 DECLARE

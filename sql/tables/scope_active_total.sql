@@ -9,7 +9,7 @@
 -- into one scope never wait for each other here) and by ledger.reconcile
 -- (one correcting row for findings written without triggers). The trigger
 -- folds a scope's rows into one now and then (ledger.tg_finding__active_totals),
--- so a scope holds a few dozen rows at most, whatever its size; a sum over
+-- so a scope keeps few rows, whatever its size; a sum over
 -- them is a short index range scan. ledger.read_prompt_findings reads it for
 -- the omitted count and characters, which are otherwise a scan of every
 -- active finding of the scope.
