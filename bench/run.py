@@ -48,6 +48,8 @@ from psycopg.types.json import Jsonb
 from findings_ledger import api, gitlog
 from findings_ledger.testing import cluster
 
+import real_work  # bench/real_work.py, beside this script
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 DB_PREFIX = "ledger_bench"
@@ -1017,7 +1019,7 @@ def write(rep: Report, quick: bool, server: str, out: Path = OUT) -> None:
     print(f"wrote {out / 'results.md'}, {out / 'results.json'}" + (f" and {out / PLOT}" if svg else ""))
 
 
-SECTIONS = ["merges", "import", "replay", "claims", "migrations"]
+SECTIONS = ["merges", "import", "replay", "claims", "migrations", "prompt", "real"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1055,6 +1057,12 @@ def main(argv: list[str] | None = None) -> int:
     if "migrations" in only:
         print("== migrations", flush=True)
         bench_migrations(server, sizes, rep)
+    if "prompt" in only:
+        print("== the prompt read at 1,000, 100,000 and 1,000,000 active findings", flush=True)
+        real_work.bench_prompt_section(server, fresh_database, DB_PREFIX, args.quick, rep)
+    if "real" in only:
+        print("== real work (corpus histories, per-merge split, replay-git, concurrency)", flush=True)
+        real_work.bench_real_section(server, fresh_database, DB_PREFIX, args.quick, rep)
     rep.other("benchmark", "wall-clock time of this run", seconds=round(time.perf_counter() - started, 1))
     write(rep, args.quick, server, args.out)
     return 0

@@ -9,6 +9,7 @@
 \ir tables/merge.sql
 \ir tables/finding.sql
 \ir tables/finding_path.sql
+\ir tables/scope_active_total.sql
 \ir tables/supersession.sql
 \ir tables/issue.sql
 \ir tables/agent_task.sql
@@ -69,6 +70,7 @@
 \ir functions/tg_finding__forbid_delete.sql
 \ir functions/tg_finding__paths_insert.sql
 \ir functions/tg_finding__paths_update.sql
+\ir functions/tg_finding__active_totals.sql
 \ir functions/report_finding.sql
 \ir functions/_check_json_shape.sql
 \ir functions/replace_findings.sql
@@ -120,6 +122,7 @@
 \ir functions/enable_scope_rls.sql
 \ir functions/disable_scope_rls.sql
 \ir indexes/finding_active_evidence_idx.sql
+\ir indexes/finding_prompt_order_idx.sql
 \ir triggers/agent_task___100_prepare.sql
 \ir triggers/agent_task___200_guard_snapshot.sql
 \ir triggers/finding___050_scope_access.sql
@@ -129,6 +132,8 @@
 \ir triggers/finding___200_lifecycle.sql
 \ir triggers/finding___300_paths_insert.sql
 \ir triggers/finding___300_paths_update.sql
+\ir triggers/finding___310_active_totals_insert.sql
+\ir triggers/finding___310_active_totals_update.sql
 \ir triggers/injection___100_prepare.sql
 \ir triggers/issue___050_scope_access.sql
 \ir triggers/issue___100_prepare.sql

@@ -9,6 +9,9 @@ CREATE POLICY scope_isolation ON ledger.scope
 CREATE POLICY scope_isolation ON ledger.finding
     USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]))
     WITH CHECK (scope = ANY ((SELECT ledger._visible_scopes())::text[]));
+CREATE POLICY scope_isolation ON ledger.scope_active_total
+    USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]))
+    WITH CHECK (scope = ANY ((SELECT ledger._visible_scopes())::text[]));
 CREATE POLICY scope_isolation ON ledger.merge
     USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]))
     WITH CHECK (scope = ANY ((SELECT ledger._visible_scopes())::text[]));

@@ -83,7 +83,7 @@ GRANT INSERT (session_id, finding_id, injected_at) ON ledger.injection TO ledger
 -- injections), the audit, issues and tasks.
 GRANT SELECT ON ledger.active_finding, ledger.finding_lifecycle, ledger.finding, ledger.merge, ledger.scope,
                 ledger.supersession, ledger.injection, ledger.issue, ledger.agent_task,
-                ledger.poisoned_failure_reason, ledger.retired_session
+                ledger.poisoned_failure_reason, ledger.retired_session, ledger.scope_active_total
     TO ledger_reader;
 GRANT EXECUTE ON FUNCTION
     ledger._severity_rank(text),
@@ -126,7 +126,7 @@ GRANT INSERT (session_id, reason) ON ledger.retired_session TO ledger_agent;
 -- reading everything the reader reads.
 GRANT SELECT ON ledger.active_finding, ledger.finding_lifecycle, ledger.finding, ledger.merge, ledger.scope,
                 ledger.supersession, ledger.injection, ledger.issue, ledger.agent_task,
-                ledger.poisoned_failure_reason, ledger.retired_session
+                ledger.poisoned_failure_reason, ledger.retired_session, ledger.scope_active_total
     TO ledger_admin;
 GRANT INSERT (scope, hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch,
               line_context),

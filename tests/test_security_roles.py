@@ -52,7 +52,7 @@ READS = [
 READ_TABLES = [
     "ledger.active_finding", "ledger.finding_lifecycle", "ledger.finding", "ledger.merge", "ledger.scope",
     "ledger.supersession", "ledger.injection", "ledger.issue", "ledger.agent_task",
-    "ledger.poisoned_failure_reason", "ledger.retired_session",
+    "ledger.poisoned_failure_reason", "ledger.retired_session", "ledger.scope_active_total",
 ]
 SNAPSHOT = ["ledger.issue_snapshot(text,text,integer)", "ledger._snapshot_version()"]
 SCOPE_POLICY_COLUMNS = ("hygiene_mode", "enabled_rules", "path_supersede_kinds", "slug_mention_resolves",
@@ -198,6 +198,7 @@ NO_GRANTS = [
     "ledger.tg_finding__prepare_evidence()",
     "ledger.tg_finding__paths_insert()",
     "ledger.tg_finding__paths_update()",
+    "ledger.tg_finding__active_totals()",
     "ledger.tg_injection__prepare()",
     "ledger.tg_issue__prepare()",
     "ledger.tg_merge__prepare()",
@@ -281,6 +282,8 @@ DEFINERS = {
     "ledger.tg_merge__supersede()": "a writer's INSERT of merges supersedes and reopens findings and writes the audit",
     "ledger.tg_finding__paths_insert()": "a writer's INSERT of a finding files its paths in ledger.finding_path",
     "ledger.tg_finding__paths_update()": "a supersession, dismissal or reopen keeps ledger.finding_path",
+    "ledger.tg_finding__active_totals()": "a writer's insert and every supersession, dismissal or reopen keep "
+    "ledger.scope_active_total, which no role may write",
     "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text,text[],text[],jsonb)":
         "returns audit rows",
     "ledger.record_merges(text,jsonb)": "returns audit rows",

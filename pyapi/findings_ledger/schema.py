@@ -158,6 +158,18 @@ finding = sa.Table(
         postgresql_with={"fastupdate": "off"},
         postgresql_where=sa.text("superseded_at IS NULL"),
     ),
+    # the prompt order of the active findings (ledger.read_prompt_findings)
+    sa.Index(
+        "finding_prompt_order_idx",
+        "scope",
+        # as pg_get_indexdef renders it (line breaks included: the comparison ignores only spaces)
+        sa.text("(\nCASE severity\n    WHEN 'critical'::text THEN 0\n    WHEN 'high'::text THEN 1\n"
+                "    WHEN 'medium'::text THEN 2\n    WHEN 'low'::text THEN 3\n    WHEN 'info'::text THEN 4\n"
+                "    ELSE 5\nEND)"),
+        sa.text("COALESCE(last_reported_at, created_at) DESC"),
+        sa.text("id DESC"),
+        postgresql_where=sa.text("superseded_at IS NULL"),
+    ),
     sa.Index("finding_scope_slug_key", "scope", "slug", unique=True),
 )
 
@@ -169,6 +181,17 @@ finding_path = sa.Table(
     sa.Column("scope", sa.Text, primary_key=True),
     sa.Column("path", sa.Text, primary_key=True),
     sa.Column("finding_id", sa.BigInteger, primary_key=True),
+)
+
+#: Each scope's active count and prompt characters as delta rows (sums per scope): derived,
+#: written only by the finding triggers and reconcile; readers may select it.
+scope_active_total = sa.Table(
+    "scope_active_total",
+    metadata,
+    sa.Column("scope", sa.Text, primary_key=True),
+    sa.Column("id", sa.BigInteger, sa.Identity(always=True), primary_key=True),
+    sa.Column("findings", sa.BigInteger, nullable=False),
+    sa.Column("chars", sa.BigInteger, nullable=False),
 )
 
 supersession = sa.Table(

@@ -34,6 +34,11 @@
 -- microseconds), task_group, chars} in order; included_*: how many and how many characters;
 -- omitted_*: the candidates cut by the budget (the kind, age and group
 -- filters do not count as omitted).
+-- Cost: the included findings are read in order from finding_prompt_order_idx
+-- (no sort), and without a kind, age or group filter the omitted figures
+-- come from the scope's totals (ledger.scope_active_total), so a call costs
+-- about the same at 1,000 or 1,000,000 active findings; with a filter the
+-- omitted figures are a count over the scope's active findings.
 -- Raises LD005 (unknown scope), LD003 (p_max_chars, p_max_age or
 -- p_max_groups negative, a p_current_group without a trailing group
 -- number), LD002 (p_max_groups without p_current_group).
@@ -44,11 +49,22 @@ RETURNS TABLE (findings jsonb, included_count integer, included_chars integer,
                omitted_count integer, omitted_chars integer)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog
+-- the cursor reads a few rows of a scan costed for the whole scope: past
+-- jit_above_cost, JIT would compile it on every call, for more time than
+-- the read itself takes
+SET jit = off
 AS $$
 DECLARE
-    v_kinds  text[];
-    v_number numeric;
-    v_prefix text;
+    v_kinds          text[];
+    v_number         numeric;
+    v_prefix         text;
+    v_id             bigint;
+    v_chars          integer;
+    v_ids            bigint[] := '{}';
+    v_included_chars bigint := 0;
+    v_all_count      bigint;
+    v_all_chars      bigint;
+    v_order          refcursor;
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM ledger.scope s WHERE s.scope = p_scope) THEN
         RAISE EXCEPTION 'unknown scope: %', quote_nullable(p_scope) USING ERRCODE = 'LD005';
@@ -81,12 +97,12 @@ BEGIN
         v_kinds := ARRAY(SELECT lower(btrim(k) COLLATE "C") FROM unnest(p_kinds) AS k WHERE k IS NOT NULL);
     END IF;
 
-    RETURN QUERY
-    WITH candidates AS (
-        SELECT f.id, f.scope, f.finding_key, f.kind, f.severity, f.title, f.description, f.paths, f.source,
-               f.created_at, f.observed_at, f.task_group,
-               length(f.title) + coalesce(1 + length(f.description), 0) AS chars,
-               coalesce(f.last_reported_at, f.created_at) AS seen_at
+    -- the budget's prefix: the candidates in order until the running total
+    -- exceeds p_max_chars (a cursor is planned for its first rows:
+    -- finding_prompt_order_idx gives them without sorting the scope; the
+    -- ranks of ledger._severity_rank, written out as the index has them)
+    OPEN v_order FOR
+        SELECT f.id, length(f.title) + coalesce(1 + length(f.description), 0)
           FROM ledger.finding f
          WHERE f.scope = p_scope AND f.superseded_at IS NULL
            AND (v_kinds IS NULL OR f.kind = ANY (v_kinds))
@@ -95,28 +111,52 @@ BEGIN
                 OR left(f.task_group, length(f.task_group) - length(substring(f.task_group FROM '[0-9]+$')))
                    IS DISTINCT FROM v_prefix
                 OR substring(f.task_group FROM '[0-9]+$')::numeric BETWEEN v_number - p_max_groups AND v_number)
-    ), ordered AS (
-        SELECT c.*,
-               row_number() OVER w AS ord,
-               sum(c.chars) OVER (w ROWS UNBOUNDED PRECEDING) AS running
-          FROM candidates c
-        WINDOW w AS (ORDER BY ledger._severity_rank(c.severity), c.seen_at DESC, c.id DESC)
-    ), cut AS (
-        SELECT o.*, (p_max_chars IS NULL OR o.running <= p_max_chars) AS included FROM ordered o
-    )
+         ORDER BY CASE f.severity WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2
+                                  WHEN 'low' THEN 3 WHEN 'info' THEN 4 ELSE 5 END,
+                  coalesce(f.last_reported_at, f.created_at) DESC, f.id DESC;
+    LOOP
+        FETCH v_order INTO v_id, v_chars;
+        EXIT WHEN NOT FOUND OR v_included_chars + v_chars > p_max_chars;
+        v_ids := v_ids || v_id;
+        v_included_chars := v_included_chars + v_chars;
+    END LOOP;
+    CLOSE v_order;
+
+    -- every candidate: without a filter the scope's totals
+    -- (ledger.scope_active_total), else a count over the scope (the same
+    -- filter as above)
+    IF v_kinds IS NULL AND p_max_age IS NULL AND v_number IS NULL THEN
+        SELECT coalesce(sum(t.findings), 0), coalesce(sum(t.chars), 0) INTO v_all_count, v_all_chars
+          FROM ledger.scope_active_total t
+         WHERE t.scope = p_scope;
+    ELSE
+        SELECT count(*), coalesce(sum(length(f.title) + coalesce(1 + length(f.description), 0)), 0)
+          INTO v_all_count, v_all_chars
+          FROM ledger.finding f
+         WHERE f.scope = p_scope AND f.superseded_at IS NULL
+           AND (v_kinds IS NULL OR f.kind = ANY (v_kinds))
+           AND (p_max_age IS NULL OR coalesce(f.last_reported_at, f.created_at) >= now() - p_max_age)
+           AND (v_number IS NULL OR f.task_group IS NULL OR f.task_group !~ '[0-9]$'
+                OR left(f.task_group, length(f.task_group) - length(substring(f.task_group FROM '[0-9]+$')))
+                   IS DISTINCT FROM v_prefix
+                OR substring(f.task_group FROM '[0-9]+$')::numeric BETWEEN v_number - p_max_groups AND v_number);
+    END IF;
+
+    RETURN QUERY
     SELECT coalesce(jsonb_agg(jsonb_build_object(
-               'id', x.id, 'scope', x.scope, 'finding_key', x.finding_key, 'kind', x.kind,
-               'severity', x.severity, 'title', x.title, 'description', x.description,
-               'paths', to_jsonb(x.paths), 'source', x.source,
-               'created_at', to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
-               'observed_at', to_char(x.observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
-               'task_group', x.task_group,
-               'chars', x.chars) ORDER BY x.ord) FILTER (WHERE x.included), '[]'::jsonb),
-           (count(*) FILTER (WHERE x.included))::integer,
-           coalesce(sum(x.chars) FILTER (WHERE x.included), 0)::integer,
-           (count(*) FILTER (WHERE NOT x.included))::integer,
-           coalesce(sum(x.chars) FILTER (WHERE NOT x.included), 0)::integer
-      FROM cut x;
+               'id', f.id, 'scope', f.scope, 'finding_key', f.finding_key, 'kind', f.kind,
+               'severity', f.severity, 'title', f.title, 'description', f.description,
+               'paths', to_jsonb(f.paths), 'source', f.source,
+               'created_at', to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
+               'observed_at', to_char(f.observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
+               'task_group', f.task_group,
+               'chars', length(f.title) + coalesce(1 + length(f.description), 0)) ORDER BY x.ord), '[]'::jsonb),
+           cardinality(v_ids),
+           v_included_chars::integer,
+           (v_all_count - cardinality(v_ids))::integer,
+           (v_all_chars - v_included_chars)::integer
+      FROM unnest(v_ids) WITH ORDINALITY AS x(id, ord)
+      JOIN ledger.finding f ON f.id = x.id;
 END
 $$;
 

@@ -21,7 +21,8 @@
 -- same way) go through the finding's _100_prepare trigger (paths
 -- normalised, line suffixes kept as anchors, observed_at, expects), and
 -- the scope's rows of ledger.finding_path are made exactly the paths of
--- its active findings, so that merges can match them.
+-- its active findings, so that merges can match them, and its totals in
+-- ledger.scope_active_total are corrected to its active findings.
 -- Idempotent: a second call finds nothing to do and returns no row;
 -- concurrent calls wait for each other (row locks) and apply each merge once.
 -- Returns one row per merge applied: its id and its audit rows as a JSON
@@ -80,6 +81,21 @@ BEGIN
       FROM ledger.finding f CROSS JOIN LATERAL unnest(f.paths) AS p(path)
      WHERE f.scope = v_scope AND f.superseded_at IS NULL
     ON CONFLICT DO NOTHING;
+
+    -- the scope's active totals (ledger.scope_active_total), which the same
+    -- writes skipped: one row corrects their sum to the scope's active
+    -- findings, counted in the same statement (one snapshot), so a fold or a
+    -- writer running meanwhile changes nothing
+    INSERT INTO ledger.scope_active_total (scope, findings, chars)
+    SELECT v_scope, a.findings - coalesce(t.findings, 0), a.chars - coalesce(t.chars, 0)
+      FROM (SELECT count(*) AS findings,
+                   coalesce(sum(length(f.title) + coalesce(1 + length(f.description), 0)), 0) AS chars
+              FROM ledger.finding f
+             WHERE f.scope = v_scope AND f.superseded_at IS NULL) AS a,
+           (SELECT sum(x.findings) AS findings, sum(x.chars) AS chars
+              FROM ledger.scope_active_total x
+             WHERE x.scope = v_scope) AS t
+     WHERE a.findings IS DISTINCT FROM coalesce(t.findings, 0) OR a.chars IS DISTINCT FROM coalesce(t.chars, 0);
 
     FOR v_id IN
         SELECT m.id FROM ledger.merge m
