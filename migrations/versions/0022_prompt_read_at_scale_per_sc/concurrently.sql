@@ -1,4 +1,4 @@
--- 0020_prompt_read_at_scale_per_sc: run outside a transaction, after upgrade.sql
+-- 0022_prompt_read_at_scale_per_sc: run outside a transaction, after upgrade.sql
 
 DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_prompt_order_idx;
 CREATE INDEX CONCURRENTLY finding_prompt_order_idx ON ledger.finding

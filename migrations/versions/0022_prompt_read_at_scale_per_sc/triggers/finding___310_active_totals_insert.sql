@@ -1,5 +1,3 @@
--- Trigger _310_active_totals_insert on ledger.finding: the inserted active
--- findings into ledger.scope_active_total, once per statement.
 DROP TRIGGER IF EXISTS _310_active_totals_insert ON ledger.finding;
 CREATE TRIGGER _310_active_totals_insert
     AFTER INSERT ON ledger.finding

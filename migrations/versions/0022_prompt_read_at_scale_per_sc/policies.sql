@@ -1,8 +1,3 @@
--- Per-scope row-level security (inert until ledger.enable_scope_rls()): every
--- role but the owner sees and writes only the scopes named in the session
--- setting ledger.scopes. One policy per table, FOR ALL, TO PUBLIC; the
--- subquery makes the setting an InitPlan, read once per statement. Tables
--- without a scope column are scoped through the row they belong to.
 CREATE POLICY scope_isolation ON ledger.scope
     USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]))
     WITH CHECK (scope = ANY ((SELECT ledger._visible_scopes())::text[]));

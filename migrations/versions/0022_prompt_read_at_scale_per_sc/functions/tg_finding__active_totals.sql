@@ -1,23 +1,3 @@
--- ledger.tg_finding__active_totals() -> trigger (AFTER INSERT and AFTER
--- UPDATE ON ledger.finding FOR EACH STATEMENT, transition tables new_finding
--- and old_finding; triggers _310_active_totals_insert and
--- _310_active_totals_update)
---
--- Keeps ledger.scope_active_total equal to the active findings of every
--- scope: per statement, one row per scope whose totals changed, with the
--- active findings of the new rows counted and those of the old rows
--- subtracted (an INSERT has no old rows). So a supersession or dismissal is
--- -1, a reopen +1, a title or description change of an active finding its
--- difference in characters; a statement that changes neither (a re-report
--- of an active finding) appends nothing.
--- Folding: when an appended row's id is a multiple of 32, the scope's rows
--- are replaced by their sum, unless another transaction is folding that
--- scope (pg_try_advisory_xact_lock: a writer never waits for another here)
--- or the transaction is not READ COMMITTED (a REPEATABLE READ snapshot could
--- not delete rows another fold deleted). A fold deletes only committed rows
--- and its own, and inserts exactly what it deleted, so the sums never change.
--- SECURITY DEFINER (fixed search_path, schema-qualified names): no role may
--- write ledger.scope_active_total. Raises nothing of its own.
 CREATE OR REPLACE FUNCTION ledger.tg_finding__active_totals()
 RETURNS trigger
 LANGUAGE plpgsql

@@ -1,4 +1,4 @@
--- 0020_prompt_read_at_scale_per_sc: prompt read at scale: per-scope active totals and the prompt-order index
+-- 0022_prompt_read_at_scale_per_sc: prompt read at scale: per-scope active totals and the prompt-order index
 
 \ir tables/scope_active_total.sql
 \ir functions/tg_finding__active_totals.sql

@@ -12,9 +12,9 @@ Frozen files:
 * policies.sql
 * privileges.sql
 
-Revision ID: 0020_prompt_read_at_scale_per_sc
-Revises: 0019_hunks_per_finding
-Create Date: 2026-12-02 04:50:14.767496
+Revision ID: 0022_prompt_read_at_scale_per_sc
+Revises: 0021_writer_times_bounded_redeli
+Create Date: 2026-12-02 05:41:10.873583
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen
@@ -25,8 +25,8 @@ restore). Written by tools/new_revision.py; never edited once released
 
 from findings_ledger.migration_ops import run_revision_file
 
-revision = '0020_prompt_read_at_scale_per_sc'
-down_revision = '0019_hunks_per_finding'
+revision = '0022_prompt_read_at_scale_per_sc'
+down_revision = '0021_writer_times_bounded_redeli'
 branch_labels = None
 depends_on = None
 
