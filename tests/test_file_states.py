@@ -75,7 +75,7 @@ def test_any_order_and_redelivery_equal_answering_once_in_merge_order(
     in_order, shuffled = f"io-{run}", f"sh-{run}"
     _, merges_io = setup_scope(ledger_conn, in_order, len(trees))
     _, merges_sh = setup_scope(ledger_conn, shuffled, len(trees))
-    for m, t in zip(merges_io, trees):
+    for m, t in zip(merges_io, trees, strict=True):
         fl.record_file_states(ledger_conn, m, tree(t))
     # every answer at least once, some twice, in any order; some split by path
     answers = [(i, p) for i in range(len(trees)) for p in ("a.py", "b.py")]
@@ -171,7 +171,8 @@ def test_concurrent_answers_for_two_merges_lose_nothing(ledger_conn: psycopg.Con
         barrier = threading.Barrier(2)
         errors: list[BaseException] = []
 
-        def answer(merge_id: int, states: dict[str, str | None]) -> None:
+        def answer(merge_id: int, states: dict[str, str | None],
+                   barrier: threading.Barrier = barrier, errors: list[BaseException] = errors) -> None:
             try:
                 with psycopg.connect(ledger_dsn, autocommit=False) as conn:
                     barrier.wait()
