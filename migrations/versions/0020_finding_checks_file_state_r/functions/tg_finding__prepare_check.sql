@@ -23,7 +23,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog
 AS $$
 DECLARE
-    v_nodes integer;
+    v_nodes bigint;
 BEGIN
     IF NEW.resolved_when IS NOT NULL
        AND (TG_OP = 'INSERT' OR NEW.resolved_when IS DISTINCT FROM OLD.resolved_when
