@@ -35,7 +35,7 @@ Frozen files:
 
 Revision ID: 0020_finding_checks_file_state_r
 Revises: 0019_hunks_per_finding
-Create Date: 2026-12-02 05:19:18.343263
+Create Date: 2026-12-02 05:35:14.027566
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

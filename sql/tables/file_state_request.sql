@@ -43,3 +43,13 @@ COMMENT ON COLUMN ledger.file_state_request.outcome IS
 'held (the check held on this merge''s tree: the finding was superseded by this merge, rule check), failed (it did not: audit check_failed), moot (the finding was retired by an earlier merge, dismissed or superseded otherwise before this request was settled); NULL: not settled (pending, or answered and waiting for an earlier request of the same finding).';
 COMMENT ON COLUMN ledger.file_state_request.part IS
 'The part of the check that held or failed, as a JSON path into resolved_when (path_exists, all[0].file_contains, any); NULL while not settled or moot.';
+COMMENT ON COLUMN ledger.file_state_request.id IS
+'The request''s id (identity).';
+COMMENT ON COLUMN ledger.file_state_request.scope IS
+'The scope of the merge and the finding (ledger.scope.scope); per-scope row-level security applies.';
+COMMENT ON COLUMN ledger.file_state_request.merge_id IS
+'The touching merge (ledger.merge.id) whose tree the request asks about; answer with ledger.record_file_states(merge_id, states).';
+COMMENT ON COLUMN ledger.file_state_request.finding_id IS
+'The checked finding (ledger.finding.id) whose resolved_when is evaluated on that tree.';
+COMMENT ON COLUMN ledger.file_state_request.requested_at IS
+'When the merge opened the request (the merge''s transaction time).';

@@ -36,3 +36,15 @@ COMMENT ON COLUMN ledger.recheck_request.resolved IS
 'The verifier''s answer: true retires the finding (rule recheck, superseded by the request''s merge), false keeps it; NULL while open.';
 COMMENT ON COLUMN ledger.recheck_request.evidence IS
 'The verifier''s evidence for the answer (required, at most 10000 characters), copied into the audit row.';
+COMMENT ON COLUMN ledger.recheck_request.id IS
+'The request''s id (identity): what ledger.answer_recheck takes.';
+COMMENT ON COLUMN ledger.recheck_request.scope IS
+'The scope of the finding and the merge; per-scope row-level security applies.';
+COMMENT ON COLUMN ledger.recheck_request.finding_id IS
+'The finding without a check that the touch would have retired (ledger.finding.id).';
+COMMENT ON COLUMN ledger.recheck_request.merge_id IS
+'The touching merge (ledger.merge.id); a resolved answer supersedes the finding by this merge.';
+COMMENT ON COLUMN ledger.recheck_request.requested_at IS
+'When the merge queued the request.';
+COMMENT ON COLUMN ledger.recheck_request.answered_at IS
+'When the verifier answered (ledger.answer_recheck); NULL: open.';
