@@ -152,6 +152,7 @@ def test_policy_shows_and_sets_the_match_policy(ledger_dsn: str) -> None:
         "slug_mentions   off",
         "default_branch  (none: every branch counts)",
         "line_context    0",
+        "touch           (default: retire for every kind)",
     ]
     changed = run("policy", "spec7", "--path-kinds", "drift, review", "--slug-mentions", "on", "--line-context", "3",
                   "--default-branch", "main", "--rules", "path,key", "--dsn", ledger_dsn)
@@ -162,6 +163,7 @@ def test_policy_shows_and_sets_the_match_policy(ledger_dsn: str) -> None:
         "slug_mentions   on",
         "default_branch  main",
         "line_context    3",
+        "touch           (default: retire for every kind)",
     ]
     kept = run("policy", "spec7", "--path-kinds", "*", "--default-branch", "", "--dsn", ledger_dsn)
     assert kept.stdout.splitlines()[2:] == [
@@ -170,6 +172,7 @@ def test_policy_shows_and_sets_the_match_policy(ledger_dsn: str) -> None:
         "slug_mentions   on",
         "default_branch  (none: every branch counts)",
         "line_context    3",
+        "touch           (default: retire for every kind)",
     ]
     assert_user_error(run("policy", "spec7", "--line-context", "-1", "--dsn", ledger_dsn), "line_context", "LD003")
     assert_user_error(run("policy", "spec7", "--rules", "key,paths", "--dsn", ledger_dsn), "paths", "LD003")

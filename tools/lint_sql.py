@@ -87,6 +87,23 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "that no call is ambiguous between two overloads",
     ),
     (
+        "0020_finding_checks_file_state_r",
+        re.compile(r"^ALTER TABLE ledger\.(finding|scope) VALIDATE CONSTRAINT "
+                   r"(finding_resolved_when_check|finding_observed_at_precision_check|scope_touch_modes_check);"),
+        "constraint-missing-not-valid",
+        "each constraint checks a column this revision adds, in the transaction whose ADD COLUMN already holds "
+        "ACCESS EXCLUSIVE on the table; every existing row holds the column's constant default or NULL, so the "
+        "validation is one scan that cannot fail, and leaving it NOT VALID would make the database differ from sql/",
+    ),
+    (
+        "0020_finding_checks_file_state_r",
+        re.compile(r"^DROP FUNCTION ledger\.(add_finding|report_finding|import_finding|set_match_policy|"
+                   r"_merge_decisions|_apply_merge)\("),
+        "ban-drop-function",
+        "the function is created again right after with more parameters, all with defaults, so every existing "
+        "call keeps working; the old signature goes so that no call is ambiguous between two overloads",
+    ),
+    (
         "0011_statement_merge_trigger",
         re.compile(r"^DROP FUNCTION ledger\.tg_merge__revert\(\);"),
         "ban-drop-function",
