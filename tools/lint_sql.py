@@ -87,7 +87,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "that no call is ambiguous between two overloads",
     ),
     (
-        "0020_finding_checks_file_state_r",
+        "0023_finding_checks_file_state_r",
         re.compile(r"^ALTER TABLE ledger\.(finding|scope) VALIDATE CONSTRAINT "
                    r"(finding_resolved_when_check|finding_observed_at_precision_check|scope_touch_modes_check);"),
         "constraint-missing-not-valid",
@@ -96,7 +96,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "validation is one scan that cannot fail, and leaving it NOT VALID would make the database differ from sql/",
     ),
     (
-        "0020_finding_checks_file_state_r",
+        "0023_finding_checks_file_state_r",
         re.compile(r"^DROP FUNCTION ledger\.(add_finding|report_finding|import_finding|set_match_policy|"
                    r"_merge_decisions|_apply_merge)\("),
         "ban-drop-function",
