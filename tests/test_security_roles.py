@@ -83,7 +83,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text,text[],text[],jsonb)",
         "ledger.record_merges(text,jsonb)",
         "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",
-        "ledger.replace_findings(text,text,text,jsonb,text)",
+        "ledger.replace_findings(text,text,text,jsonb,text,text,text)",
         "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],"
         "timestamp with time zone,text,text)",
         "ledger.workspace_scope(text)",
@@ -288,7 +288,7 @@ DEFINERS = {
     "ledger.reconcile(text)": "updates findings and merges, writes the audit (admin)",
     "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)":
         "re-report, reopen, audit (writer)",
-    "ledger.replace_findings(text,text,text,jsonb,text)": "supersedes absent findings, audit (writer)",
+    "ledger.replace_findings(text,text,text,jsonb,text,text,text)": "supersedes absent findings, audit (writer)",
     "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],timestamp with time zone,"
     "text,text)": "refreshes findings",
     "ledger.dismiss_finding(bigint,text,text,text)": "updates a finding, writes the audit (admin)",
