@@ -15,8 +15,10 @@ import pytest
 CLI = Path(sys.executable).with_name("findings-ledger")
 
 CASES = [
-    ("malformed.json", '{"drift_findings": [', "malformed.json: not a drift review: malformed JSON at line 1 column 21"),
-    ("list.json", "[1, 2]", 'list.json: not a drift review: expected an object {"drift_findings": [...]}, got an array'),
+    ("malformed.json", '{"drift_findings": [',
+     "malformed.json: not a drift review: malformed JSON at line 1 column 21"),
+    ("list.json", "[1, 2]",
+     'list.json: not a drift review: expected an object {"drift_findings": [...]}, got an array'),
     ("other.json", '{"findings": []}', "got no drift_findings"),
     ("shape.json", '{"drift_findings": {"a": 1}}', "got drift_findings is an object"),
     ("entries.json", '{"drift_findings": [1]}', "entries.json#drift_findings[0]: entry is not an object"),
