@@ -386,3 +386,46 @@ def test_the_shipped_schema_is_the_oasis_one() -> None:
     assert s["properties"]["version"]["enum"] == ["2.1.0"]
     notice = Path(sarif.__file__).with_name("schemas") / "NOTICE"
     assert "OASIS" in notice.read_text(encoding="utf-8")
+
+
+REANALYSE = ("SELECT added, kept, reopened, still_dismissed, superseded, would_supersede, anchors_moved "
+             "FROM ledger.replace_findings(%s, 'analysis', %s, %s::jsonb, NULL, %s, %s)")
+
+
+def test_the_reanalysis_rule_holds_for_a_service_writing_sql(ledger_conn: psycopg.Connection[Any]) -> None:
+    """A service (role ledger_writer) calling replace_findings itself gets the same rule:
+    the tool's set is replaced, another tool's is not, the anchor moves, baseline_state is read."""
+    ledger_conn.execute("SET ROLE ledger_writer")
+    run1 = json.dumps([{"finding_key": "k1", "title": "one", "paths": ["a.py:3-4"]},
+                       {"finding_key": "k2", "title": "two", "paths": ["b.py:1"]}])
+    assert ledger_conn.execute(REANALYSE, ("svc", "r1", run1, "eslint", "web")).fetchone() == (2, 0, 0, 0, 0, 0, 0)
+    ledger_conn.execute(REANALYSE, ("svc", "o1", json.dumps([{"finding_key": "o", "title": "other tool"}]),
+                                    "semgrep", None))
+    run2 = json.dumps([{"finding_key": "k1", "title": "one", "paths": ["a.py:7-8"], "baseline_state": "updated"}])
+    assert ledger_conn.execute(REANALYSE, ("svc", "r2", run2, "eslint", "web")).fetchone() == (0, 1, 0, 0, 1, 0, 1)
+    ledger_conn.execute("RESET ROLE")
+    rows = ledger_conn.execute("SELECT finding_key, source, anchors, supersede_rule FROM ledger.finding "
+                               "WHERE scope = 'svc' ORDER BY finding_key").fetchall()
+    assert rows == [("k1", "eslint/web", {"a.py": [7, 8]}, None), ("k2", "eslint/web", {"b.py": [1, 1]}, "reanalysis"),
+                    ("o", "semgrep", None, None)]
+    moved = ledger_conn.execute("SELECT detail FROM ledger.supersession WHERE action = 'anchor_moved'").fetchone()[0]
+    assert (moved["from"], moved["to"], moved["baseline_state"], moved["category"]) == (
+        {"a.py": [3, 4]}, {"a.py": [7, 8]}, "updated", "web")
+
+
+@pytest.mark.parametrize(("findings", "tool", "category", "message"), [
+    ([{"finding_key": "k", "title": "t", "baseline_state": "gone"}], "t", None,
+     "invalid findings[1].baseline_state: 'gone' is not one of new, unchanged, updated, absent"),
+    ([{"finding_key": "k", "title": "t", "baseline_state": "new"}], None, None,
+     "invalid findings[1].baseline_state: 'new' is only read in a re-analysis"),
+    ([{"finding_key": "k", "title": "t", "source": "other"}], "t", "c",
+     "invalid findings[1].source: 'other' differs from the analysis source 't/c'"),
+    ([], "a/b", None, "invalid tool: 'a/b' contains '/'"),
+    ([], None, "c", "invalid category: 'c' is given without a tool"),
+])
+def test_reanalysis_bad_input_is_ld003(ledger_conn: psycopg.Connection[Any], findings: list[Any], tool: str | None,
+                                       category: str | None, message: str) -> None:
+    with pytest.raises(psycopg.Error) as err:
+        ledger_conn.execute(REANALYSE.replace("'analysis'", "NULL"), ("svc", "r", json.dumps(findings), tool, category))
+    assert err.value.sqlstate == "LD003" and message in str(err.value), str(err.value)
+    assert ledger_conn.execute("SELECT count(*) FROM ledger.finding").fetchone() == (0,)
