@@ -5,9 +5,9 @@ Frozen files:
 * functions/replace_findings.sql
 * privileges.sql
 
-Revision ID: 0020_replace_findings_re_analysi
-Revises: 0019_hunks_per_finding
-Create Date: 2026-12-02 04:34:09.932135
+Revision ID: 0021_replace_findings_re_analysi
+Revises: 0020_finding_checks_file_state_r
+Create Date: 2026-12-02 05:05:19.243791
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen
@@ -18,8 +18,8 @@ restore). Written by tools/new_revision.py; never edited once released
 
 from findings_ledger.migration_ops import run_revision_file
 
-revision = '0020_replace_findings_re_analysi'
-down_revision = '0019_hunks_per_finding'
+revision = '0021_replace_findings_re_analysi'
+down_revision = '0020_finding_checks_file_state_r'
 branch_labels = None
 depends_on = None
 
