@@ -6,10 +6,12 @@ same rows.
 
 The scenario (examples/node-service/scenario.json) is written twice: by the
 Node service into one fresh database (findings by plain INSERT, merges by a
-multi-row INSERT and by COPY), and by the Python API into another
-(``add_finding``, ``record_merges``). Both databases' merges, audit rows
-(finding key, action, rule, evidence per merge), active findings and prompt
-sets are then read with the same SQL and compared; the Node suite's own
+multi-row INSERT and by COPY; checked findings whose file-state requests it
+answers with ``ledger.record_file_states`` from the scenario's trees), and by
+the Python API into another (``add_finding``, ``record_merges``,
+``pending_file_states``, ``record_file_states``). Both databases' merges, audit rows
+(finding key, action, rule, evidence per merge), file-state requests
+(states, outcome, part), active findings and prompt sets are then read with the same SQL and compared; the Node suite's own
 output is printed (pytest -s shows it) and its closing counts asserted.
 """
 
@@ -71,6 +73,18 @@ def python_side(dsn: str, scenario: dict[str, Any]) -> None:
             fl.record_merges(conn, scope, [
                 {"commit_sha": m["sha"], "paths": m["paths"], "message": m.get("message", ""),
                  "added": m.get("added"), "deleted": m.get("deleted")} for m in scenario[batch]])
+        # checked findings: the file-state requests answered from the same trees, in merge order
+        checked = scenario["checked"]
+        for f in checked["findings"]:
+            fl.add_finding(conn, checked["scope"], f["title"], paths=f["paths"], kind=f["kind"],
+                           finding_key=f["key"], resolved_when=f["resolved_when"])
+        fl.record_merges(conn, checked["scope"], [
+            {"commit_sha": m["sha"], "paths": m["paths"], "message": m["message"]} for m in checked["merges"]])
+        pending: dict[int, tuple[str, set[str]]] = {}
+        for request in fl.pending_file_states(conn, checked["scope"]):
+            pending.setdefault(request.merge_id, (request.commit_sha, set()))[1].update(request.paths)
+        for merge_id, (sha, paths) in sorted(pending.items()):
+            fl.record_file_states(conn, merge_id, {p: checked["trees"][sha].get(p) for p in sorted(paths)})
 
 
 def read_back(dsn: str, scope: str) -> dict[str, Any]:
@@ -85,7 +99,11 @@ def read_back(dsn: str, scope: str) -> dict[str, Any]:
         findings = conn.execute("SELECT finding_key, paths, anchors, superseded_at IS NULL, supersede_rule "
                                 "FROM ledger.finding WHERE scope = %s ORDER BY finding_key", (scope,)).fetchall()
         prompt = [f.finding_key for f in fl.read_prompt_findings(conn, scope).findings]
-    return {"merges": merges, "audit": audit, "findings": findings, "prompt": prompt}
+        requests = conn.execute(
+            "SELECT f.finding_key, m.commit_sha, r.paths, r.states, r.outcome, r.part, r.answered_at IS NULL "
+            "FROM ledger.file_state_request r JOIN ledger.finding f ON f.id = r.finding_id "
+            "JOIN ledger.merge m ON m.id = r.merge_id ORDER BY 1, 2").fetchall()
+    return {"merges": merges, "audit": audit, "findings": findings, "prompt": prompt, "requests": requests}
 
 
 def test_the_node_service_gets_the_python_api_decisions(ledger_dsn_factory: Callable[[], str],
@@ -99,15 +117,22 @@ def test_the_node_service_gets_the_python_api_decisions(ledger_dsn_factory: Call
                           capture_output=True, text=True, timeout=300)
     print(proc.stdout)  # the Node suite's own report
     assert proc.returncode == 0, f"node --test failed:\n{proc.stdout}\n{proc.stderr}"
-    assert re.search(r"^. pass 5$", proc.stdout, re.M) and re.search(r"^. fail 0$", proc.stdout, re.M), proc.stdout
+    assert re.search(r"^. pass 6$", proc.stdout, re.M) and re.search(r"^. fail 0$", proc.stdout, re.M), proc.stdout
 
     python_side(python_dsn, scenario)
-    node, python = read_back(node_dsn, scenario["scope"]), read_back(python_dsn, scenario["scope"])
-    assert node == python
+    for scope in (scenario["scope"], scenario["checked"]["scope"]):
+        node, python = read_back(node_dsn, scope), read_back(python_dsn, scope)
+        assert node == python, scope
+    assert [r[4] for r in node["requests"]] == ["failed", "held", "failed", "held"]  # G then S, merge by merge
+    python = read_back(python_dsn, scenario["scope"])
     # and what the Node service itself read is the same
     seen = json.loads(out.read_text(encoding="utf-8"))
     by_merge = {sha: [[d["finding_key"], d["action"], d["rule"], d["evidence"]] for d in ds]
                 for sha, ds in seen["merges"].items()}
-    assert by_merge == {sha: [[k, a, r, e] for s, k, a, r, e in python["audit"] if s == sha] for sha in by_merge}
+    checked = read_back(python_dsn, scenario["checked"]["scope"])
+    audit = python["audit"] + checked["audit"]
+    assert by_merge == {sha: [[k, a, r, e] for s, k, a, r, e in audit if s == sha] for sha in by_merge}
+    assert seen["file_states"] == [{"finding_key": k, "supersede_rule": "check", "commit_sha": "f6f6f6f6f6f6"}
+                                   for k in ("G", "S")]
     assert seen["prompt"] == python["prompt"] and seen["active"] == scenario["expect_active"]
     assert ("A", "superseded", "path", "src/a.py") in [tuple(d) for d in by_merge["a1a1a1a1a1a1"]]

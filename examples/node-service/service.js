@@ -10,6 +10,10 @@
 //                  decide each merge in order)
 //   copyMerges     COPY ledger.merge FROM STDIN (pg-copy-streams): the same
 //                  triggers, the same decisions
+//   answerFileStates  the file-state requests of checked findings
+//                  (ledger.pending_file_state): each merge's requested paths
+//                  read at its commit and answered with
+//                  ledger.record_file_states(merge_id, states)
 //   decisions      the audit rows of a merge (what it retired, and why)
 //   promptSet      ledger.read_prompt_findings: the active findings for a
 //                  prompt, most severe first, cut to a character budget
@@ -38,15 +42,19 @@ export function connect(dsn = process.env.LEDGER_DSN) {
 
 /**
  * File one finding with a plain INSERT; returns the stored row (id, paths as
- * the ledger normalised them, anchors from "path:line" suffixes).
+ * the ledger normalised them, anchors from "path:line" suffixes). A checked
+ * finding carries resolved_when ({"path_absent": "x.py"}, {"all": [...]}):
+ * a merge touching its paths then opens file-state requests.
  * A known (scope, finding_key) is refused with LD301.
  */
-export async function fileFinding(client, scope, { key, title, paths = [], severity = 'medium', kind = 'review' }) {
+export async function fileFinding(client, scope, {
+  key, title, paths = [], severity = 'medium', kind = 'review', resolved_when: resolvedWhen = null,
+}) {
   const { rows } = await client.query(
-    `INSERT INTO ledger.finding (scope, finding_key, title, paths, severity, kind)
-     VALUES ($1, $2, $3, $4::text[], $5, $6)
+    `INSERT INTO ledger.finding (scope, finding_key, title, paths, severity, kind, resolved_when)
+     VALUES ($1, $2, $3, $4::text[], $5, $6, $7::jsonb)
      RETURNING id, finding_key, paths, anchors, kind, severity`,
-    [scope, key, title, paths, severity, kind],
+    [scope, key, title, paths, severity, kind, resolvedWhen === null ? null : JSON.stringify(resolvedWhen)],
   );
   return rows[0];
 }
@@ -108,6 +116,36 @@ export async function copyMerges(client, scope, merges) {
     [scope, merges.map((m) => m.sha)],
   );
   return rows.map((r) => Number(r.id));
+}
+
+/**
+ * Answer the pending file-state requests of a scope (checked findings:
+ * finding.resolved_when). readFile(commitSha, path) returns the path's text
+ * at that commit, or null when it is absent (for a directory "pkg/": any
+ * string when a file is under it). Each merge's requests are answered in one
+ * call of ledger.record_file_states, in merge order; returns the outcomes
+ * {merge_id, finding_id, outcome, part} (outcome held, failed, moot, waiting
+ * or pending). Answering again changes nothing.
+ */
+export async function answerFileStates(client, scope, readFile) {
+  const { rows } = await client.query(
+    `SELECT merge_id, commit_sha, array_agg(DISTINCT p ORDER BY p) AS paths
+       FROM ledger.pending_file_state, unnest(paths) AS p
+      WHERE scope = $1
+      GROUP BY merge_id, commit_sha
+      ORDER BY merge_id`,
+    [scope],
+  );
+  const outcomes = [];
+  for (const { merge_id: mergeId, commit_sha: sha, paths } of rows) {
+    const states = {};
+    for (const path of paths) states[path] = await readFile(sha, path);
+    const { rows: answered } = await client.query(
+      'SELECT * FROM ledger.record_file_states($1, $2::jsonb)', [mergeId, JSON.stringify(states)],
+    );
+    for (const a of answered) outcomes.push({ merge_id: Number(mergeId), finding_id: Number(a.finding_id), outcome: a.outcome, part: a.part });
+  }
+  return outcomes;
 }
 
 /**

@@ -9,13 +9,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import {
-  connect, fileFinding, recordMerges, copyMerges, decisions, promptSet, activeFindings,
+  connect, fileFinding, recordMerges, copyMerges, decisions, promptSet, activeFindings, answerFileStates,
 } from '../service.js';
 
 const scenario = JSON.parse(readFileSync(new URL('../scenario.json', import.meta.url), 'utf8'));
 const { scope } = scenario;
 let client;
-const seen = { merges: {}, prompt: null, active: null };
+const seen = { merges: {}, prompt: null, active: null, file_states: null };
 
 before(async () => {
   client = await connect();
@@ -79,4 +79,31 @@ test('the prompt set and the active findings are what the ledger left', async ()
   assert.equal(prompt.omitted, 0);
   const cut = await promptSet(client, scope, { maxChars: 1 });
   assert.equal(cut.included + cut.omitted, scenario.expect_active.length);
+});
+
+test('file-state requests of checked findings are answered from the trees', async () => {
+  const checked = scenario.checked;
+  for (const f of checked.findings) await fileFinding(client, checked.scope, f);
+  const ids = await recordMerges(client, checked.scope, checked.merges);
+  const pending = await client.query(
+    'SELECT merge_id, paths FROM ledger.pending_file_state WHERE scope = $1 ORDER BY merge_id, finding_id',
+    [checked.scope],
+  );
+  assert.equal(pending.rows.length, 4); // two findings, two merges touching both
+  const readFile = async (sha, path) => checked.trees[sha][path] ?? null;
+  const outcomes = await answerFileStates(client, checked.scope, readFile);
+  assert.deepEqual(outcomes.map((o) => o.outcome).sort(), ['failed', 'failed', 'held', 'held']);
+  // answering again changes nothing: nothing is pending any more
+  assert.deepEqual(await answerFileStates(client, checked.scope, readFile), []);
+  const { rows } = await client.query(
+    `SELECT f.finding_key, f.supersede_rule, m.commit_sha
+       FROM ledger.finding f LEFT JOIN ledger.merge m ON m.id = f.superseded_by_merge_id
+      WHERE f.scope = $1 ORDER BY f.finding_key`, [checked.scope],
+  );
+  assert.deepEqual(rows, [
+    { finding_key: 'G', supersede_rule: 'check', commit_sha: 'f6f6f6f6f6f6' },
+    { finding_key: 'S', supersede_rule: 'check', commit_sha: 'f6f6f6f6f6f6' },
+  ]);
+  seen.file_states = rows;
+  for (const [i, id] of ids.entries()) seen.merges[checked.merges[i].sha] = await decisions(client, id);
 });
