@@ -9,10 +9,11 @@ Node service into one fresh database (findings by plain INSERT, merges by a
 multi-row INSERT and by COPY; checked findings whose file-state requests it
 answers with ``ledger.record_file_states`` from the scenario's trees), and by
 the Python API into another (``add_finding``, ``record_merges``,
-``pending_file_states``, ``record_file_states``). Both databases' merges, audit rows
-(finding key, action, rule, evidence per merge), file-state requests
-(states, outcome, part), active findings and prompt sets are then read with the same SQL and compared; the Node suite's own
-output is printed (pytest -s shows it) and its closing counts asserted.
+``pending_file_states``, ``record_file_states``). Both databases' merges,
+audit rows (finding key, action, rule, evidence per merge), file-state
+requests (states, outcome, part), active findings and prompt sets are then
+read with the same SQL and compared; the Node suite's own output is printed
+(pytest -s shows it) and its closing counts asserted.
 """
 
 from __future__ import annotations
