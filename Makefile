@@ -19,7 +19,7 @@ MAJOR ?= 18
 COMPAT_MAJORS ?= 13,18
 PGB := $(BIN)/python -m findings_ledger.testing.pg_binaries
 
-.PHONY: help venv db db-stop migrate demo test pgbouncer test-sql test-stress test-compat sql lint bench bench-quick clean pgtap revision lock docs pg pg-ensure psql
+.PHONY: help venv db db-stop migrate demo test node-deps pgbouncer test-sql test-stress test-compat sql lint bench bench-quick clean pgtap revision lock docs pg pg-ensure psql
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -82,9 +82,19 @@ pgbouncer:
 plpgsql-check: pg-ensure
 	@[ -n "$${LEDGER_DSN:-}" ] || PG_BINDIR=$$($(PGB) bindir) bash tools/ensure-plpgsql-check.sh || true
 
+# The Node.js example service's packages (pg, pg-copy-streams), from its committed lock with
+# npm ci, only when node_modules is missing or older than the lock; without npm its test skips.
+NODE_SERVICE := examples/node-service
+$(NODE_SERVICE)/node_modules/.package-lock.json: $(NODE_SERVICE)/package.json $(NODE_SERVICE)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  cd $(NODE_SERVICE) && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: tests/test_node_service.py skips (Node.js 20 and npm run the example service)"; fi
+
+node-deps: $(NODE_SERVICE)/node_modules/.package-lock.json ## install the Node.js example service's packages (npm ci, only when needed)
+
 # Two parts: everything not marked serial on $(TEST_JOBS) pytest-xdist workers
 # (one module per worker at a time), then the serial tests (load, crash) alone.
-test: venv pgtap pgbouncer plpgsql-check ## run every test against a real PostgreSQL (parallel part on TEST_JOBS workers, then the serial part)
+test: venv pgtap pgbouncer plpgsql-check node-deps ## run every test against a real PostgreSQL (parallel part on TEST_JOBS workers, then the serial part)
 	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder -m "not serial" --durations=10
 	$(BIN)/pytest -m serial
 

@@ -54,7 +54,7 @@ GRANT EXECUTE ON FUNCTION
     ledger.record_merge(text, text, text[], text, text, timestamptz, text, text[], text[], jsonb),
     ledger.record_merges(text, jsonb),
     ledger.report_finding(text, text, text, text, text[], text, text, text, text, timestamptz, text, text, jsonb, text),
-    ledger.replace_findings(text, text, text, jsonb, text),
+    ledger.replace_findings(text, text, text, jsonb, text, text, text),
     ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[], timestamptz, text, text, jsonb, text),
     ledger._check_resolved_when(jsonb, text, integer),
     ledger._check_paths(jsonb),

@@ -118,8 +118,12 @@ def test_the_wheel_ships_the_package_and_every_migration_file(dists: Dists) -> N
     assert sorted(sources - names) == []
     assert sorted(migrations - names) == []
     assert "findings_ledger/py.typed" in names
+    # the SARIF 2.1.0 schema findings_ledger.sarif validates with, and its notice
+    data = {"findings_ledger/py.typed", "findings_ledger/schemas/sarif-schema-2.1.0.json",
+            "findings_ledger/schemas/NOTICE"}
+    assert sorted(data - names) == []
     shipped = {n for n in names if n.startswith("findings_ledger/")}
-    assert sorted(shipped - sources - migrations - {"findings_ledger/py.typed"}) == []  # nothing stale or stray
+    assert sorted(shipped - sources - migrations - data) == []  # nothing stale or stray
     assert [n for n in names if n.startswith("tests/")] == []
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line]
     assert any(line.startswith("Requires-Dist: psycopg<4,>=3.2") for line in requires), requires

@@ -48,6 +48,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0017_record_merges_row_index": {},  # a function replaced, one added
     "0018_prefilter_splits_tokens": {},  # a function replaced, two added
     "0019_hunks_per_finding": {},  # one function replaced
+    "0021_replace_findings_re_analysi": {},  # replace_findings dropped and created with two more arguments
 }
 
 STRENGTH = [

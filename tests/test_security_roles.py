@@ -86,7 +86,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger.record_merges(text,jsonb)",
         "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,"
         "jsonb,text)",
-        "ledger.replace_findings(text,text,text,jsonb,text)",
+        "ledger.replace_findings(text,text,text,jsonb,text,text,text)",
         "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],"
         "timestamp with time zone,text,text,jsonb,text)",
         "ledger._check_resolved_when(jsonb,text,integer)",  # _120_check's
@@ -306,7 +306,7 @@ DEFINERS = {
     "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,"
     "jsonb,text)":
         "re-report, reopen, audit (writer)",
-    "ledger.replace_findings(text,text,text,jsonb,text)": "supersedes absent findings, audit (writer)",
+    "ledger.replace_findings(text,text,text,jsonb,text,text,text)": "supersedes absent findings, audit (writer)",
     "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],timestamp with time zone,"
     "text,text,jsonb,text)": "refreshes findings",
     "ledger.record_file_states(bigint,jsonb)": "settles file-state requests, supersedes, writes the audit (writer)",

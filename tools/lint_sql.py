@@ -104,6 +104,14 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "call keeps working; the old signature goes so that no call is ambiguous between two overloads",
     ),
     (
+        "0024_replace_findings_re_analysi",
+        re.compile(r"^DROP FUNCTION ledger\.replace_findings\("),
+        "ban-drop-function",
+        "replace_findings is created again right after with two more parameters (p_tool, p_category), both "
+        "with defaults, and one more result column (anchors_moved), so every existing call keeps working; the "
+        "old signature goes so that no call is ambiguous and the result type can change",
+    ),
+    (
         "0011_statement_merge_trigger",
         re.compile(r"^DROP FUNCTION ledger\.tg_merge__revert\(\);"),
         "ban-drop-function",

@@ -97,6 +97,7 @@ from .lifecycle import (
 )
 from .matching import MatchPolicy, preview_replay, set_match_policy
 from .models import ActiveFinding, AuditEntry, Decision, Finding, MergeResult
+from .sarif import SarifImport, SarifRejected, export_sarif, import_sarif
 from .security import disable_scope_rls, enable_scope_rls, reconcile, set_scopes
 
 __all__ = [
@@ -138,6 +139,10 @@ __all__ = [
     "head_revision",
     "import_finding",
     "import_findings",
+    "import_sarif",
+    "export_sarif",
+    "SarifImport",
+    "SarifRejected",
     "migrate",
     "preview_replay",
     "read_audit",

@@ -29,7 +29,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from . import queries
-from .errors import error_for, translate
+from .errors import error_for, string_list, translate
 from .models import (
     ActiveFinding,
     AuditEntry,
@@ -181,7 +181,7 @@ def add_finding(
         "scope": scope,
         "title": title,
         "description": description,
-        "paths": list(paths),
+        "paths": string_list(paths, "paths"),
         "kind": kind,
         "severity": severity,
         "finding_key": finding_key,
@@ -232,13 +232,13 @@ def record_merge(
     params = {
         "scope": scope,
         "commit_sha": commit_sha,
-        "paths": list(paths),
+        "paths": string_list(paths, "paths"),
         "message": message,
         "node_id": node_id,
         "merged_at": merged_at,
         "branch": branch,
-        "added": None if added is None else list(added),
-        "deleted": None if deleted is None else list(deleted),
+        "added": string_list(added, "added", optional=True),
+        "deleted": string_list(deleted, "deleted", optional=True),
         "hunks": None if hunks is None else Jsonb({p: [list(h) for h in hs] for p, hs in hunks.items()}),
     }
     with translate(), conn.cursor() as cur:
@@ -284,7 +284,7 @@ def record_merges(conn: psycopg.Connection[Any], scope: str, merges: Sequence[Ma
     (LD001-LD004, ``MergeConflict`` LD007, LD401) leaves nothing of the
     batch written.
     """
-    payload = [_merge_json(m) for m in merges]
+    payload = [_merge_json(m) for m in string_list(merges, "merges") or []]
     with translate(), conn.cursor() as cur:
         cur.execute(queries.RECORD_MERGES, {"scope": scope, "merges": Jsonb(payload)})
         rows = cur.fetchall()

@@ -16,10 +16,10 @@ LD3xx lifecycle, LD4xx security, LD5xx migrations.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from types import MappingProxyType
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import psycopg
 
@@ -286,3 +286,18 @@ def translate() -> Iterator[None]:
         if err is None:
             raise
         raise err from exc
+
+
+def string_list(value: object, name: str, *, optional: bool = False) -> list[Any] | None:
+    """``value`` (a list, tuple or other iterable) as a list for an array
+    parameter (``text[]``, ``bigint[]``); None stays None when ``optional``.
+    Raises ``TypeError`` naming ``name`` for a ``str`` or ``bytes`` (iterated,
+    ``"Makefile"`` would be the paths ``['M', 'a', ...]``), a mapping or
+    anything not iterable; the elements are the database's to check."""
+    if value is None and optional:
+        return None
+    if isinstance(value, (str, bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        hint = f" (one path: [{value!r}])" if isinstance(value, str) and len(value) <= 80 else ""
+        raise TypeError(f"{name} must be a list, not {type(value).__name__} {shown}{hint}")
+    return list(value)

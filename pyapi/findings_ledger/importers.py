@@ -65,7 +65,7 @@ import yaml
 from psycopg.rows import class_row
 
 from . import queries
-from .errors import LedgerError, translate
+from .errors import LedgerError, string_list, translate
 from .models import ImportedFile, ImportedFinding, ImportReport, SkippedFile
 
 FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+)\.md$")
@@ -106,14 +106,14 @@ def import_finding(
         "scope": scope,
         "title": title,
         "description": description,
-        "paths": list(paths),
+        "paths": string_list(paths, "paths"),
         "kind": kind,
         "severity": severity,
         "finding_key": finding_key,
         "source": source,
         "slug": slug,
-        "strong_keywords": list(strong_keywords),
-        "tags": list(tags),
+        "strong_keywords": string_list(strong_keywords, "strong_keywords"),
+        "tags": string_list(tags, "tags"),
         "observed_at": observed_at,
         "expects": expects,
         "task_group": task_group,
@@ -191,7 +191,9 @@ def read_finding_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ValueError("the name is not YYYY-MM-DD-<slug>.md")
     try:
         post = frontmatter.load(str(p))
-    except (yaml.YAMLError, UnicodeDecodeError, ValueError, TypeError) as exc:
+    except UnicodeDecodeError:
+        raise ValueError("the file is not UTF-8 text") from None
+    except (yaml.YAMLError, ValueError, TypeError) as exc:
         reason = " ".join(str(exc).split())
         raise ValueError(f"front matter cannot be parsed: {type(exc).__name__}: {reason}") from exc
     meta = post.metadata
@@ -278,11 +280,22 @@ def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.
     p = Path(path)
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
-        entries = data["drift_findings"]
-        if not isinstance(entries, list):
-            raise ValueError("drift_findings is not a list")
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        report.skipped.append(SkippedFile(p.name, f"not a drift review: {type(exc).__name__}: {exc}"))
+    except UnicodeDecodeError:
+        report.skipped.append(SkippedFile(p.name, "not a drift review: the file is not UTF-8 text"))
+        return report
+    except json.JSONDecodeError as exc:
+        report.skipped.append(SkippedFile(
+            p.name, f"not a drift review: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"))
+        return report
+    except OSError as exc:
+        report.skipped.append(SkippedFile(p.name, f"cannot be read: {exc.strerror or exc}"))
+        return report
+    entries = data.get("drift_findings") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        got = (f"drift_findings is {_json_type(entries)}" if isinstance(data, dict) and "drift_findings" in data
+               else "no drift_findings" if isinstance(data, dict) else f"{_json_type(data)}")
+        report.skipped.append(SkippedFile(
+            p.name, f'not a drift review: expected an object {{"drift_findings": [...]}}, got {got}'))
         return report
     top = {k: v for k, v in data.items() if k != "drift_findings"}
     for i, entry in enumerate(entries):
@@ -318,6 +331,18 @@ def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.
         }
         _import_one(conn, scope, name, fields, report)
     return report
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a parsed value, for messages: ``an array``, ``a string``, ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    for kind, name in ((dict, "an object"), (list, "an array"), (str, "a string"), ((int, float), "a number")):
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
 
 
 def import_findings(conn: psycopg.Connection[Any], scope: str, source: str | os.PathLike[str], *,

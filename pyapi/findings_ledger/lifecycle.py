@@ -32,7 +32,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from . import queries
-from .errors import translate
+from .errors import string_list, translate
 from .models import (
     ActiveFinding,
     Convergence,
@@ -87,7 +87,7 @@ def report_finding(
         "finding_key": finding_key,
         "title": title,
         "description": description,
-        "paths": list(paths),
+        "paths": string_list(paths, "paths"),
         "kind": kind,
         "severity": severity,
         "source": source,
@@ -128,7 +128,8 @@ def replace_findings(
         "scope": scope,
         "kind": kind,
         "review_run": review_run,
-        "findings": Jsonb([dict(f) if isinstance(f, Mapping) else f for f in findings]),  # the database validates
+        "findings": Jsonb([dict(f) if isinstance(f, Mapping) else f
+                           for f in string_list(findings, "findings") or []]),  # the database validates
         "actor": actor,
     }
     with translate(), conn.cursor(row_factory=class_row(ReviewResult)) as cur:
@@ -191,7 +192,8 @@ def record_injection(conn: psycopg.Connection[Any], session_id: str, finding_ids
     idempotent per (session, finding) pair. Raises ``ValueRequired`` (LD002),
     ``NotFound`` (LD005, an unknown finding id)."""
     with translate(), conn.cursor(row_factory=class_row(InjectionResult)) as cur:
-        cur.execute(queries.RECORD_INJECTION, {"session_id": session_id, "finding_ids": list(finding_ids)})
+        cur.execute(queries.RECORD_INJECTION,
+                    {"session_id": session_id, "finding_ids": string_list(finding_ids, "finding_ids")})
         row = cur.fetchone()
     assert row is not None
     return row
@@ -241,7 +243,7 @@ def read_prompt_findings(
     number)."""
     params = {
         "scope": scope,
-        "kinds": list(kinds) if kinds is not None else None,
+        "kinds": string_list(kinds, "kinds", optional=True),
         "max_age": max_age,
         "max_chars": max_chars,
         "current_group": current_group,

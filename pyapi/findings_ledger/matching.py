@@ -16,7 +16,7 @@ from psycopg.rows import class_row
 
 from . import queries
 from .api import set_hygiene_mode
-from .errors import translate
+from .errors import string_list, translate
 from .gitlog import GitMerge, replay
 from .models import MatchPolicy, MergeResult
 
@@ -45,8 +45,8 @@ def set_match_policy(
     ``ValueInvalid`` (LD003, e.g. an unknown rule), ``ValueTooLong`` (LD004)."""
     params = {
         "scope": scope,
-        "enabled_rules": None if enabled_rules is None else list(enabled_rules),
-        "path_supersede_kinds": None if path_supersede_kinds is None else list(path_supersede_kinds),
+        "enabled_rules": string_list(enabled_rules, "enabled_rules", optional=True),
+        "path_supersede_kinds": string_list(path_supersede_kinds, "path_supersede_kinds", optional=True),
         "slug_mention_resolves": slug_mention_resolves,
         "default_branch": default_branch,
         "line_context": line_context,

@@ -321,3 +321,23 @@ SELECT f.id, m.commit_sha, f.supersede_rule,
 EVALUATE_AMBIGUOUS = (
     "SELECT DISTINCT finding_id FROM ledger.supersession WHERE scope = %(scope)s AND action = 'ambiguous'"
 )
+
+# --- SARIF (findings_ledger.sarif) ------------------------------------------------
+
+#: A static analyser's run as a re-analysis (replace_findings with its tool and category).
+REPLACE_ANALYSIS = (
+    "SELECT added, kept, reopened, still_dismissed, superseded, would_supersede, anchors_moved "
+    "FROM ledger.replace_findings(p_scope => %(scope)s, p_kind => %(kind)s, p_review_run => %(review_run)s, "
+    "p_findings => %(findings)s, p_actor => %(actor)s, p_tool => %(tool)s, p_category => %(category)s)"
+)
+
+#: A scope's findings for a SARIF log: active ones (and retired ones when asked), by id.
+EXPORT_FINDINGS = (
+    "SELECT f.id, f.finding_key, f.kind, f.severity, f.title, f.description, f.paths, f.anchors, f.source, "
+    "ledger._finding_state(f.superseded_at, f.dismissed_at) AS state "
+    "FROM ledger.finding f "
+    "WHERE f.scope = %(scope)s AND (f.superseded_at IS NULL OR %(include_retired)s) "
+    "ORDER BY f.id"
+)
+#: Raises LD005 for an unknown scope (ledger.active_findings), before EXPORT_FINDINGS.
+CHECK_SCOPE_KNOWN = "SELECT count(*) FROM ledger.active_findings(p_scope => %(scope)s)"

@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 
 from . import queries
-from .errors import translate
+from .errors import string_list, translate
 from .models import Decision, MergeResult
 
 
@@ -50,8 +50,10 @@ def set_scopes(conn: psycopg.Connection[Any], scopes: Sequence[str], *, local: b
 
     The setting is only as trustworthy as the code that sets it: set it in
     the service's connection layer, never from tenant input (docs/security.md).
-    Raises ``ValueError`` for a scope containing a comma (it cannot be listed).
+    Raises ``ValueError`` for a scope containing a comma (it cannot be listed),
+    ``TypeError`` for a ``str`` as ``scopes``.
     """
+    scopes = string_list(scopes, "scopes") or []
     for scope in scopes:
         if "," in scope:
             raise ValueError(f"scope {scope!r} contains a comma and cannot be listed in ledger.scopes")

@@ -1,13 +1,15 @@
 -- ledger.replace_findings(p_scope text, p_kind text, p_review_run text,
---     p_findings jsonb, p_actor text DEFAULT NULL)
+--     p_findings jsonb, p_actor text DEFAULT NULL, p_tool text DEFAULT NULL,
+--     p_category text DEFAULT NULL)
 --   -> TABLE(added integer, kept integer, reopened integer,
---            still_dismissed integer, superseded integer, would_supersede integer)
+--            still_dismissed integer, superseded integer, would_supersede integer,
+--            anchors_moved integer)
 --
 -- A review ran again over p_scope (and, when p_kind is not NULL, only over
 -- findings of that kind) and p_findings is its complete new set: a JSON
 -- array of objects of the declared shape (ledger._check_json_shape)
 --   {finding_key: string (required), title: string (required),
---    description, severity, kind, source: string or null,
+--    description, severity, kind, source, baseline_state: string or null,
 --    paths: array of strings or null};
 -- any other field, and a value of another JSON type ({"title": 5}), is an
 -- error naming findings[i].<field>, never dropped or coerced. The new set
@@ -35,6 +37,23 @@
 -- findings and merges (their foreign key takes FOR KEY SHARE) never wait
 -- for it. Running the same set again changes nothing but the re-report
 -- counters.
+-- A re-analysis (p_tool given: a static analyser's run, such as a SARIF
+-- run's tool driver name, and p_category its category, SARIF's
+-- automationDetails.id, NULL for none) replaces the set of that tool and
+-- category only: the findings of the scope (of p_kind when given) whose
+-- source is the analysis source, p_tool, or p_tool || '/' || p_category
+-- (every element's source is that; another one is LD003). Its rule is
+-- 'reanalysis' instead of 'rereview', and its audit rows' detail holds
+-- tool and category. A present finding takes the element's paths and line
+-- anchors (src/a.py:10-12): the same finding, its anchor moved (audit
+-- 'anchor_moved', rule 'reanalysis', detail {from, to}: the anchors
+-- before and after; in every hygiene mode). An element's baseline_state
+-- (SARIF's baselineState: new, unchanged, updated, absent; other values
+-- are LD003) is honoured: 'absent' means the tool no longer reports it,
+-- so the element counts as not present (an active finding of its key is
+-- retired); the state is kept in the detail of the audit rows the element
+-- causes. baseline_state is accepted only in a re-analysis (LD003
+-- otherwise). p_tool: <= 100 characters, no '/'; p_category: <= 100.
 -- Locks: before anything changes, every finding the re-review may change
 -- (those of the set's keys, and the scope's active findings of the kind
 -- unless hygiene_mode is 'off') is locked in one statement, in id order,
@@ -49,7 +68,9 @@
 -- Raises LD002 (scope, review_run, an element's finding_key or title
 -- missing), LD003 (p_findings not an array, an element not an object, an
 -- unknown field, a field of the wrong JSON type, a kind differing from
--- p_kind), LD303 (one finding_key twice in the set), each naming
+-- p_kind, a source differing from the analysis source, an unknown
+-- baseline_state, p_category without p_tool, a tool name with '/'), LD004
+-- (p_tool, p_category too long), LD303 (one finding_key twice in the set), each naming
 -- findings[i] and the value;
 -- LD001-LD004 from the finding triggers for a new finding's stored fields
 -- (naming finding.<field>); LD401 for a scope outside ledger.scopes under
@@ -60,9 +81,11 @@ CREATE OR REPLACE FUNCTION ledger.replace_findings(
     p_kind text,
     p_review_run text,
     p_findings jsonb,
-    p_actor text DEFAULT NULL)
+    p_actor text DEFAULT NULL,
+    p_tool text DEFAULT NULL,
+    p_category text DEFAULT NULL)
 RETURNS TABLE (added integer, kept integer, reopened integer, still_dismissed integer,
-               superseded integer, would_supersede integer)
+               superseded integer, would_supersede integer, anchors_moved integer)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
@@ -72,6 +95,15 @@ DECLARE
     v_run     text := ledger._check_text(p_review_run, 'review_run', true, 200);
     v_kind    text := lower(ledger._check_text(p_kind, 'kind', false, 100) COLLATE "C");
     v_actor   text := coalesce(ledger._check_text(p_actor, 'actor', false, 200), v_run);
+    v_tool    text := ledger._check_text(p_tool, 'tool', false, 100);
+    v_cat     text := ledger._check_text(p_category, 'category', false, 100);
+    v_source  text;
+    v_rule    text := 'rereview';
+    v_detail  jsonb;
+    v_state   text;
+    v_states  jsonb := '{}'::jsonb;
+    v_before  jsonb;
+    v_after   jsonb;
     v_mode    text;
     v_elem    jsonb;
     v_i       integer := 0;
@@ -85,9 +117,23 @@ DECLARE
     v_absent  bigint[];
     v_rep     record;
     v_shape   constant jsonb := '{"finding_key": "text!", "title": "text!", "description": "text", "paths": "text[]",
-                                  "severity": "text", "kind": "text", "source": "text"}'::jsonb;
+                                  "severity": "text", "kind": "text", "source": "text",
+                                  "baseline_state": "text"}'::jsonb;
 BEGIN
     PERFORM ledger._check_scope_access(v_scope, 'scope');
+    IF v_cat IS NOT NULL AND v_tool IS NULL THEN
+        RAISE EXCEPTION 'invalid category: % is given without a tool', quote_literal(v_cat) USING ERRCODE = 'LD003';
+    END IF;
+    IF v_tool LIKE '%/%' THEN
+        RAISE EXCEPTION 'invalid tool: % contains ''/'' (the analysis source is tool/category)', quote_literal(v_tool)
+            USING ERRCODE = 'LD003';
+    END IF;
+    IF v_tool IS NOT NULL THEN
+        v_source := v_tool || coalesce('/' || v_cat, '');
+        v_rule := 'reanalysis';
+    END IF;
+    v_detail := jsonb_strip_nulls(jsonb_build_object('review_run', v_run, 'kind', v_kind, 'tool', v_tool,
+                                                     'category', v_cat));
     IF p_findings IS NULL OR jsonb_typeof(p_findings) <> 'array' THEN
         RAISE EXCEPTION 'invalid findings: expected a JSON array of findings, got %',
             coalesce(jsonb_typeof(p_findings), 'NULL') USING ERRCODE = 'LD003';
@@ -109,7 +155,26 @@ BEGIN
             quote_literal(v_dup.key) USING ERRCODE = 'LD303', HINT = 'A review set names each finding once.';
     END IF;
     PERFORM ledger._ensure_scope(v_scope);
+    -- a re-analysis: every element of the analysis source, with a known baseline_state
+    SELECT e.ord, e.elem ->> 'source' AS source, e.elem ->> 'baseline_state' AS state INTO v_dup
+      FROM jsonb_array_elements(p_findings) WITH ORDINALITY AS e(elem, ord)
+     WHERE (e.elem ->> 'source' IS NOT NULL AND v_source IS NOT NULL AND e.elem ->> 'source' <> v_source)
+        OR (e.elem ->> 'baseline_state' IS NOT NULL
+            AND (v_source IS NULL OR NOT e.elem ->> 'baseline_state' IN ('new', 'unchanged', 'updated', 'absent')))
+     ORDER BY e.ord
+     LIMIT 1;
+    IF FOUND AND v_dup.source IS NOT NULL AND v_dup.source <> v_source THEN
+        RAISE EXCEPTION 'invalid findings[%].source: % differs from the analysis source %', v_dup.ord,
+            quote_literal(v_dup.source), quote_literal(v_source) USING ERRCODE = 'LD003';
+    ELSIF FOUND AND v_source IS NULL THEN
+        RAISE EXCEPTION 'invalid findings[%].baseline_state: % is only read in a re-analysis (give the tool)',
+            v_dup.ord, quote_literal(v_dup.state) USING ERRCODE = 'LD003';
+    ELSIF FOUND THEN
+        RAISE EXCEPTION 'invalid findings[%].baseline_state: % is not one of new, unchanged, updated, absent',
+            v_dup.ord, quote_literal(v_dup.state) USING ERRCODE = 'LD003';
+    END IF;
     added := 0; kept := 0; reopened := 0; still_dismissed := 0; superseded := 0; would_supersede := 0;
+    anchors_moved := 0;
     -- one re-review of the scope at a time: the scope's own row, not a guessable advisory key
     SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_scope FOR NO KEY UPDATE;
 
@@ -122,7 +187,8 @@ BEGIN
                                WHERE f.scope = v_scope
                                  AND (f.finding_key = ANY (v_keys)
                                       OR (v_mode <> 'off' AND f.superseded_at IS NULL
-                                          AND (v_kind IS NULL OR f.kind = v_kind)))
+                                          AND (v_kind IS NULL OR f.kind = v_kind)
+                                          AND (v_source IS NULL OR f.source = v_source)))
                                ORDER BY f.id
                                  FOR NO KEY UPDATE) AS l);
 
@@ -136,15 +202,37 @@ BEGIN
         END IF;
         -- the shape is checked: paths is an array of strings, or null
         v_paths := ARRAY(SELECT jsonb_array_elements_text(coalesce(nullif(v_elem -> 'paths', 'null'), '[]')));
+        v_state := v_elem ->> 'baseline_state';
+        IF v_state IS NOT NULL THEN
+            v_states := v_states || jsonb_build_object(v_key, v_state);
+        END IF;
+        -- the tool says it no longer reports this one: not present
+        CONTINUE WHEN v_state = 'absent';
+        SELECT f.anchors INTO v_before FROM ledger.finding f WHERE f.scope = v_scope AND f.finding_key = v_key;
         SELECT r.* INTO v_rep FROM ledger.report_finding(
             p_scope => v_scope, p_finding_key => v_key,
             p_title => ledger._check_text(v_elem ->> 'title', format('findings[%s].title', v_i), true, 1000),
             p_description => v_elem ->> 'description', p_paths => v_paths,
             p_kind => coalesce(v_ekind, v_kind, 'review'),
             p_severity => coalesce(v_elem ->> 'severity', 'medium'),
-            p_source => coalesce(v_elem ->> 'source', v_run),
+            p_source => coalesce(v_elem ->> 'source', v_source, v_run),
             p_review_run => v_run) AS r;
         v_present := v_present || v_rep.finding_id;
+        -- a re-analysis moves a re-reported finding to where the tool reports it now
+        IF v_source IS NOT NULL AND v_rep.outcome IN ('duplicate', 'reopened') THEN
+            UPDATE ledger.finding f
+               SET paths = v_paths, anchors = NULL
+             WHERE f.id = v_rep.finding_id
+            RETURNING f.anchors INTO v_after;
+            IF v_after IS DISTINCT FROM v_before THEN
+                INSERT INTO ledger.supersession (scope, finding_id, action, rule, evidence, detail, actor)
+                VALUES (v_scope, v_rep.finding_id, 'anchor_moved', v_rule, v_run,
+                        v_detail || jsonb_strip_nulls(jsonb_build_object('from', v_before, 'to', v_after,
+                                                                         'baseline_state', v_state)),
+                        v_actor);
+                anchors_moved := anchors_moved + 1;
+            END IF;
+        END IF;
         CASE v_rep.outcome
             WHEN 'new' THEN added := added + 1;
             WHEN 'duplicate' THEN kept := kept + 1;
@@ -174,10 +262,12 @@ BEGIN
 
     INSERT INTO ledger.supersession (scope, finding_id, action, rule, evidence, detail, actor)
     SELECT v_scope, a.id, CASE v_mode WHEN 'dry' THEN 'would_supersede' ELSE 'superseded' END,
-           'rereview', v_run,
-           jsonb_strip_nulls(jsonb_build_object('review_run', v_run, 'kind', v_kind, 'set_size', v_i)),
+           v_rule, v_run,
+           v_detail || jsonb_strip_nulls(jsonb_build_object('set_size', v_i,
+                                                            'baseline_state', v_states ->> f.finding_key)),
            v_actor
       FROM unnest(v_absent) AS a(id)
+      JOIN ledger.finding f ON f.id = a.id
      ORDER BY a.id;
 
     IF v_mode = 'dry' THEN
@@ -187,7 +277,7 @@ BEGIN
            SET superseded_at = now(),
                superseded_by = v_run,
                superseded_by_merge_id = NULL,
-               supersede_rule = 'rereview'
+               supersede_rule = v_rule
          WHERE f.id = ANY (v_absent);
         superseded := cardinality(v_absent);
     END IF;
@@ -195,5 +285,5 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.replace_findings(text, text, text, jsonb, text) IS
-'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source}: other fields and other JSON types are LD003, actor) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede). Re-reviews of a scope serialise on its scope row. Raises LD001-LD004, LD303, LD401.';
+COMMENT ON FUNCTION ledger.replace_findings(text, text, text, jsonb, text, text, text) IS
+'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). With tool (and category): a re-analysis replacing only the findings whose source is tool or tool/category, rule reanalysis, re-reported findings take the new paths and anchors (audited anchor_moved), baseline_state absent counts as not present. Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source, baseline_state}: other fields and other JSON types are LD003, actor, tool, category) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede, anchors_moved). Re-reviews of a scope serialise on its scope row. Raises LD001-LD004, LD303, LD401.';

@@ -173,7 +173,7 @@ SELECT has_function('ledger', 'cancel_task', ARRAY['bigint', 'text'], 'cancel_ta
 SELECT has_function('ledger', 'report_finding', ARRAY['text', 'text', 'text', 'text', 'text[]', 'text', 'text', 'text', 'text',
     'timestamp with time zone', 'text', 'text', 'jsonb', 'text'],
     'report_finding exists with its fourteen parameters (resolved_when, observed_at_precision last).');
-SELECT has_function('ledger', 'replace_findings', ARRAY['text', 'text', 'text', 'jsonb', 'text'], 'replace_findings exists.');
+SELECT has_function('ledger', 'replace_findings', ARRAY['text', 'text', 'text', 'jsonb', 'text', 'text', 'text'], 'replace_findings exists.');
 SELECT function_returns('ledger', 'dismiss_finding', ARRAY['bigint', 'text', 'text', 'text'], 'ledger.finding_lifecycle',
     'dismiss_finding returns the finding''s lifecycle row.');
 SELECT function_returns('ledger', 'restore_finding', ARRAY['bigint', 'text', 'text'], 'ledger.finding_lifecycle',

@@ -4,7 +4,7 @@ console script's entry point) and the registration of every verb.
 One module per verb group, each exporting ``COMMANDS``; this module imports
 them and adds their commands to the group, never the other way round:
 
-* :mod:`.findings`: ``migrate``, ``active``, ``audit``, ``hygiene-mode``, ``replay-git``;
+* :mod:`.findings`: ``migrate``, ``active``, ``audit``, ``hygiene-mode``, ``replay-git``, ``export``;
 * :mod:`.matching`: ``import-findings``, ``policy``, ``hygiene``;
 * :mod:`.lifecycle`: ``history``, ``dismiss``, ``restore``, ``prompt``;
 * :mod:`.security`: ``reconcile``, ``scope-rls``;

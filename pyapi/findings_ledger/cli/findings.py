@@ -1,5 +1,6 @@
 """The ledger's basic verbs: ``migrate``, ``active``, ``audit``,
-``hygiene-mode`` and ``replay-git`` (recording a repository's history)."""
+``hygiene-mode``, ``replay-git`` (recording a repository's history) and
+``export`` (a scope's findings as SARIF)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import click
 import psycopg
 from rich.table import Table
 
-from .. import api, gitlog
+from .. import api, gitlog, sarif
 from .helpers import (
     UserError,
     console,
@@ -155,5 +156,23 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     )
 
 
+@click.command()
+@dsn_option
+@click.argument("scope")
+@click.option("--format", "fmt", type=click.Choice(["sarif"]), default="sarif", show_default=True,
+              help="the output format")
+@click.option("--include-retired", is_flag=True, default=False,
+              help="also the superseded and dismissed findings (SARIF baselineState absent)")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=str), default="-", show_default=True,
+              help="the file to write (-: standard output)")
+@user_errors
+def export(dsn: str | None, scope: str, fmt: str, include_retired: bool, output: str) -> None:
+    """Write SCOPE's active findings as a SARIF 2.1.0 log (docs/sarif.md)."""
+    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        log = sarif.export_sarif(conn, scope, include_retired=include_retired)
+    with click.open_file(output, "w", encoding="utf-8") as out:
+        sarif.write_sarif(log, out)
+
+
 #: The commands :mod:`findings_ledger.cli` adds to its group.
-COMMANDS = [migrate, active, audit, hygiene_mode, replay_git]
+COMMANDS = [migrate, active, audit, hygiene_mode, replay_git, export]

@@ -10,9 +10,10 @@ from pathlib import Path
 import click
 import psycopg
 
-from .. import gitlog, importers, matching
+from .. import gitlog, importers, matching, sarif
 from ..models import Decision, MatchPolicy
 from .helpers import (
+    UserError,
     create_option,
     dsn_option,
     offer_create,
@@ -37,17 +38,42 @@ from .helpers import (
     "--task-group", default=None,
     help="task group of the findings that name none (a group, or the reporting node: 07_spec:0)",
 )
+@click.option(
+    "--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+    help="SARIF: the repository the locations are relative to (default: the current directory)",
+)
 @user_errors
 def import_findings(dsn: str | None, source: Path, scope: str | None, workspace: Path | None,
-                    task_group: str | None) -> None:
+                    task_group: str | None, root: Path | None) -> None:
     """Import SOURCE: a findings directory (YYYY-MM-DD-<slug>.md files with
-    YAML front matter), one such file, or a drift-review JSON file.
+    YAML front matter), one such file, a drift-review JSON file, or a SARIF
+    2.1.0 log (*.sarif, *.sarif.json: each run replaces the previous set of
+    its tool and category, docs/sarif.md).
 
     Re-importing creates no duplicates. Files that cannot be parsed or are
     rejected are reported on stderr by name and skipped; the rest is imported.
+    A single file that yields nothing is an error (exit 1).
     """
     if (scope is None) == (workspace is None):
         raise click.UsageError("give exactly one of --scope and --workspace")
+    if source.is_file() and sarif.is_sarif_path(source):
+        runs = sarif.read_sarif(source, root=root)  # bad input: one line, before connecting
+        with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+            if workspace is not None:
+                scope = importers.workspace_scope(conn, workspace)
+            assert scope is not None
+            with conn.transaction():
+                done = [sarif.replace_run(conn, scope, run) for run in runs]
+        for imported in done:
+            r, run = imported.result, imported.run
+            click.echo(f"{run.tool}{'/' + run.category if run.category else ''} run {run.review_run}: "
+                       f"{len(run.findings)} results: {r.added} added, {r.kept} kept, {r.reopened} reopened, "
+                       f"{r.still_dismissed} still dismissed, {r.superseded} retired (reanalysis), "
+                       f"{r.would_supersede} would retire, {imported.anchors_moved} anchors moved")
+        return
+    if source.is_file() and source.suffix.lower() not in (".md", ".json"):
+        raise UserError(f"{source.name}: not a findings source: import-findings reads a findings directory, "
+                        "a YYYY-MM-DD-<slug>.md file, a drift-review .json or a SARIF .sarif file")
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
         if workspace is not None:
             scope = importers.workspace_scope(conn, workspace)
@@ -56,8 +82,13 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
     for item in report.imported:
         f = item.finding
         click.echo(f"{f.status:<9}  #{f.id}  {f.finding_key or f.slug or ''}  {item.name}")
+    if not report.imported and len(report.skipped) == 1:
+        # the one file yielded nothing: bad input, one line, exit 1
+        raise UserError(f"{report.skipped[0].name}: {report.skipped[0].reason}")
     for skipped in report.skipped:
         click.echo(f"skipped: {skipped.name}: {skipped.reason}", err=True)
+    if not report.imported and report.skipped:
+        raise UserError(f"nothing imported from {source}: {len(report.skipped)} skipped")
     click.echo(
         f"scope {scope}: {report.count('inserted')} inserted, {report.count('updated')} updated, "
         f"{report.count('unchanged')} unchanged, {report.count('retired')} retired, "

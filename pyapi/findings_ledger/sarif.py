@@ -1,0 +1,499 @@
+"""SARIF 2.1.0 in and out: a static analyser's run as a re-analysis, and the
+ledger's findings as a SARIF log.
+
+**In** (:func:`import_sarif`, ``findings-ledger import-findings run.sarif``).
+The file is parsed with :mod:`json` and validated against the OASIS SARIF
+2.1.0 JSON Schema shipped with the package (``schemas/sarif-schema-2.1.0.json``,
+:mod:`jsonschema`; nothing is fetched at run time); then each run of the log
+becomes one call of ``ledger.replace_findings`` with the run's tool
+(``tool.driver.name``) and category (``automationDetails.id`` up to its last
+``/``, SARIF's category; NULL without one): the run's results are the
+complete new set of that tool and category, so a fingerprint not reported
+again is retired (rule ``reanalysis``), a re-reported one stays the same
+finding and takes its new line anchor (audit ``anchor_moved``), a new one is
+added, and ``baselineState`` is passed on (``absent``: not present). Each
+result becomes an element:
+
+* ``finding_key``: ``sarif-`` + 24 hex digits of SHA-256 over the analysis
+  source (``tool`` or ``tool/category``) and the result's
+  ``partialFingerprints`` (else its ``fingerprints``; else a stable hash of
+  the rule id, the path and the region's snippet: ``region.snippet.text``,
+  else the region's lines read from the file under ``root``, else the
+  message; such computed keys are numbered by occurrence, as code scanning
+  numbers its line hashes, so two identical lines stay two findings);
+* ``title``: ``<ruleId>: <first line of the message>``; ``description``:
+  the whole message (``message.text``, else the rule's ``messageStrings``
+  entry with its ``{0}`` arguments filled in);
+* ``severity``: from ``level`` (else the rule's default level, else
+  ``warning``): error -> high, warning -> medium, note -> low, none -> info;
+* ``paths``: the first location's physical artifact, relative to ``root``,
+  with its lines: ``src/a.py:10-12`` from ``region.startLine``..``endLine``
+  (the ledger keeps them as the finding's anchor);
+* ``kind``: ``analysis``; ``source``: the analysis source.
+
+Results of kind ``pass`` or ``notApplicable`` are not problems and are left
+out. Bad input raises :class:`SarifRejected` (a ``ValueError``, one line
+naming the file and the JSON path) before anything is written: a file over
+``max_bytes``, not UTF-8 or not JSON, a version other than 2.1.0, a log
+the schema rejects, a result without a physical location, a location
+outside ``root`` (``..``, an absolute URI elsewhere, ``file://`` of another
+host, a scheme other than ``file``), two results of one run with the same
+fingerprints, two runs of one tool and category, more than ``max_results``
+results. All runs of a file are imported in one transaction (a savepoint
+inside the caller's): an error of the ledger's or an interruption leaves
+every previous set as it was.
+
+**Out** (:func:`export_sarif`, ``findings-ledger export SCOPE --format
+sarif``): one run of driver ``findings-ledger`` holding the scope's active
+findings (and with ``include_retired`` the superseded and dismissed ones,
+``baselineState: "absent"``), valid against the same schema.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import psycopg
+from psycopg.rows import class_row
+from psycopg.types.json import Jsonb
+
+from . import queries
+from .errors import translate
+from .models import ReviewResult
+
+#: The SARIF version this module reads and writes.
+VERSION = "2.1.0"
+#: The schema's URI, written as the ``$schema`` of an exported log.
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+#: A file larger than this (bytes) is refused before it is read.
+MAX_BYTES = 64 * 1024 * 1024
+#: More results than this in one file are refused.
+MAX_RESULTS = 100_000
+#: The finding kind of an imported result.
+KIND = "analysis"
+LEVEL_SEVERITY = {"error": "high", "warning": "medium", "note": "low", "none": "info"}
+SEVERITY_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "none"}
+_SKIPPED_KINDS = frozenset({"pass", "notApplicable"})
+_SNIPPET_FILE_BYTES = 4 * 1024 * 1024
+
+
+class SarifRejected(ValueError):
+    """A SARIF file that cannot be imported: the message is one line naming
+    the file and the JSON path (``$.runs[0].results[3].locations``)."""
+
+
+@dataclass(frozen=True)
+class SarifRun:
+    """One run of a SARIF log, read: its ``tool``, ``category`` (None: none),
+    ``review_run`` (the run's id in the audit), ``findings`` (the elements of
+    ``ledger.replace_findings``) and where it was in the file (``index``)."""
+
+    index: int
+    tool: str
+    category: str | None
+    review_run: str
+    findings: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class SarifImport:
+    """What importing one run did: the run and the counts of its re-analysis."""
+
+    run: SarifRun
+    result: ReviewResult
+    anchors_moved: int
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    """The OASIS SARIF 2.1.0 JSON Schema shipped with the package."""
+    text = resources.files("findings_ledger").joinpath("schemas/sarif-schema-2.1.0.json").read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    from jsonschema import Draft4Validator
+
+    return Draft4Validator(schema())
+
+
+def validate(log: Any, name: str = "SARIF log") -> None:
+    """Raise :class:`SarifRejected` unless ``log`` is a SARIF 2.1.0 log the
+    schema accepts; the message names the first (most relevant) error's JSON
+    path."""
+    if not isinstance(log, dict):
+        raise SarifRejected(f"{name}: not a SARIF log: the top level is not a JSON object")
+    version = log.get("version")
+    if version != VERSION:
+        raise SarifRejected(f"{name}: $.version: unknown SARIF version {version!r} (this reads {VERSION})")
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator().iter_errors(log))
+    if error is not None:
+        message = " ".join(error.message.split())
+        if len(message) > 200:
+            message = message[:197] + "..."
+        raise SarifRejected(f"{name}: {error.json_path}: invalid SARIF: {message}")
+
+
+def load(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> Any:
+    """The parsed and validated SARIF log at ``path``; raises
+    :class:`SarifRejected` (over ``max_bytes``, not UTF-8, not JSON, not a
+    valid SARIF 2.1.0 log) or ``OSError``."""
+    p = Path(path)
+    size = p.stat().st_size
+    if size > max_bytes:
+        raise SarifRejected(f"{p.name}: {size} bytes, over the limit of {max_bytes} bytes for a SARIF file")
+    raw = p.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SarifRejected(f"{p.name}: not a SARIF log: the file is not UTF-8 text") from None
+    try:
+        log = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SarifRejected(
+            f"{p.name}: not a SARIF log: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    except RecursionError:
+        raise SarifRejected(f"{p.name}: not a SARIF log: the JSON is nested too deeply") from None
+    validate(log, p.name)
+    return log
+
+
+def category_of(automation_id: str | None) -> tuple[str | None, str | None]:
+    """SARIF's ``automationDetails.id`` as (category, instance): the part up
+    to the last ``/`` is the category, the rest the run's instance id
+    (``"nightly/2026-12-02"`` -> ``("nightly", "2026-12-02")``; ``"x"`` ->
+    ``(None, "x")``)."""
+    if not automation_id:
+        return None, None
+    category, slash, instance = automation_id.rpartition("/")
+    if not slash:
+        return None, automation_id
+    return category.rstrip("/") or None, instance or None
+
+
+def _message(result: Mapping[str, Any], rule: Mapping[str, Any] | None) -> str:
+    message = result.get("message") or {}
+    text = message.get("text") or message.get("markdown")
+    if text is None and rule is not None and message.get("id"):
+        entry = (rule.get("messageStrings") or {}).get(message["id"]) or {}
+        text = entry.get("text") or entry.get("markdown")
+    if text is None:
+        return str(message.get("id") or "")
+    args = [str(a) for a in message.get("arguments") or []]
+    return re.sub(r"\{(\d+)\}", lambda m: args[int(m.group(1))] if int(m.group(1)) < len(args) else m.group(0),
+                  str(text))
+
+
+def _rule(run: Mapping[str, Any], result: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    rules = ((run.get("tool") or {}).get("driver") or {}).get("rules") or []
+    index = result.get("ruleIndex", (result.get("rule") or {}).get("index", -1))
+    if isinstance(index, int) and 0 <= index < len(rules):
+        rule: Mapping[str, Any] = rules[index]
+        return rule
+    rule_id = result.get("ruleId") or (result.get("rule") or {}).get("id")
+    return next((r for r in rules if r.get("id") == rule_id), None)
+
+
+def _base_uri(run: Mapping[str, Any], base_id: str | None, where: str, depth: int = 0) -> str | None:
+    """The absolute URI a ``uriBaseId`` stands for (``originalUriBaseIds``), or None when unknown."""
+    if base_id is None:
+        return None
+    bases = run.get("originalUriBaseIds") or {}
+    base = bases.get(base_id)
+    if base is None or depth > 10:
+        return None
+    uri = str(base.get("uri") or "")
+    parent = _base_uri(run, base.get("uriBaseId"), where, depth + 1)
+    if parent is not None and not urlsplit(uri).scheme:
+        uri = parent.rstrip("/") + "/" + uri
+    return uri
+
+
+def repository_path(uri: str, root: Path, *, base: str | None = None, where: str = "uri") -> str:
+    """A location's URI as a path relative to ``root``. A relative URI (after
+    its ``uriBaseId`` base, when that is known) is relative to ``root``;
+    ``file:`` URIs of this host (no host or ``localhost``) must lie under
+    ``root``. Raises :class:`SarifRejected` naming ``where`` for ``..``
+    leaving the repository, another host, another scheme, or an absolute
+    path outside ``root``."""
+    if base is not None:
+        if urlsplit(uri).scheme or uri.startswith("/"):
+            pass  # an absolute URI ignores its base
+        else:
+            uri = base.rstrip("/") + "/" + uri
+    parts = urlsplit(uri)
+    if parts.scheme and parts.scheme.lower() != "file" and len(parts.scheme) > 1:
+        raise SarifRejected(f"{where}: {uri!r} is not a file in the repository (scheme {parts.scheme}:)")
+    if parts.scheme.lower() == "file":
+        if parts.netloc not in ("", "localhost"):
+            raise SarifRejected(f"{where}: {uri!r} is a file of another host ({parts.netloc})")
+        absolute = unquote(parts.path)
+    else:
+        absolute = unquote(parts.path if not parts.query and not parts.fragment else uri)
+    root_text = os.path.normpath(os.path.abspath(root)).replace(os.sep, "/")
+    if absolute.startswith("/"):
+        normal = os.path.normpath(absolute).replace(os.sep, "/")
+        if normal != root_text and not normal.startswith(root_text.rstrip("/") + "/"):
+            raise SarifRejected(f"{where}: {uri!r} is outside the repository {root_text}")
+        relative = normal[len(root_text):].lstrip("/")
+    else:
+        relative = os.path.normpath(absolute).replace(os.sep, "/") if absolute else ""
+        if relative == ".." or relative.startswith("../") or PurePosixPath(relative).is_absolute():
+            raise SarifRejected(f"{where}: {uri!r} leaves the repository (..)")
+    if relative in ("", "."):
+        raise SarifRejected(f"{where}: {uri!r} names the repository itself, not a file")
+    return relative
+
+
+def _snippet(region: Mapping[str, Any], root: Path, path: str) -> str | None:
+    """The region's text: ``region.snippet.text``, else its lines read from
+    the file (whitespace at both ends of each line dropped), else None."""
+    snippet = (region.get("snippet") or {}).get("text")
+    if snippet is not None:
+        return "\n".join(line.strip() for line in str(snippet).splitlines())
+    start = region.get("startLine")
+    if not isinstance(start, int):
+        return None
+    end = region.get("endLine", start)
+    file = root / path
+    try:
+        if not file.is_file() or file.stat().st_size > _SNIPPET_FILE_BYTES:
+            return None
+        lines = file.read_text("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    if start > len(lines):
+        return None
+    return "\n".join(line.strip() for line in lines[start - 1:max(start, end)])
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+
+
+def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_digest: str) -> SarifRun:
+    """One run of a validated log as a :class:`SarifRun` (see the module docstring)."""
+    tool = str(run["tool"]["driver"]["name"])
+    automation = run.get("automationDetails") or {}
+    category, instance = category_of(automation.get("id"))
+    source = tool + (f"/{category}" if category else "")
+    review_run = str(automation.get("guid") or instance or f"{source}@{file_digest[:12]}")[:200]
+    findings: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    occurrences: dict[str, int] = {}
+    for i, result in enumerate(run.get("results") or []):
+        where = f"{name}: $.runs[{index}].results[{i}]"
+        if result.get("kind", "fail") in _SKIPPED_KINDS:
+            continue
+        rule = _rule(run, result)
+        rule_id = result.get("ruleId") or (result.get("rule") or {}).get("id") or (rule or {}).get("id")
+        locations = result.get("locations") or []
+        physical = next((loc.get("physicalLocation") for loc in locations if loc.get("physicalLocation")), None)
+        if physical is None:
+            raise SarifRejected(f"{where}.locations: a result without a physical location")
+        artifact = physical.get("artifactLocation") or {}
+        if "uri" not in artifact and isinstance(artifact.get("index"), int):
+            artifacts = run.get("artifacts") or []
+            if 0 <= artifact["index"] < len(artifacts):
+                artifact = {**(artifacts[artifact["index"]].get("location") or {}), **artifact}
+        if not artifact.get("uri"):
+            raise SarifRejected(f"{where}.locations[0].physicalLocation.artifactLocation: no uri")
+        path = repository_path(str(artifact["uri"]), root,
+                               base=_base_uri(run, artifact.get("uriBaseId"), where),
+                               where=f"{where}.locations[0].physicalLocation.artifactLocation.uri")
+        region = physical.get("region") or {}
+        start = region.get("startLine")
+        anchored = path
+        if isinstance(start, int) and start >= 1:
+            end = region.get("endLine", start)
+            anchored = f"{path}:{start}-{max(start, end)}" if end != start else f"{path}:{start}"
+        text = _message(result, rule)
+        fingerprints = result.get("partialFingerprints") or result.get("fingerprints")
+        if fingerprints:
+            material = json.dumps(sorted(fingerprints.items()), ensure_ascii=False)
+            if material in seen:
+                raise SarifRejected(f"{where}.partialFingerprints: {material} repeats those of result "
+                                    f"{seen[material]} of the run (a fingerprint collision)")
+            seen[material] = i
+            key = "sarif-" + _digest(source, material)[:24]
+        else:
+            snippet = _snippet(region, root, path)
+            material = "\0".join((str(rule_id or ""), path, snippet if snippet is not None else text))
+            occurrences[material] = occurrences.get(material, 0) + 1
+            key = "sarif-" + _digest(source, material, str(occurrences[material]))[:24]
+        level = result.get("level") or ((rule or {}).get("defaultConfiguration") or {}).get("level") or "warning"
+        first_line = next((line.strip() for line in text.splitlines() if line.strip()), "") or "(no message)"
+        title = f"{rule_id}: {first_line}" if rule_id else first_line
+        element: dict[str, Any] = {
+            "finding_key": key,
+            "title": title if len(title) <= 1000 else title[:999] + "…",
+            "description": text if text.strip() and text.strip() != first_line else None,
+            "severity": LEVEL_SEVERITY.get(str(level), "medium"),
+            "paths": [anchored],
+            "kind": KIND,
+        }
+        if result.get("baselineState"):
+            element["baseline_state"] = result["baselineState"]
+        findings.append(element)
+    return SarifRun(index=index, tool=tool, category=category, review_run=review_run, findings=findings)
+
+
+def read_sarif(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None,
+               max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS) -> list[SarifRun]:
+    """The runs of the SARIF log at ``path``, read and checked (see the module
+    docstring); ``root`` is the repository the locations are relative to
+    (None: the current directory). Raises :class:`SarifRejected`."""
+    p = Path(path)
+    log = load(p, max_bytes=max_bytes)
+    total = sum(len(r.get("results") or []) for r in log["runs"])
+    if total > max_results:
+        raise SarifRejected(f"{p.name}: $.runs: {total} results, over the limit of {max_results}")
+    digest = _digest(p.read_bytes().decode("utf-8-sig"))
+    base = Path(root) if root is not None else Path.cwd()
+    runs = [read_run(run, i, base, name=p.name, file_digest=digest) for i, run in enumerate(log["runs"])]
+    seen: dict[tuple[str, str | None], int] = {}
+    for run in runs:
+        ident = (run.tool, run.category)
+        if ident in seen:
+            raise SarifRejected(f"{p.name}: $.runs[{run.index}]: a second run of tool {run.tool!r} and category "
+                                f"{run.category!r} (the first is $.runs[{seen[ident]}])")
+        seen[ident] = run.index
+    return runs
+
+
+def replace_run(conn: psycopg.Connection[Any], scope: str, run: SarifRun, *,
+                actor: str | None = None) -> SarifImport:
+    """One run as a re-analysis of ``scope`` (``ledger.replace_findings`` with
+    its tool and category). Raises the ledger's typed errors."""
+    params = {"scope": scope, "kind": KIND, "review_run": run.review_run, "findings": Jsonb(run.findings),
+              "actor": actor, "tool": run.tool, "category": run.category}
+    with translate(), conn.cursor() as cur:
+        cur.execute(queries.REPLACE_ANALYSIS, params)
+        row = cur.fetchone()
+    assert row is not None
+    return SarifImport(run=run, result=ReviewResult(*row[:6]), anchors_moved=row[6])
+
+
+def import_sarif(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str], *,
+                 root: str | os.PathLike[str] | None = None, actor: str | None = None,
+                 max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS) -> list[SarifImport]:
+    """Import the SARIF log at ``path`` into ``scope``: each run replaces the
+    previous set of its tool and category (see the module docstring), all
+    runs in one transaction (a savepoint when ``conn`` is in one already).
+    Raises :class:`SarifRejected` before anything is written, and the
+    ledger's typed errors (nothing of the file written)."""
+    runs = read_sarif(path, root=root, max_bytes=max_bytes, max_results=max_results)
+    with conn.transaction():
+        return [replace_run(conn, scope, run, actor=actor) for run in runs]
+
+
+@dataclass(frozen=True)
+class ExportedFinding:
+    """A finding as :func:`export_sarif` reads it."""
+
+    id: int
+    finding_key: str | None
+    kind: str
+    severity: str
+    title: str
+    description: str | None
+    paths: list[str]
+    anchors: dict[str, list[int]] | None
+    source: str | None
+    state: str
+
+
+def export_sarif(conn: psycopg.Connection[Any], scope: str, *, include_retired: bool = False) -> dict[str, Any]:
+    """The findings of ``scope`` as a SARIF 2.1.0 log (a dict for
+    :func:`json.dumps`): the active ones, and with ``include_retired`` the
+    superseded and dismissed ones too (``baselineState: "absent"``). One run
+    of driver ``findings-ledger``; each result's ``ruleId`` is the finding's
+    kind, its message the title (and description), its level from the
+    severity, its locations the finding's paths (with their anchored lines as
+    the region), ``partialFingerprints.findingKey`` the finding key (else
+    its id). Two statements in the caller's transaction (the scope's check,
+    then the read). Raises ``NotFound`` (LD005) for an unknown scope."""
+    with translate(), conn.cursor(row_factory=class_row(ExportedFinding)) as cur:
+        cur.execute(queries.CHECK_SCOPE_KNOWN, {"scope": scope})
+        cur.execute(queries.EXPORT_FINDINGS, {"scope": scope, "include_retired": include_retired})
+        rows = cur.fetchall()
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        tool_version = version("findings-ledger")
+    except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
+        tool_version = "0"
+    kinds = sorted({f.kind for f in rows})
+    results = [_result(f, kinds.index(f.kind)) for f in rows]
+    return {
+        "$schema": SCHEMA_URI,
+        "version": VERSION,
+        "runs": [{
+            "tool": {"driver": {
+                "name": "findings-ledger",
+                "version": tool_version,
+                "informationUri": "https://pypi.org/project/findings-ledger/",
+                "rules": [{"id": k, "shortDescription": {"text": f"a finding of kind {k}"}} for k in kinds],
+            }},
+            "automationDetails": {"id": f"findings-ledger/{scope}"},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+
+
+def _result(f: ExportedFinding, rule_index: int) -> dict[str, Any]:
+    text = f.title if not f.description else f"{f.title}\n\n{f.description}"
+    locations = []
+    for path in f.paths:
+        physical: dict[str, Any] = {"artifactLocation": {"uri": path}}
+        lines = (f.anchors or {}).get(path)
+        if lines:
+            physical["region"] = {"startLine": lines[0], "endLine": lines[1]}
+        locations.append({"physicalLocation": physical})
+    result: dict[str, Any] = {
+        "ruleId": f.kind,
+        "ruleIndex": rule_index,
+        "level": SEVERITY_LEVEL.get(f.severity, "warning"),
+        "message": {"text": text},
+        "partialFingerprints": {"findingKey": f.finding_key or f"id:{f.id}"},
+        "properties": {"findingId": f.id, "severity": f.severity, "state": f.state,
+                       **({"source": f.source} if f.source else {})},
+    }
+    if locations:
+        result["locations"] = locations
+    if f.state != "active":
+        result["baselineState"] = "absent"
+    return result
+
+
+def write_sarif(log: Mapping[str, Any], out: Any) -> None:
+    """Write ``log`` as JSON (two-space indent, UTF-8 text) to the text stream ``out``."""
+    json.dump(log, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def is_sarif_path(path: str | os.PathLike[str]) -> bool:
+    """Whether a file name says SARIF: ``*.sarif`` or ``*.sarif.json``."""
+    name = Path(path).name.lower()
+    return name.endswith(".sarif") or name.endswith(".sarif.json")
+
+
+__all__: Sequence[str] = (
+    "SarifImport", "SarifRejected", "SarifRun", "export_sarif", "import_sarif", "read_sarif", "validate",
+)
