@@ -5,9 +5,9 @@ Frozen files:
 * functions/replace_findings.sql
 * privileges.sql
 
-Revision ID: 0021_replace_findings_re_analysi
-Revises: 0020_finding_checks_file_state_r
-Create Date: 2026-12-02 05:05:19.243791
+Revision ID: 0024_replace_findings_re_analysi
+Revises: 0023_finding_checks_file_state_r
+Create Date: 2026-12-02 05:45:23.022144
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen
@@ -18,8 +18,8 @@ restore). Written by tools/new_revision.py; never edited once released
 
 from findings_ledger.migration_ops import run_revision_file
 
-revision = '0021_replace_findings_re_analysi'
-down_revision = '0020_finding_checks_file_state_r'
+revision = '0024_replace_findings_re_analysi'
+down_revision = '0023_finding_checks_file_state_r'
 branch_labels = None
 depends_on = None
 

@@ -1,12 +1,3 @@
--- Privileges: the one place grants live. One block per role; each line is one
--- object. A new table or function belongs to exactly the roles that need it
--- (none is the default); tests/test_security_roles.py fails for a function or
--- table nobody classified.
--- Re-runnable, and exact when re-run: everything the four roles and PUBLIC
--- hold in the schema is revoked first (revoking a table's privileges revokes
--- its column privileges too), then granted as listed, all in the caller's
--- transaction. A revision that changes a grant, or drops and re-creates a
--- function, runs this file again.
 REVOKE ALL ON ALL TABLES IN SCHEMA ledger FROM PUBLIC, ledger_writer, ledger_reader, ledger_agent, ledger_admin;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA ledger FROM PUBLIC, ledger_writer, ledger_reader, ledger_agent, ledger_admin;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA ledger FROM PUBLIC, ledger_writer, ledger_reader, ledger_agent, ledger_admin;
@@ -14,6 +5,7 @@ GRANT USAGE ON SCHEMA ledger TO ledger_writer, ledger_reader, ledger_agent, ledg
 
 -- The policies and the views call it for whoever reads.
 GRANT EXECUTE ON FUNCTION ledger._visible_scopes() TO ledger_writer, ledger_reader, ledger_agent, ledger_admin;
+GRANT EXECUTE ON FUNCTION ledger._check_time_bounds(timestamptz, text) TO ledger_writer, ledger_reader, ledger_agent, ledger_admin;
 
 -- Helpers the BEFORE triggers call with the rights of the role that writes the
 -- row (trigger functions themselves need no EXECUTE): scope rows are written
@@ -42,7 +34,7 @@ GRANT EXECUTE ON FUNCTION
     ledger._unquote_path(text, text),
     ledger.normalize_path(text, text),
     ledger.normalize_paths(text[], text, integer),
-    ledger._scoped_paths(text, text[]),
+    ledger._scoped_evidence_keys(text, text[]),
     ledger._evidence_keys(text, text, text, text[], text),
     ledger._evidence_token(text),
     ledger._title_sig(text),
@@ -90,7 +82,7 @@ GRANT INSERT (session_id, finding_id, injected_at) ON ledger.injection TO ledger
 GRANT SELECT ON ledger.active_finding, ledger.finding_lifecycle, ledger.finding, ledger.merge, ledger.scope,
                 ledger.supersession, ledger.injection, ledger.issue, ledger.agent_task,
                 ledger.poisoned_failure_reason, ledger.retired_session,
-                ledger.file_state_request, ledger.pending_file_state, ledger.recheck_request
+                ledger.file_state_request, ledger.pending_file_state, ledger.recheck_request, ledger.scope_active_total
     TO ledger_reader;
 GRANT EXECUTE ON FUNCTION
     ledger._severity_rank(text),
@@ -134,7 +126,7 @@ GRANT INSERT (session_id, reason) ON ledger.retired_session TO ledger_agent;
 GRANT SELECT ON ledger.active_finding, ledger.finding_lifecycle, ledger.finding, ledger.merge, ledger.scope,
                 ledger.supersession, ledger.injection, ledger.issue, ledger.agent_task,
                 ledger.poisoned_failure_reason, ledger.retired_session,
-                ledger.file_state_request, ledger.pending_file_state, ledger.recheck_request
+                ledger.file_state_request, ledger.pending_file_state, ledger.recheck_request, ledger.scope_active_total
     TO ledger_admin;
 GRANT INSERT (scope, hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch,
               line_context, touch_modes),
@@ -167,12 +159,12 @@ GRANT EXECUTE ON FUNCTION
 
 -- Not granted to any ledger role, on purpose: _apply_merge, _apply_revert,
 -- _revert_targets, _reopen_finding, _check_json_shape (replace_findings'
--- argument check), record_merges' _insert_merges, reconcile's _other_merge_of_commit, the matcher's internals (_match_paths, _match_changes,
+-- argument check), record_merges' _insert_merges, reconcile's _other_merge_of_commit, the matcher's internals (_match_changes,
 -- _merge_decisions, _match_message, the checks' _eval_check, _merge_file_states, _settle_checks,
 -- the touch modes' _touch_mode, _default_touch_mode, _message_may_match, _message_probe_keys, _token_split_regex,
 -- _message_tokens, _message_segments,
--- _file_slug, _object_ends) and the claim's (_write_issue_snapshot, _resumed_task, _resumed_row,
--- _snapshot_changes, _check_task_transition): only SECURITY DEFINER
+-- _file_slug, _object_ends) and the claim's (_resumed_row,
+-- _snapshot_changes, _check_task_transition) and the task transitions' _set_task_status: only SECURITY DEFINER
 -- functions run them, as the owner; the tg_* trigger functions;
 -- enable_scope_rls / disable_scope_rls (the owner's switch); alembic_version;
 -- finding_path (the path rule's index, written only by the SECURITY DEFINER
