@@ -14,6 +14,11 @@ deleted, and the line ranges they changed (git's ``-U0`` hunks):
   old path deleted and its new path added; ``renames=False`` (``git
   --no-renames``) reports it as a deletion plus an addition, which needs no
   file contents (rename detection reads blobs; a partial clone may lack them);
+* a directory that comes into existence (its first file added) is in
+  ``added`` and ``paths`` as ``dir/``; one that goes (its last file
+  deleted) is in ``deleted`` as ``dir/``; every ancestor directory that
+  changes existence counts (:class:`_Directories`: one ``git ls-tree`` of
+  the range's first parent, then counts of files per directory);
 * paths are read with ``-z``, so spaces, quotes, backslashes and non-ASCII
   names come through exactly (no C-style quoting);
 * ``hunks`` maps a path to its ``[old_start, old_count, new_start,
@@ -213,7 +218,71 @@ class GitHistory:
         return len(self.shas)
 
     def __iter__(self) -> Iterator[GitMerge]:
-        return _Reader(self.repo, self.shas, self.renames).merges()
+        return _Directories(self.repo).follow(_Reader(self.repo, self.shas, self.renames).merges())
+
+
+def _ancestors(path: str) -> Iterator[str]:
+    """The directories above ``path``, each ending in ``/``: ``a/b/c.py`` -> ``a/``, ``a/b/``."""
+    at = path.find("/")
+    while at >= 0:
+        yield path[: at + 1]
+        at = path.find("/", at + 1)
+
+
+class _Directories:
+    """How many files each directory holds along the first-parent line, to
+    tell when a directory comes into existence (its first file added) or
+    goes (its last file deleted).
+
+    The counts start from the tree of the first commit's first parent
+    (``git ls-tree -r --name-only -z``, once) and then follow each commit's
+    added and deleted paths, so a long history costs one tree listing plus
+    the depth of each changed path. When the next commit's first parent is
+    not the commit just followed (a range that is not one chain) or a
+    commit's added/deleted are unknown, the counts are read again from the
+    tree of the next commit's first parent."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.files: dict[str, int] = {}
+        self.at: str | None = None  # the commit whose tree the counts describe ("" = empty tree)
+
+    def _reset(self, sha: str) -> None:
+        self.files = {}
+        if sha:
+            out = _git(self.repo, ["ls-tree", "-r", "--name-only", "-z", sha])
+            for raw in out.split(b"\0"):
+                if raw:
+                    for d in _ancestors(raw.decode("utf-8", errors="surrogateescape")):
+                        self.files[d] = self.files.get(d, 0) + 1
+        self.at = sha
+
+    def follow(self, merges: Iterable[GitMerge]) -> Iterator[GitMerge]:
+        for m in merges:
+            yield self._apply(m)
+
+    def _apply(self, m: GitMerge) -> GitMerge:
+        if m.added is None or m.deleted is None:
+            self.at = None
+            return m
+        parent = m.parents[0] if m.parents else ""
+        if self.at != parent:
+            self._reset(parent)
+        before: dict[str, int] = {}
+        for path, step in [*((p, 1) for p in m.added), *((p, -1) for p in m.deleted)]:
+            for d in _ancestors(path):
+                n = self.files.get(d, 0)
+                before.setdefault(d, n)
+                self.files[d] = n + step
+        self.at = m.sha
+        came = [d for d, n in before.items() if n == 0 and self.files[d] > 0]
+        went = [d for d, n in before.items() if n > 0 and self.files[d] <= 0]
+        for d in went:
+            del self.files[d]
+        if not came and not went:
+            return m
+        return replace(m, paths=tuple(dict.fromkeys([*m.paths, *came])), added=(*m.added, *came),
+                       deleted=(*m.deleted, *went))
 
 
 class _Reader:
