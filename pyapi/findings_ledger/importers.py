@@ -38,6 +38,11 @@ SQL call per finding, the same triggers as any INSERT):
 so no merge of that day or earlier retires it (a fix merged later that same
 day does not either: under-archiving is the safe failure). A value that is
 not a date is reported as the file's error and the file is skipped.
+``observed_at=`` of :func:`import_findings` (the CLI's ``--observed-at`` or
+``--observed-at-commit``, :func:`commit_time`) is the moment of every
+finding that carries no date of its own; a drift-review entry left without
+any date is listed in :attr:`ImportReport.undated` (it is observed now, so
+a replay of earlier history can retire none of them).
 
 Re-importing creates no duplicates: a finding is identified by its key,
 else by its slug, and is refreshed when active, left alone when retired
@@ -226,6 +231,12 @@ def read_finding_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     }
 
 
+def _dated_in_front_matter(path: Path) -> bool:
+    """Whether the front matter of ``path`` (already read once) gives a date."""
+    meta = frontmatter.load(str(path)).metadata
+    return _first(meta, DATE_FIELDS)[1] is not None
+
+
 def _import_one(conn: psycopg.Connection[Any], scope: str, name: str, fields: dict[str, Any],
                 report: ImportReport) -> None:
     try:
@@ -236,20 +247,24 @@ def _import_one(conn: psycopg.Connection[Any], scope: str, name: str, fields: di
 
 
 def import_findings_dir(conn: psycopg.Connection[Any], scope: str, directory: str | os.PathLike[str],
-                        report: ImportReport | None = None, *, task_group: str | None = None) -> ImportReport:
+                        report: ImportReport | None = None, *, task_group: str | None = None,
+                        observed_at: datetime | None = None) -> ImportReport:
     """Import every ``*.md`` file of ``directory`` (not its subdirectories)
     in name order; see the module docstring. ``task_group`` is the group of
-    the files that do not name one."""
+    the files that do not name one; ``observed_at`` the moment of those whose
+    front matter gives no date (instead of the file name's date)."""
     report = report if report is not None else ImportReport()
     for p in sorted(Path(directory).glob("*.md")):
         if p.is_file():
-            import_findings_file(conn, scope, p, report, task_group=task_group)
+            import_findings_file(conn, scope, p, report, task_group=task_group, observed_at=observed_at)
     return report
 
 
 def import_findings_file(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str],
-                         report: ImportReport | None = None, *, task_group: str | None = None) -> ImportReport:
-    """Import one findings file (``YYYY-MM-DD-<slug>.md``)."""
+                         report: ImportReport | None = None, *, task_group: str | None = None,
+                         observed_at: datetime | None = None) -> ImportReport:
+    """Import one findings file (``YYYY-MM-DD-<slug>.md``); ``observed_at``:
+    the moment when its front matter gives no date (else the file name's date)."""
     report = report if report is not None else ImportReport()
     p = Path(path)
     try:
@@ -257,6 +272,8 @@ def import_findings_file(conn: psycopg.Connection[Any], scope: str, path: str | 
     except (OSError, ValueError) as exc:
         report.skipped.append(SkippedFile(p.name, str(exc)))
         return report
+    if observed_at is not None and not _dated_in_front_matter(p):
+        fields["observed_at"] = observed_at
     fields["task_group"] = fields["task_group"] or task_group
     _import_one(conn, scope, p.name, fields, report)
     return report
@@ -270,10 +287,14 @@ def drift_key(entry: dict[str, Any]) -> str:
 
 
 def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str],
-                      report: ImportReport | None = None, *, task_group: str | None = None) -> ImportReport:
+                      report: ImportReport | None = None, *, task_group: str | None = None,
+                      observed_at: datetime | None = None) -> ImportReport:
     """Import a drift review ``{"drift_findings": [...]}`` (seed 000); see
     the module docstring. An unreadable file is reported as skipped; each
-    bad entry is reported as ``<file>#drift_findings[<i>]``."""
+    bad entry is reported as ``<file>#drift_findings[<i>]``. ``observed_at``
+    is the moment of the entries that carry no date (on the entry or at
+    the top level); entries left without one are listed in
+    ``report.undated``."""
     report = report if report is not None else ImportReport()
     p = Path(path)
     try:
@@ -294,10 +315,14 @@ def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.
         if observed is None:
             date_field, observed = _first(top, DRIFT_DATE_FIELDS)
         try:
-            observed_at = parse_observed(observed, date_field)
+            entry_observed = parse_observed(observed, date_field)
         except ValueError as exc:
             report.skipped.append(SkippedFile(name, str(exc)))
             continue
+        if entry_observed is None:
+            entry_observed = observed_at
+            if observed_at is None:
+                report.undated.append(name)
         description = _text(entry.get("description"))
         first_line = description.strip().splitlines()[0].strip() if description and description.strip() else None
         title = first_line if first_line is None or len(first_line) <= 1000 else first_line[:999] + "…"
@@ -312,7 +337,7 @@ def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.
             "source": "drift-review",
             "paths": [artifact] if artifact else [],
             "tags": [f"spec:{spec_ref}"] if spec_ref else [],
-            "observed_at": observed_at,
+            "observed_at": entry_observed,
             "expects": _text(entry.get("expects")),
             "task_group": _text(_first(entry, GROUP_FIELDS)[1] or _first(top, GROUP_FIELDS)[1]) or task_group,
         }
@@ -321,16 +346,33 @@ def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.
 
 
 def import_findings(conn: psycopg.Connection[Any], scope: str, source: str | os.PathLike[str], *,
-                    task_group: str | None = None) -> ImportReport:
+                    task_group: str | None = None, observed_at: datetime | None = None) -> ImportReport:
     """Import ``source``: a findings directory, one ``.md`` findings file, or
     a drift-review ``.json`` file; ``task_group`` is the group of the
-    findings that do not name one. Raises ``FileNotFoundError`` when it does
-    not exist."""
+    findings that do not name one, ``observed_at`` (aware) the moment of
+    those that carry no date of their own (see *Dates*). Raises
+    ``FileNotFoundError`` when it does not exist."""
     p = Path(source)
     if p.is_dir():
-        return import_findings_dir(conn, scope, p, task_group=task_group)
+        return import_findings_dir(conn, scope, p, task_group=task_group, observed_at=observed_at)
     if not p.exists():
         raise FileNotFoundError(f"no such file or directory: {p}")
     if p.suffix.lower() == ".json":
-        return import_drift_json(conn, scope, p, task_group=task_group)
-    return import_findings_file(conn, scope, p, task_group=task_group)
+        return import_drift_json(conn, scope, p, task_group=task_group, observed_at=observed_at)
+    return import_findings_file(conn, scope, p, task_group=task_group, observed_at=observed_at)
+
+
+def commit_time(repo: str | os.PathLike[str], sha: str) -> datetime:
+    """The committer date of commit ``sha`` in git repository ``repo``
+    (``git show -s --format=%cI``), aware. Raises ``ValueError`` naming the
+    commit and the repository when git cannot resolve it."""
+    import subprocess
+
+    if not sha or sha.startswith("-"):
+        raise ValueError(f"invalid commit {sha!r}: give a commit id or a revision such as HEAD or v1.0")
+    proc = subprocess.run(["git", "-C", os.fspath(repo), "show", "-s", "--no-show-signature", "--format=%cI",
+                           f"{sha}^{{commit}}", "--"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        reason = "; ".join(line.strip() for line in proc.stderr.splitlines() if line.strip())
+        raise ValueError(f"commit {sha!r} cannot be read in {os.fspath(repo)}: {reason}")
+    return datetime.fromisoformat(proc.stdout.strip())
