@@ -258,8 +258,9 @@ def _option_c(case: DriftCase, policy: DriftPolicy) -> list[DriftOutcome]:
     return out
 
 
-def _replay(conn: psycopg.Connection[Any], scope: str, repo: Path, case: DriftCase, merges: Sequence[gitlog.GitMerge],
-            policy: DriftPolicy, workdir: Path, progress: Callable[[int], None] | None) -> tuple[list[DriftOutcome], int]:
+def _replay(conn: psycopg.Connection[Any], scope: str, repo: Path, case: DriftCase,
+            merges: Sequence[gitlog.GitMerge], policy: DriftPolicy, workdir: Path,
+            progress: Callable[[int], None] | None) -> tuple[list[DriftOutcome], int]:
     set_match_policy(conn, scope, create=True, **policy.settings)
     index = case.index()
     by_spec: dict[str, list[DriftFinding]] = {}
