@@ -32,3 +32,9 @@ CREATE POLICY scope_isolation ON ledger.injection
     WITH CHECK (EXISTS (SELECT 1 FROM ledger.finding f
                          WHERE f.id = injection.finding_id
                            AND f.scope = ANY ((SELECT ledger._visible_scopes())::text[])));
+CREATE POLICY scope_isolation ON ledger.file_state_request
+    USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]))
+    WITH CHECK (scope = ANY ((SELECT ledger._visible_scopes())::text[]));
+CREATE POLICY scope_isolation ON ledger.recheck_request
+    USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]))
+    WITH CHECK (scope = ANY ((SELECT ledger._visible_scopes())::text[]));

@@ -49,12 +49,17 @@ GRANT EXECUTE ON FUNCTION
     ledger._words(text),
     ledger._significant(text),
     ledger._token_regex(boolean),
-    ledger.add_finding(text, text, text, text[], text, text, text, text, timestamptz, text, text),
+    ledger.add_finding(text, text, text, text[], text, text, text, text, timestamptz, text, text, jsonb, text),
     ledger.record_merge(text, text, text[], text, text, timestamptz, text, text[], text[], jsonb),
     ledger.record_merges(text, jsonb),
-    ledger.report_finding(text, text, text, text, text[], text, text, text, text, timestamptz, text, text),
+    ledger.report_finding(text, text, text, text, text[], text, text, text, text, timestamptz, text, text, jsonb, text),
     ledger.replace_findings(text, text, text, jsonb, text),
-    ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[], timestamptz, text, text),
+    ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[], timestamptz, text, text, jsonb, text),
+    ledger._check_resolved_when(jsonb, text, integer),
+    ledger._check_paths(jsonb),
+    ledger.record_file_states(bigint, jsonb),
+    ledger.claim_rechecks(text, text, integer, interval),
+    ledger.answer_recheck(bigint, boolean, text, text),
     ledger.workspace_scope(text),
     ledger.record_injection(text, bigint[]),
     ledger.add_issue(text, text, text, text, text, text, text),
@@ -63,11 +68,13 @@ GRANT EXECUTE ON FUNCTION
     ledger._snapshot_version()
     TO ledger_writer;
 -- (SELECT on injection: INSERT ... ON CONFLICT needs it for the arbiter columns)
-GRANT SELECT ON ledger.scope, ledger.finding, ledger.merge, ledger.issue, ledger.agent_task, ledger.injection
+GRANT SELECT ON ledger.scope, ledger.finding, ledger.merge, ledger.issue, ledger.agent_task, ledger.injection,
+                ledger.file_state_request, ledger.pending_file_state, ledger.recheck_request
     TO ledger_writer;
 GRANT INSERT (scope) ON ledger.scope TO ledger_writer;
 GRANT INSERT (scope, finding_key, kind, severity, title, description, paths, source, created_at,
-              slug, strong_keywords, tags, observed_at, expects, anchors, task_group)
+              slug, strong_keywords, tags, observed_at, expects, anchors, task_group, resolved_when,
+              observed_at_precision)
     ON ledger.finding TO ledger_writer;
 GRANT INSERT (scope, commit_sha, node_id, message, paths, merged_at, branch, added, deleted, hunks)
     ON ledger.merge TO ledger_writer;
@@ -82,7 +89,8 @@ GRANT INSERT (session_id, finding_id, injected_at) ON ledger.injection TO ledger
 -- injections), the audit, issues and tasks.
 GRANT SELECT ON ledger.active_finding, ledger.finding_lifecycle, ledger.finding, ledger.merge, ledger.scope,
                 ledger.supersession, ledger.injection, ledger.issue, ledger.agent_task,
-                ledger.poisoned_failure_reason, ledger.retired_session
+                ledger.poisoned_failure_reason, ledger.retired_session,
+                ledger.file_state_request, ledger.pending_file_state, ledger.recheck_request
     TO ledger_reader;
 GRANT EXECUTE ON FUNCTION
     ledger._severity_rank(text),
@@ -125,11 +133,13 @@ GRANT INSERT (session_id, reason) ON ledger.retired_session TO ledger_agent;
 -- reading everything the reader reads.
 GRANT SELECT ON ledger.active_finding, ledger.finding_lifecycle, ledger.finding, ledger.merge, ledger.scope,
                 ledger.supersession, ledger.injection, ledger.issue, ledger.agent_task,
-                ledger.poisoned_failure_reason, ledger.retired_session
+                ledger.poisoned_failure_reason, ledger.retired_session,
+                ledger.file_state_request, ledger.pending_file_state, ledger.recheck_request
     TO ledger_admin;
 GRANT INSERT (scope, hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch,
-              line_context),
-      UPDATE (hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch, line_context)
+              line_context, touch_modes),
+      UPDATE (hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch, line_context,
+              touch_modes)
     ON ledger.scope TO ledger_admin;
 GRANT INSERT, DELETE, UPDATE (note) ON ledger.poisoned_failure_reason TO ledger_admin;
 GRANT INSERT, DELETE ON ledger.retired_session TO ledger_admin;
@@ -149,7 +159,7 @@ GRANT EXECUTE ON FUNCTION
     ledger.normalize_paths(text[], text, integer),
     ledger.workspace_scope(text),
     ledger.set_hygiene_mode(text, text, boolean),
-    ledger.set_match_policy(text, text[], text[], boolean, text, integer, boolean),
+    ledger.set_match_policy(text, text[], text[], boolean, text, integer, boolean, text, text),
     ledger.dismiss_finding(bigint, text, text, text),
     ledger.restore_finding(bigint, text, text),
     ledger.reconcile(text)
@@ -158,7 +168,8 @@ GRANT EXECUTE ON FUNCTION
 -- Not granted to any ledger role, on purpose: _apply_merge, _apply_revert,
 -- _revert_targets, _reopen_finding, _check_json_shape (replace_findings'
 -- argument check), record_merges' _insert_merges, reconcile's _other_merge_of_commit, the matcher's internals (_match_paths, _match_changes,
--- _merge_decisions, _match_message, _message_may_match, _message_probe_keys, _token_split_regex,
+-- _merge_decisions, _match_message, the checks' _eval_check, _merge_file_states, _settle_checks,
+-- the touch modes' _touch_mode, _default_touch_mode, _message_may_match, _message_probe_keys, _token_split_regex,
 -- _message_tokens, _message_segments,
 -- _file_slug, _object_ends) and the claim's (_write_issue_snapshot, _resumed_task, _resumed_row,
 -- _snapshot_changes, _check_task_transition): only SECURITY DEFINER

@@ -53,10 +53,11 @@ READ_TABLES = [
     "ledger.active_finding", "ledger.finding_lifecycle", "ledger.finding", "ledger.merge", "ledger.scope",
     "ledger.supersession", "ledger.injection", "ledger.issue", "ledger.agent_task",
     "ledger.poisoned_failure_reason", "ledger.retired_session",
+    "ledger.file_state_request", "ledger.pending_file_state", "ledger.recheck_request",
 ]
 SNAPSHOT = ["ledger.issue_snapshot(text,text,integer)", "ledger._snapshot_version()"]
 SCOPE_POLICY_COLUMNS = ("hygiene_mode", "enabled_rules", "path_supersede_kinds", "slug_mention_resolves",
-                        "default_branch", "line_context")
+                        "default_branch", "line_context", "touch_modes")
 
 # role, privilege, object ("schema ledger", a relation, relation(column), or a function signature)
 PRIVILEGES: list[tuple[str, str, str]] = [
@@ -79,13 +80,18 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger._words(text)",
         "ledger._significant(text)",
         "ledger._token_regex(boolean)",
-        "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",
+        "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,text)",
         "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text,text[],text[],jsonb)",
         "ledger.record_merges(text,jsonb)",
-        "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",
+        "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,text)",
         "ledger.replace_findings(text,text,text,jsonb,text)",
         "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],"
-        "timestamp with time zone,text,text)",
+        "timestamp with time zone,text,text,jsonb,text)",
+        "ledger._check_resolved_when(jsonb,text,integer)",  # _120_check's
+        "ledger._check_paths(jsonb)",  # _120_check's
+        "ledger.record_file_states(bigint,jsonb)",
+        "ledger.claim_rechecks(text,text,integer,interval)",
+        "ledger.answer_recheck(bigint,boolean,text,text)",
         "ledger.workspace_scope(text)",
         "ledger.record_injection(text,bigint[])",
         "ledger.add_issue(text,text,text,text,text,text,text)",
@@ -93,12 +99,14 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         *SNAPSHOT,
     )],
     *[("ledger_writer", "SELECT", t) for t in (
-        "ledger.scope", "ledger.finding", "ledger.merge", "ledger.issue", "ledger.agent_task", "ledger.injection")],
+        "ledger.scope", "ledger.finding", "ledger.merge", "ledger.issue", "ledger.agent_task", "ledger.injection",
+        "ledger.file_state_request", "ledger.pending_file_state", "ledger.recheck_request")],
     ("ledger_writer", "INSERT", "ledger.scope(scope)"),
     *[
         ("ledger_writer", "INSERT", f"ledger.finding({c})")
         for c in ("scope", "finding_key", "kind", "severity", "title", "description", "paths", "source", "created_at",
-                  "slug", "strong_keywords", "tags", "observed_at", "expects", "anchors", "task_group")
+                  "slug", "strong_keywords", "tags", "observed_at", "expects", "anchors", "task_group",
+                  "resolved_when", "observed_at_precision")
     ],
     *[
         ("ledger_writer", "INSERT", f"ledger.merge({c})")
@@ -143,7 +151,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
     *[("ledger_admin", "EXECUTE", f) for f in READS],
     *[("ledger_admin", "EXECUTE", f) for f in (
         "ledger.set_hygiene_mode(text,text,boolean)",
-        "ledger.set_match_policy(text,text[],text[],boolean,text,integer,boolean)",
+        "ledger.set_match_policy(text,text[],text[],boolean,text,integer,boolean,text,text)",
         "ledger.dismiss_finding(bigint,text,text,text)",
         "ledger.restore_finding(bigint,text,text)",
         "ledger.reconcile(text)",
@@ -163,14 +171,20 @@ NO_GRANTS = [
     "ledger.alembic_version",
     "ledger.finding_path",  # the path rule's index: only the SECURITY DEFINER tg_finding__paths_* write it
     # only SECURITY DEFINER functions run these, as the owner
-    "ledger._apply_merge(bigint)",
+    "ledger._apply_merge(bigint,boolean)",
+    "ledger._eval_check(jsonb,jsonb)",
+    "ledger._merge_file_states(text[],text[],text[],text[])",
+    "ledger._settle_checks(bigint)",
+    "ledger._touch_mode(jsonb,text)",
+    "ledger._default_touch_mode()",
+    "ledger.tg_finding__prepare_check()",
     "ledger._apply_revert(bigint)",
     "ledger._path_keys(text[])",
     "ledger._revert_targets(text,text,bigint)",
     "ledger._reopen_finding(ledger.finding,text,text,text,text,text,bigint,jsonb)",
     "ledger._match_paths(text,text[])",
     "ledger._match_changes(text,text[],text[],text[],jsonb,integer)",
-    "ledger._merge_decisions(text,text,text[],text,timestamp with time zone,text[],text[],jsonb)",
+    "ledger._merge_decisions(text,text,text[],text,timestamp with time zone,text[],text[],jsonb,boolean)",
     "ledger._match_message(text,text)",
     "ledger._message_may_match(text,text)",
     "ledger._message_probe_keys(text,text)",
@@ -286,11 +300,14 @@ DEFINERS = {
         "returns audit rows",
     "ledger.record_merges(text,jsonb)": "returns audit rows",
     "ledger.reconcile(text)": "updates findings and merges, writes the audit (admin)",
-    "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)":
+    "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,text)":
         "re-report, reopen, audit (writer)",
     "ledger.replace_findings(text,text,text,jsonb,text)": "supersedes absent findings, audit (writer)",
     "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],timestamp with time zone,"
-    "text,text)": "refreshes findings",
+    "text,text,jsonb,text)": "refreshes findings",
+    "ledger.record_file_states(bigint,jsonb)": "settles file-state requests, supersedes, writes the audit (writer)",
+    "ledger.claim_rechecks(text,text,integer,interval)": "leases recheck requests (writer has no UPDATE)",
+    "ledger.answer_recheck(bigint,boolean,text,text)": "supersedes on a recheck, writes the audit (writer)",
     "ledger.dismiss_finding(bigint,text,text,text)": "updates a finding, writes the audit (admin)",
     "ledger.restore_finding(bigint,text,text)": "updates a finding, writes the audit (admin)",
     "ledger.claim_task(text,text)": "dispatches a task and writes issue_snapshot (agent)",
@@ -332,7 +349,7 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
         "ledger._scope_kept(text)", "ledger._severity_rank(text)", "ledger._significant(text)",
         "ledger._text_kept(text,integer)",
         "ledger._token_regex(boolean)", "ledger._token_split_regex()", "ledger._unicode_class(text)",
-        "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text)",
+        "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,text)",
         "ledger.add_issue(text,text,text,text,text,text,text)", "ledger.enqueue_task(bigint,text,text,bigint,boolean)",
     ])
     definers = ledger_conn.execute(

@@ -150,6 +150,22 @@ class SlugRejected(LedgerError):
     sqlstate = "LD102"
 
 
+class LeaseInvalid(LedgerError):
+    """LD103: an answer to a recheck request (``ledger.answer_recheck``)
+    whose lease is not held: never claimed, expired, another verifier's, or
+    answered before with another answer. Nothing is written."""
+
+    sqlstate = "LD103"
+
+
+class FileStateConflict(LedgerError):
+    """LD104: ``ledger.record_file_states`` got a state for a path that was
+    answered before for the same merge with another state (a file's state at
+    a commit does not change). Nothing is written."""
+
+    sqlstate = "LD104"
+
+
 class TaskTransitionInvalid(LedgerError):
     """LD201: an agent_task status change the task machine does not allow
     (e.g. starting a task that is not dispatched, or a new task not queued)."""

@@ -1,23 +1,34 @@
--- ledger._apply_merge(p_merge_id bigint) -> void
+-- ledger._apply_merge(p_merge_id bigint, p_may_match boolean DEFAULT NULL) -> void
 --
 -- What a merge decides, for one merge row: the body of the AFTER INSERT
 -- trigger ledger.tg_merge__supersede, shared with ledger.reconcile so that a
 -- merge applied late (written while triggers did not fire) gets exactly the
 -- decisions the trigger would have taken. For every active finding of the
 -- merge's scope that the merge carries evidence about
--- (ledger._merge_decisions): the path rule of seed 000 "Option A" (a touched
--- path the finding references; refined by the line anchors, change kinds
--- and causality of issue 15) and the commit-message rules of issue 3 (key,
--- slug, keyword, title, governed by a resolution verb, unambiguous), under
--- the scope's policy. Per the scope's hygiene_mode:
+-- (ledger._merge_decisions; p_may_match: the message pre-filter's answer
+-- when the caller has it): the path rule (a touched path the finding
+-- references; refined by line anchors, change kinds and causality), the
+-- commit-message rules (key, slug, keyword, title, governed by a
+-- resolution verb, unambiguous), the scope's touch modes and the findings'
+-- checks, under the scope's policy. Per the scope's hygiene_mode:
 --   on   one audit row per decision (superseded, ambiguous, candidate,
 --        mention, skipped, with rule, exact evidence, reason and detail) is
 --        written first, in the same transaction; then every finding decided
 --        'supersede' gets superseded_at = now(), superseded_by = the merge's
---        node_id (seed 000's marker; its commit sha when it has none),
+--        node_id (its commit sha when it has none),
 --        superseded_by_merge_id and supersede_rule = the deciding rule;
+--        'check' decisions are audited check_requested and open a
+--        file-state request (ledger.file_state_request) for the paths the
+--        check needs, already answered when the merge's paths, added and
+--        deleted decide the whole check (ledger._merge_file_states); the
+--        finding's requests are then settled in merge order
+--        (ledger._settle_checks); 'recheck' decisions are audited
+--        recheck_requested and queue a ledger.recheck_request; 'flag'
+--        decisions are audited flagged and change nothing else;
 --   dry  the same audit rows with 'would_supersede' instead of
---        'superseded'; no finding is superseded;
+--        'superseded', would_recheck and would_flag (no recheck request);
+--        file-state requests are opened, and a check that holds is audited
+--        would_supersede; no finding is superseded;
 --   off  nothing.
 -- In 'on' and 'dry', the anchors of findings the merge did not supersede
 -- follow the code: detail.anchors_after of an anchor_moved (or other) row
@@ -45,7 +56,7 @@
 -- Runs with the rights of its caller: EXECUTE is granted to no ledger role;
 -- the SECURITY DEFINER callers run it as the owner. An unknown id does
 -- nothing. Raises nothing of its own.
-CREATE OR REPLACE FUNCTION ledger._apply_merge(p_merge_id bigint)
+CREATE OR REPLACE FUNCTION ledger._apply_merge(p_merge_id bigint, p_may_match boolean DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog
@@ -71,6 +82,8 @@ DECLARE
     v_move     bigint[] := '{}'::bigint[];
     v_live     bigint[] := '{}'::bigint[];
     v_moving   bigint[] := '{}'::bigint[];
+    v_check    bigint[] := '{}'::bigint[];
+    v_checking bigint[] := '{}'::bigint[];
     v_marker   text;
 BEGIN
     SELECT m.* INTO v_merge FROM ledger.merge m WHERE m.id = p_merge_id;
@@ -92,10 +105,12 @@ BEGIN
            array_agg(d.detail ORDER BY d.finding_id NULLS FIRST)
       INTO v_ids, v_actions, v_rules, v_evidence, v_reasons, v_details
       FROM ledger._merge_decisions(v_merge.scope, v_merge.message, v_merge.paths, v_merge.branch,
-                                   v_merge.merged_at, v_merge.added, v_merge.deleted, v_merge.hunks) AS d;
+                                   v_merge.merged_at, v_merge.added, v_merge.deleted, v_merge.hunks,
+                                   p_may_match) AS d;
 
     IF v_actions IS NOT NULL THEN
         v_move := ARRAY(SELECT x.id FROM unnest(v_ids, v_details) AS x(id, d) WHERE x.d ? 'anchors_after');
+        v_check := ARRAY(SELECT x.id FROM unnest(v_ids, v_actions) AS x(id, a) WHERE x.a = 'check');
     END IF;
     IF v_mode = 'on' THEN
         IF v_actions IS NOT NULL THEN
@@ -109,14 +124,15 @@ BEGIN
                                                       FROM ledger._revert_targets(v_merge.scope, v_merge.message, v_merge.id) AS t));
         END IF;
     END IF;
-    IF cardinality(v_resolve) + cardinality(v_reopen) + cardinality(v_move) > 0 THEN
+    IF cardinality(v_resolve) + cardinality(v_reopen) + cardinality(v_move) + cardinality(v_check) > 0 THEN
         -- Every finding this merge may change, locked in one pass in id order; the
         -- locked row is the latest committed one, so superseded_at is re-checked.
         SELECT coalesce(array_agg(l.id) FILTER (WHERE l.id = ANY (v_resolve) AND l.superseded_at IS NULL), '{}'),
-               coalesce(array_agg(l.id) FILTER (WHERE l.id = ANY (v_move) AND l.superseded_at IS NULL), '{}')
-          INTO v_live, v_moving
+               coalesce(array_agg(l.id) FILTER (WHERE l.id = ANY (v_move) AND l.superseded_at IS NULL), '{}'),
+               coalesce(array_agg(l.id) FILTER (WHERE l.id = ANY (v_check) AND l.superseded_at IS NULL), '{}')
+          INTO v_live, v_moving, v_checking
           FROM (SELECT f.id, f.superseded_at FROM ledger.finding f
-                 WHERE f.id = ANY (v_resolve || v_reopen || v_move)
+                 WHERE f.id = ANY (v_resolve || v_reopen || v_move || v_check)
                  ORDER BY f.id FOR NO KEY UPDATE) AS l;
     END IF;
     IF v_actions IS NULL THEN
@@ -125,7 +141,10 @@ BEGIN
 
     INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
     SELECT v_merge.scope, x.id, v_merge.id,
-           CASE WHEN x.a <> 'supersede' THEN x.a
+           CASE WHEN x.a = 'check' THEN 'check_requested'
+                WHEN x.a = 'recheck' THEN CASE WHEN v_mode = 'dry' THEN 'would_recheck' ELSE 'recheck_requested' END
+                WHEN x.a = 'flag' THEN CASE WHEN v_mode = 'dry' THEN 'would_flag' ELSE 'flagged' END
+                WHEN x.a <> 'supersede' THEN x.a
                 WHEN v_mode = 'dry' THEN 'would_supersede'
                 WHEN x.id = ANY (v_live) THEN 'superseded'
                 ELSE 'already_superseded' END,
@@ -150,8 +169,34 @@ BEGIN
           FROM unnest(v_ids, v_details) AS x(id, d)
          WHERE f.id = x.id AND f.id = ANY (v_moving);
     END IF;
+    IF v_mode = 'on' AND 'recheck' = ANY (v_actions) THEN
+        INSERT INTO ledger.recheck_request (scope, finding_id, merge_id)
+        SELECT v_merge.scope, x.id, v_merge.id
+          FROM unnest(v_ids, v_actions) AS x(id, a)
+         WHERE x.a = 'recheck'
+         ORDER BY x.id
+        ON CONFLICT (finding_id, merge_id) DO NOTHING;
+    END IF;
+    IF cardinality(v_checking) > 0 THEN
+        -- one file-state request per checked finding; answered here when the
+        -- merge's own change kinds decide the whole check
+        INSERT INTO ledger.file_state_request (scope, merge_id, finding_id, paths, states, answered_at)
+        SELECT v_merge.scope, v_merge.id, c.id, c.paths,
+               CASE WHEN c.decided THEN c.states END, CASE WHEN c.decided THEN now() END
+          FROM (SELECT q.id, q.paths, q.states,
+                       (ledger._eval_check(q.resolved_when, q.states)).holds IS NOT NULL AS decided
+                  FROM (SELECT f.id, f.resolved_when, ledger._check_paths(f.resolved_when) AS paths,
+                               ledger._merge_file_states(ledger._check_paths(f.resolved_when), v_merge.paths,
+                                                         v_merge.added, v_merge.deleted) AS states
+                          FROM ledger.finding f WHERE f.id = ANY (v_checking)) AS q) AS c
+         ORDER BY c.id
+        ON CONFLICT (merge_id, finding_id) DO NOTHING;
+        FOR i IN 1 .. cardinality(v_checking) LOOP
+            PERFORM ledger._settle_checks(v_checking[i]);
+        END LOOP;
+    END IF;
 END
 $$;
 
-COMMENT ON FUNCTION ledger._apply_merge(bigint) IS
-'What one merge decides (shared by the _200_supersede trigger and reconcile): ledger._merge_decisions (path rule of seed 000 Option A with line anchors, change kinds and causality, commit-message rules of issue 3, scope policy). hygiene_mode on: audit rows first (superseded, ambiguous, anchor_moved, candidate, anchor_kept, mention, skipped, not_before_observed), then supersedes and moves anchors; dry: audit with would_supersede, anchors move; off: nothing. Findings locked in id order FOR NO KEY UPDATE; a lost race is audited already_superseded. (merge_id bigint) -> void. Raises nothing.';
+COMMENT ON FUNCTION ledger._apply_merge(bigint, boolean) IS
+'What one merge decides (shared by the _200_supersede trigger and reconcile): ledger._merge_decisions (path rule with line anchors, change kinds and causality, commit-message rules, touch modes, checks, scope policy). hygiene_mode on: audit rows first (superseded, check_requested, recheck_requested, flagged, ambiguous, anchor_moved, candidate, anchor_kept, mention, skipped, not_before_observed), then supersedes, moves anchors, queues recheck requests, opens file-state requests (answered at once when added/deleted decide the check) and settles them in merge order; dry: would_supersede, would_recheck, would_flag, anchors move; off: nothing. Findings locked in id order FOR NO KEY UPDATE; a lost race is audited already_superseded. (merge_id bigint, may_match boolean: the message pre-filter''s answer or NULL) -> void. Raises nothing.';

@@ -1,16 +1,18 @@
 -- ledger._merge_decisions(p_scope text, p_message text, p_paths text[], p_branch text,
 --                         p_merged_at timestamptz DEFAULT NULL, p_added text[] DEFAULT NULL,
---                         p_deleted text[] DEFAULT NULL, p_hunks jsonb DEFAULT NULL) ->
+--                         p_deleted text[] DEFAULT NULL, p_hunks jsonb DEFAULT NULL,
+--                         p_may_match boolean DEFAULT NULL) ->
 --     TABLE(finding_id bigint, action text, rule text, evidence text, reason text, detail jsonb)
 --
 -- What a merge with this message, these (normalised) touched paths, this
 -- branch, time and change kinds decides for each active finding of p_scope
--- it carries evidence about, under the scope's policy (issues 3 and 15).
+-- it carries evidence about, under the scope's policy.
 -- Changes nothing; the trigger tg_merge__supersede (ledger._apply_merge)
 -- turns it into audit rows, supersessions and anchor moves.
 -- Pieces of evidence: ledger._match_message (key, slug, keyword, title;
 -- run only when the pre-filter ledger._message_may_match says some active
--- finding of the scope could match) and
+-- finding of the scope could match; p_may_match is the pre-filter's answer
+-- when the caller has it, NULL: asked here) and
 -- ledger._match_changes (rule path: the file-level rule, the line rule of
 -- anchored findings, the added/deleted rule of findings that expect a path
 -- present or absent). Each piece gets an outcome:
@@ -21,7 +23,20 @@
 --                 or edits the finding), or a path piece whose verdict is
 --                 'resolution' for a finding whose kind is in
 --                 path_supersede_kinds ('*': every kind);
---   ambiguous     it would resolve, but the same text (overlapping tokens)
+--   check         the finding has a check (finding.resolved_when): a path
+--                 piece touching a path the check names (the file, or a
+--                 path under a named directory), or a message piece that
+--                 would resolve it; the merge's tree decides (the caller
+--                 opens a file-state request). A checked finding is never
+--                 superseded by a touch or a message: a path piece of a
+--                 path its check does not name is a mention;
+--   recheck       a path piece that would supersede a finding without a
+--                 check whose kind's touch mode (scope.touch_modes,
+--                 ledger._touch_mode) is recheck: the caller queues a
+--                 recheck request instead;
+--   flag          the same under touch mode flag: the finding stays, the
+--                 merge is recorded as having touched it;
+--   ambiguous     it would resolve (or check), but the same text (overlapping tokens)
 --                 is also evidence for another finding: it supersedes none
 --                 of them;
 --   anchor_moved  the merge changed an anchored file of the finding away
@@ -41,7 +56,9 @@
 --                        row with finding_id NULL records the skipped
 --                        merge; a NULL branch is never skipped;
 --   not_before_observed  p_merged_at is before least(observed_at,
---                        created_at) of the finding: a merge older than the
+--                        created_at) of the finding (for key and slug
+--                        pieces of a finding whose observed_at_precision
+--                        is day: the start of that UTC day): a merge older than the
 --                        problem never decides it (detail.would_be, and
 --                        merged_at and observed_at in the reason and in
 --                        detail); NULL p_merged_at checks nothing.
@@ -49,7 +66,13 @@
 -- detail.anchors_after, with detail.paths_after when an anchored file was
 -- renamed; applied by ledger._apply_merge) unless the finding is
 -- superseded, the merge skipped or older than the finding.
--- detail: {finding_key, slug, title, kind, expects, pieces: [{rule, form,
+-- Stages of the query: pieces (every piece of evidence), with_finding (its
+-- finding row), facts (the finding's columns and the policy facts the
+-- piece needs), verdicts (the verdict under the policy, policy_reason),
+-- shared_text (other findings the same text is evidence for), outcomes (the
+-- piece's outcome, outcome_reason), ranked (best piece per finding),
+-- anchor_moves and moves (where anchors and renamed paths go).
+-- detail: {finding_key, slug, title, kind, expects, resolved_when, touch_mode, pieces: [{rule, form,
 -- text, line, context, verb, outcome, reason, also_matches, finding_path,
 -- touched_path, anchor_from, anchor_to}]} plus finding_path and
 -- touched_path when the deciding piece is a path. Rows are ordered by
@@ -58,7 +81,8 @@
 -- running it on one merge) and without parallel workers. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._merge_decisions(
     p_scope text, p_message text, p_paths text[], p_branch text, p_merged_at timestamptz DEFAULT NULL,
-    p_added text[] DEFAULT NULL, p_deleted text[] DEFAULT NULL, p_hunks jsonb DEFAULT NULL)
+    p_added text[] DEFAULT NULL, p_deleted text[] DEFAULT NULL, p_hunks jsonb DEFAULT NULL,
+    p_may_match boolean DEFAULT NULL)
 RETURNS TABLE (finding_id bigint, action text, rule text, evidence text, reason text, detail jsonb)
 LANGUAGE plpgsql STABLE ROWS 10
 SET search_path = pg_catalog
@@ -75,8 +99,9 @@ DECLARE
 BEGIN
     -- the pre-filter: false when no active finding of the scope can match the
     -- message (no token at all, or none of its probe keys indexed); the full
-    -- tokeniser and matcher are then not run at all
-    v_words := ledger._message_may_match(p_scope, p_message);
+    -- tokeniser and matcher are then not run at all; p_may_match is its
+    -- answer when the caller (the merge trigger) has it already
+    v_words := coalesce(p_may_match, ledger._message_may_match(p_scope, p_message));
     SELECT sc.* INTO v_policy FROM ledger.scope sc WHERE sc.scope = p_scope;
     IF NOT FOUND THEN
         RETURN;
@@ -89,7 +114,7 @@ BEGIN
     END IF;
 
     RETURN QUERY
-    WITH ev AS (
+    WITH pieces AS (
         SELECT m.finding_id AS fid, m.rule AS r, m.form, m.evidence AS txt, m.seg, m.pos_from, m.pos_to,
                m.line AS ln, m.context AS ctx, m.verdict, m.verb AS vb, m.reason AS why,
                NULL::text AS finding_path, NULL::jsonb AS anchor_from, NULL::jsonb AS anchor_to,
@@ -102,15 +127,22 @@ BEGIN
           FROM ledger._match_changes(p_scope, coalesce(p_paths, '{}'), p_added, p_deleted, p_hunks,
                                      v_policy.line_context) AS p
          WHERE cardinality(p_paths) > 0
-    ), evf AS MATERIALIZED (
+    ), with_finding AS MATERIALIZED (
         -- a scalar subquery per piece: always a primary-key lookup, never a scan
         SELECT ev.*, (SELECT f FROM ledger.finding f WHERE f.id = ev.fid) AS f
-          FROM ev
-    ), ev2 AS (
+          FROM pieces AS ev
+    ), facts AS (
         SELECT ev.fid, ev.r, ev.form, ev.txt, ev.seg, ev.pos_from, ev.pos_to, ev.ln, ev.ctx, ev.verdict, ev.vb,
                ev.why, ev.finding_path, ev.anchor_from, ev.anchor_to, ev.to_path, (ev.f).kind, (ev.f).finding_key,
-               (ev.f).slug, (ev.f).title, (ev.f).expects, (ev.f).anchors,
-               least((ev.f).observed_at, (ev.f).created_at) AS observed,
+               (ev.f).slug, (ev.f).title, (ev.f).expects, (ev.f).anchors, (ev.f).resolved_when AS checks,
+               -- naming evidence of a finding observed only to the day: that day's start
+               CASE WHEN (ev.f).observed_at_precision = 'day' AND ev.r IN ('key', 'slug')
+                    THEN least(date_trunc('day', (ev.f).observed_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
+                               (ev.f).created_at)
+                    ELSE least((ev.f).observed_at, (ev.f).created_at) END AS observed,
+               (ev.f).resolved_when IS NOT NULL AND ev.r = 'path'
+                   AND ev.finding_path = ANY (ledger._check_paths((ev.f).resolved_when)) AS names_checked,
+               ledger._touch_mode(v_policy.touch_modes, (ev.f).kind) AS touch_mode,
                ev.r = ANY (v_policy.enabled_rules) AS enabled,
                (ev.r = 'slug' AND EXISTS (
                     SELECT 1 FROM unnest(coalesce(p_paths, '{}')) AS mp(path)
@@ -118,65 +150,91 @@ BEGIN
                            = lower(pg_catalog.normalize((ev.f).slug, 'NFC') COLLATE "C"))) AS files_it,
                ((ev.f).kind = ANY (v_policy.path_supersede_kinds) OR '*' = ANY (v_policy.path_supersede_kinds))
                    AS path_supersedes
-          FROM evf AS ev
-    ), ev3 AS (
-        SELECT ev2.*,
+          FROM with_finding AS ev
+    ), verdicts AS (
+        -- the piece's verdict under the scope's policy: path kinds, touch
+        -- modes, slug mentions, and a finding's check (which only the tree decides)
+        SELECT pc.*,
                CASE
-                   WHEN ev2.r = 'path' AND ev2.verdict = 'resolution'
-                       THEN CASE WHEN ev2.path_supersedes THEN 'resolution' ELSE 'candidate' END
-                   WHEN ev2.r = 'path' THEN ev2.verdict
-                   WHEN ev2.verdict = 'bare' AND ev2.r = 'slug' AND v_policy.slug_mention_resolves
-                        AND NOT ev2.files_it THEN 'resolution'
-                   ELSE ev2.verdict END AS verdict2,
+                   WHEN pc.checks IS NOT NULL AND pc.r = 'path'
+                       THEN CASE WHEN pc.names_checked THEN 'check' ELSE 'mention' END
+                   WHEN pc.checks IS NOT NULL AND (pc.verdict = 'resolution'
+                        OR (pc.verdict = 'bare' AND pc.r = 'slug' AND v_policy.slug_mention_resolves
+                            AND NOT pc.files_it)) THEN 'check'
+                   WHEN pc.r = 'path' AND pc.verdict = 'resolution' AND NOT pc.path_supersedes THEN 'candidate'
+                   WHEN pc.r = 'path' AND pc.verdict = 'resolution'
+                       THEN CASE pc.touch_mode WHEN 'recheck' THEN 'recheck' WHEN 'flag' THEN 'flag'
+                                                ELSE 'resolution' END
+                   WHEN pc.r = 'path' THEN pc.verdict
+                   WHEN pc.verdict = 'bare' AND pc.r = 'slug' AND v_policy.slug_mention_resolves
+                        AND NOT pc.files_it THEN 'resolution'
+                   ELSE pc.verdict END AS policy_verdict,
                CASE
-                   WHEN ev2.r = 'path' AND ev2.verdict = 'resolution' AND ev2.path_supersedes
-                       THEN ev2.why || CASE WHEN ev2.form = 'line'
-                                            THEN format(' (line rule, context %s, kind %s)', v_policy.line_context, ev2.kind)
-                                            ELSE format(' (path rule, kind %s)', ev2.kind) END
-                   WHEN ev2.r = 'path' AND ev2.verdict = 'resolution'
+                   WHEN pc.checks IS NOT NULL AND pc.r = 'path' AND pc.names_checked
+                       THEN format('%s; the finding has a check (resolved_when) naming %s: the merge''s tree decides',
+                                   pc.why, pc.finding_path)
+                   WHEN pc.checks IS NOT NULL AND pc.r = 'path'
+                       THEN format('%s; the finding has a check (resolved_when) that does not name %s: a touch of it decides nothing',
+                                   pc.why, pc.finding_path)
+                   WHEN pc.checks IS NOT NULL AND (pc.verdict = 'resolution'
+                        OR (pc.verdict = 'bare' AND pc.r = 'slug' AND v_policy.slug_mention_resolves
+                            AND NOT pc.files_it))
+                       THEN format('%s; the finding has a check (resolved_when): the merge''s tree decides', pc.why)
+                   WHEN pc.r = 'path' AND pc.verdict = 'resolution' AND pc.path_supersedes
+                        AND pc.touch_mode IN ('recheck', 'flag')
+                       THEN pc.why || format(' (%s rule, kind %s, touch mode %s)',
+                                              CASE WHEN pc.form = 'line' THEN 'line' ELSE 'path' END,
+                                              pc.kind, pc.touch_mode)
+                   WHEN pc.r = 'path' AND pc.verdict = 'resolution' AND pc.path_supersedes
+                       THEN pc.why || CASE WHEN pc.form = 'line'
+                                            THEN format(' (line rule, context %s, kind %s)', v_policy.line_context, pc.kind)
+                                            ELSE format(' (path rule, kind %s)', pc.kind) END
+                   WHEN pc.r = 'path' AND pc.verdict = 'resolution'
                        THEN format('%s; the path rule only records a candidate for kind %s (path_supersede_kinds %s)',
-                                   ev2.why, ev2.kind, v_policy.path_supersede_kinds::text)
-                   WHEN ev2.r = 'path' THEN ev2.why
-                   WHEN ev2.verdict = 'bare' AND ev2.r = 'slug' AND v_policy.slug_mention_resolves AND ev2.files_it
+                                   pc.why, pc.kind, v_policy.path_supersede_kinds::text)
+                   WHEN pc.r = 'path' THEN pc.why
+                   WHEN pc.verdict = 'bare' AND pc.r = 'slug' AND v_policy.slug_mention_resolves AND pc.files_it
                        THEN 'a bare mention of the slug, in a merge that touches the finding''s own file'
-                   WHEN ev2.verdict = 'bare' AND ev2.r = 'slug' AND v_policy.slug_mention_resolves
+                   WHEN pc.verdict = 'bare' AND pc.r = 'slug' AND v_policy.slug_mention_resolves
                        THEN 'a bare mention of the slug resolves (slug_mention_resolves)'
-                   ELSE ev2.why END AS why2
-          FROM ev2
-    ), ev4 AS (
+                   ELSE pc.why END AS policy_reason
+          FROM facts AS pc
+    ), shared_text AS (
+        -- the other findings the same message text is evidence for
         SELECT e.*,
-               ARRAY(SELECT DISTINCT o.fid FROM ev3 o
+               ARRAY(SELECT DISTINCT o.fid FROM verdicts o
                       WHERE o.enabled AND o.r <> 'path' AND e.r <> 'path' AND o.fid <> e.fid
                         AND o.seg = e.seg AND o.pos_from <= e.pos_to AND e.pos_from <= o.pos_to
                       ORDER BY o.fid) AS others
-          FROM ev3 e
-    ), ev5 AS (
+          FROM verdicts e
+    ), outcomes AS (
         SELECT e.*,
                CASE
                    WHEN NOT e.enabled THEN 'skipped'
-                   WHEN e.verdict2 = 'resolution' AND cardinality(e.others) = 0 THEN 'supersede'
-                   WHEN e.verdict2 = 'resolution' THEN 'ambiguous'
-                   WHEN e.verdict2 = 'moved' THEN 'anchor_moved'
-                   WHEN e.verdict2 = 'candidate' THEN 'candidate'
-                   WHEN e.verdict2 = 'kept' THEN 'anchor_kept'
+                   WHEN e.policy_verdict IN ('resolution', 'check') AND cardinality(e.others) > 0 THEN 'ambiguous'
+                   WHEN e.policy_verdict = 'resolution' THEN 'supersede'
+                   WHEN e.policy_verdict IN ('check', 'recheck', 'flag') THEN e.policy_verdict
+                   WHEN e.policy_verdict = 'moved' THEN 'anchor_moved'
+                   WHEN e.policy_verdict = 'candidate' THEN 'candidate'
+                   WHEN e.policy_verdict = 'kept' THEN 'anchor_kept'
                    ELSE 'mention' END AS outcome,
                CASE
                    WHEN NOT e.enabled THEN format('rule %s is not in the scope''s enabled_rules', e.r)
-                   WHEN e.verdict2 = 'resolution' AND cardinality(e.others) > 0
-                       THEN format('%s, but the same text is also evidence for findings %s', e.why2,
+                   WHEN e.policy_verdict IN ('resolution', 'check') AND cardinality(e.others) > 0
+                       THEN format('%s, but the same text is also evidence for findings %s', e.policy_reason,
                                    array_to_string(e.others, ', '))
-                   ELSE e.why2 END AS why3,
+                   ELSE e.policy_reason END AS outcome_reason,
                array_position('{key,slug,keyword,title,path}'::text[], e.r) AS rule_rank
-          FROM ev4 e
+          FROM shared_text e
     ), ranked AS (
         SELECT e.*,
-               array_position('{supersede,ambiguous,anchor_moved,candidate,anchor_kept,mention,skipped}'::text[], e.outcome) AS outcome_rank,
+               array_position('{supersede,check,recheck,flag,ambiguous,anchor_moved,candidate,anchor_kept,mention,skipped}'::text[], e.outcome) AS outcome_rank,
                row_number() OVER (PARTITION BY e.fid
-                                  ORDER BY array_position('{supersede,ambiguous,anchor_moved,candidate,anchor_kept,mention,skipped}'::text[], e.outcome),
+                                  ORDER BY array_position('{supersede,check,recheck,flag,ambiguous,anchor_moved,candidate,anchor_kept,mention,skipped}'::text[], e.outcome),
                                            e.rule_rank, e.seg NULLS LAST, e.pos_from NULLS LAST, e.txt,
                                            e.finding_path) AS rn
-          FROM ev5 e
-    ), moves0 AS (
+          FROM outcomes e
+    ), anchor_moves AS (
         -- anchors that follow the code: every moved piece of a finding
         SELECT x.fid,
                jsonb_agg(jsonb_strip_nulls(jsonb_build_object('path', x.finding_path, 'to_path', x.to_path,
@@ -186,7 +244,7 @@ BEGIN
                                                    '{}'))
                    || jsonb_object_agg(coalesce(x.to_path, x.finding_path), x.anchor_to) AS anchors_after,
                jsonb_object_agg(x.finding_path, x.to_path) FILTER (WHERE x.to_path IS NOT NULL) AS renames
-          FROM ev5 x WHERE x.r = 'path' AND x.verdict2 = 'moved'
+          FROM outcomes x WHERE x.r = 'path' AND x.verdict = 'moved'
          GROUP BY x.fid
     ), moves AS (
         -- a followed rename: the finding's path becomes the new one (in its place, once)
@@ -198,7 +256,7 @@ BEGIN
                                    WITH ORDINALITY AS u(p, o)
                              ORDER BY coalesce(m.renames ->> u.p, u.p), u.o) AS q)
                END AS paths_after
-          FROM moves0 m
+          FROM anchor_moves m
     )
     SELECT d.fid,
            CASE WHEN v_skip IS NOT NULL THEN 'skipped' WHEN d.before THEN 'not_before_observed' ELSE d.outcome END,
@@ -208,10 +266,12 @@ BEGIN
                     THEN format('merged at %s, before the finding was observed at %s: a merge older than the problem never decides it',
                                 to_char(p_merged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                                 to_char(d.observed AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
-                ELSE d.why3 END,
+                ELSE d.outcome_reason END,
            jsonb_strip_nulls(jsonb_build_object(
                'finding_key', d.finding_key, 'slug', d.slug, 'title', d.title, 'kind', d.kind,
                'expects', CASE WHEN d.expects <> 'change' THEN d.expects END,
+               'resolved_when', d.checks,
+               'touch_mode', CASE WHEN d.outcome IN ('recheck', 'flag') THEN d.touch_mode END,
                'would_be', CASE WHEN v_skip IS NOT NULL OR d.before THEN d.outcome END,
                'merged_at', CASE WHEN d.before THEN p_merged_at END,
                'observed_at', CASE WHEN d.before THEN d.observed END,
@@ -223,7 +283,7 @@ BEGIN
            || jsonb_build_object('pieces', (
                SELECT jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
                           'rule', x.r, 'form', x.form, 'text', x.txt, 'line', x.ln, 'context', x.ctx,
-                          'verb', x.vb, 'outcome', x.outcome, 'reason', x.why3,
+                          'verb', x.vb, 'outcome', x.outcome, 'reason', x.outcome_reason,
                           'also_matches', CASE WHEN cardinality(x.others) > 0 THEN to_jsonb(x.others) END,
                           'finding_path', x.finding_path, 'touched_path', CASE WHEN x.r = 'path' THEN x.txt END,
                           'anchor_from', x.anchor_from, 'anchor_to', x.anchor_to))
@@ -239,5 +299,5 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger._merge_decisions(text, text, text[], text, timestamptz, text[], text[], jsonb) IS
-'Decisions a merge (message, touched paths, branch, merged_at, added, deleted, hunks) takes for the active findings of a scope under its policy: supersede, ambiguous, anchor_moved, candidate, anchor_kept, mention, skipped (rule disabled or merge off the default branch) or not_before_observed (merged before the finding was observed), with the deciding rule, the exact evidence, the reason, the anchor moves and every piece in detail. (scope, message, paths text[], branch, merged_at, added text[], deleted text[], hunks jsonb) -> TABLE(finding_id, action, rule, evidence, reason, detail jsonb). Changes nothing. Raises nothing.';
+COMMENT ON FUNCTION ledger._merge_decisions(text, text, text[], text, timestamptz, text[], text[], jsonb, boolean) IS
+'Decisions a merge (message, touched paths, branch, merged_at, added, deleted, hunks) takes for the active findings of a scope under its policy: supersede, check (a checked finding: its check decides on the merge''s tree), recheck / flag (the kind''s touch mode), ambiguous, anchor_moved, candidate, anchor_kept, mention, skipped (rule disabled or merge off the default branch) or not_before_observed (merged before the finding was observed), with the deciding rule, the exact evidence, the reason, the anchor moves and every piece in detail. (scope, message, paths text[], branch, merged_at, added text[], deleted text[], hunks jsonb, may_match boolean: the pre-filter''s answer, NULL to ask it) -> TABLE(finding_id, action, rule, evidence, reason, detail jsonb). Changes nothing. Raises nothing.';

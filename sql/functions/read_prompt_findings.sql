@@ -31,7 +31,9 @@
 --               more severe one; NULL means no budget.
 -- findings: JSON array of {id, scope, finding_key, kind, severity, title,
 -- description, paths, source, created_at and observed_at (ISO 8601, UTC,
--- microseconds), task_group, chars} in order; included_*: how many and how many characters;
+-- microseconds), task_group, chars, and touched_by for a finding merges
+-- flagged (touch mode flag: [{sha, subject}], the merge's commit_sha and
+-- its message's first line, in merge order)} in order; included_*: how many and how many characters;
 -- omitted_*: the candidates cut by the budget (the kind, age and group
 -- filters do not count as omitted).
 -- Raises LD005 (unknown scope), LD003 (p_max_chars, p_max_age or
@@ -111,7 +113,14 @@ BEGIN
                'created_at', to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
                'observed_at', to_char(x.observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
                'task_group', x.task_group,
-               'chars', x.chars) ORDER BY x.ord) FILTER (WHERE x.included), '[]'::jsonb),
+               'chars', x.chars)
+               || coalesce((SELECT jsonb_build_object('touched_by', jsonb_agg(jsonb_build_object(
+                                       'sha', m.commit_sha, 'subject', split_part(m.message, E'\n', 1))
+                                       ORDER BY m.id))
+                              FROM ledger.supersession a JOIN ledger.merge m ON m.id = a.merge_id
+                             WHERE a.finding_id = x.id AND a.action = 'flagged'
+                            HAVING count(*) > 0), '{}'::jsonb)
+               ORDER BY x.ord) FILTER (WHERE x.included), '[]'::jsonb),
            (count(*) FILTER (WHERE x.included))::integer,
            coalesce(sum(x.chars) FILTER (WHERE x.included), 0)::integer,
            (count(*) FILTER (WHERE NOT x.included))::integer,
@@ -121,4 +130,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.read_prompt_findings(text, text[], interval, integer, text, integer) IS
-'The active findings of a scope for a prompt: optional kinds, maximum age (since last reported) and maximum number of task groups back from the current group (Option C, on top of supersession), most severe then most recent first, cut to a character budget (title + 1 + description per finding, prefix cut). (scope, kinds text[], max_age interval, max_chars integer, current_group text, max_groups integer) -> TABLE(findings jsonb, included_count, included_chars, omitted_count, omitted_chars). Raises LD002, LD003, LD005.';
+'The active findings of a scope for a prompt: optional kinds, maximum age (since last reported) and maximum number of task groups back from the current group (Option C, on top of supersession), most severe then most recent first, cut to a character budget (title + 1 + description per finding, prefix cut); a finding a merge flagged (touch mode flag) carries touched_by [{sha, subject: the message''s first line}] in merge order. (scope, kinds text[], max_age interval, max_chars integer, current_group text, max_groups integer) -> TABLE(findings jsonb, included_count, included_chars, omitted_count, omitted_chars). Raises LD002, LD003, LD005.';

@@ -11,7 +11,8 @@
 --   decisions  the merge's audit rows as a JSON array of
 --              {finding_id, action, rule, evidence, reason, detail}, in id
 --              order: superseded / would_supersede / already_superseded,
---              ambiguous, candidate, mention, skipped (issue 3; the design
+--              ambiguous, candidate, mention, skipped, check_requested,
+--              recheck_requested, flagged (the design
 --              record's archived_findings, with the reason for each).
 -- p_branch: the branch the merge landed on (NULL: unknown, never skipped).
 -- p_added, p_deleted: the paths it added and deleted (subsets of p_paths;

@@ -1,6 +1,6 @@
 -- ledger.report_finding(p_scope, p_finding_key, p_title, p_description,
 --     p_paths, p_kind, p_severity, p_source, p_review_run, p_observed_at,
---     p_expects, p_task_group)
+--     p_expects, p_task_group, p_resolved_when, p_observed_at_precision)
 --   -> TABLE(finding_id bigint, outcome text, state text,
 --            report_count integer, reopen_count integer)
 --
@@ -47,7 +47,9 @@ CREATE OR REPLACE FUNCTION ledger.report_finding(
     p_review_run text DEFAULT NULL,
     p_observed_at timestamptz DEFAULT NULL,
     p_expects text DEFAULT NULL,
-    p_task_group text DEFAULT NULL)
+    p_task_group text DEFAULT NULL,
+    p_resolved_when jsonb DEFAULT NULL,
+    p_observed_at_precision text DEFAULT NULL)
 RETURNS TABLE (finding_id bigint, outcome text, state text, report_count integer, reopen_count integer)
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -70,9 +72,9 @@ BEGIN
         PERFORM set_config('ledger.reporting', 'on', true);
         INSERT INTO ledger.finding AS f
                (scope, finding_key, title, description, paths, kind, severity, source, review_run,
-                observed_at, expects, task_group)
+                observed_at, expects, task_group, resolved_when, observed_at_precision)
         VALUES (v_scope, v_key, p_title, p_description, p_paths, p_kind, p_severity, p_source, v_run,
-                p_observed_at, p_expects, p_task_group)
+                p_observed_at, p_expects, p_task_group, p_resolved_when, p_observed_at_precision)
         ON CONFLICT (scope, finding_key) DO NOTHING
         RETURNING f.* INTO v_row;
         PERFORM set_config('ledger.reporting', '', true);
@@ -110,5 +112,5 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.report_finding(text, text, text, text, text[], text, text, text, text, timestamptz, text, text) IS
-'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run, observed_at, expects, task_group) -> TABLE(finding_id, outcome, state, report_count, reopen_count). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD401.';
+COMMENT ON FUNCTION ledger.report_finding(text, text, text, text, text[], text, text, text, text, timestamptz, text, text, jsonb, text) IS
+'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run, observed_at, expects, task_group, resolved_when jsonb, observed_at_precision; the last two as the other fields of a new finding) -> TABLE(finding_id, outcome, state, report_count, reopen_count). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD401.';

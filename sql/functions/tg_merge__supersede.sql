@@ -2,8 +2,8 @@
 -- FOR EACH STATEMENT, transition table new_merges)
 --
 -- When merges land, decide for every active finding of their scope that a
--- merge carries evidence about: the path rule of seed 000 "Option A", the
--- commit-message rules of issue 3 and the reverts of issue 5, under the
+-- merge carries evidence about: the path rule, the commit-message rules,
+-- the findings' checks and the scope's touch modes, and reverts, under the
 -- scope's policy and hygiene_mode (on: audit, then supersede or reopen;
 -- dry: audit would_supersede / would_reopen; off: nothing). The rules are
 -- ledger._apply_merge(merge_id) and ledger._apply_revert(merge_id), shared
@@ -22,7 +22,8 @@
 --     (ledger.finding_path probed with ledger._path_keys: the keys of
 --     ledger._match_changes), or
 --   * have a message that may match an active finding
---     (ledger._message_may_match, exact when it says no), or
+--     (ledger._message_may_match, exact when it says no; evaluated once per
+--     merge, and its answer passed to ledger._apply_merge), or
 --   * revert a commit ('This reverts commit '), or
 --   * are on a branch other than the scope's default_branch (audited
 --     skipped).
@@ -51,29 +52,34 @@ DECLARE
     v_after   bigint := 0::bigint;
     v_ids     bigint[];
     v_changes boolean[];
+    v_may     boolean[];
     v_again   boolean;
 BEGIN
     LOOP
-        SELECT array_agg(c.id ORDER BY c.id), array_agg(c.changes ORDER BY c.id)
-          INTO v_ids, v_changes
-          FROM (SELECT n.id,
-                       strpos(n.message, 'This reverts commit ') > 0 OR n.hunks IS NOT NULL AS changes
-                  FROM new_merges n
-                  JOIN ledger.scope sc ON sc.scope = n.scope
-                 WHERE n.id > v_after
-                   AND sc.hygiene_mode <> 'off'
-                   AND (cardinality(n.paths) > 0 OR n.message ~ '\S')
-                   AND (strpos(n.message, 'This reverts commit ') > 0
-                        OR (sc.default_branch IS NOT NULL AND n.branch IS NOT NULL
-                            AND n.branch <> sc.default_branch)
-                        OR (cardinality(n.paths) > 0
-                            AND EXISTS (SELECT 1 FROM ledger.finding_path fp
-                                         WHERE fp.scope = n.scope AND fp.path = ANY (ledger._path_keys(n.paths))))
-                        OR (n.message ~ '\S' AND ledger._message_may_match(n.scope, n.message)))) AS c;
+        -- the message pre-filter runs once per merge here; its answer goes to
+        -- ledger._apply_merge, which does not ask it again
+        SELECT array_agg(c.id ORDER BY c.id), array_agg(c.changes ORDER BY c.id), array_agg(c.may_match ORDER BY c.id)
+          INTO v_ids, v_changes, v_may
+          FROM (SELECT k.*
+                  FROM (SELECT n.id, n.scope, n.paths, n.branch, n.message, sc.default_branch,
+                               strpos(n.message, 'This reverts commit ') > 0 OR n.hunks IS NOT NULL AS changes,
+                               n.message ~ '\S' AND ledger._message_may_match(n.scope, n.message) AS may_match
+                          FROM new_merges n
+                          JOIN ledger.scope sc ON sc.scope = n.scope
+                         WHERE n.id > v_after
+                           AND sc.hygiene_mode <> 'off'
+                           AND (cardinality(n.paths) > 0 OR n.message ~ '\S')
+                        OFFSET 0) AS k  -- one pre-filter call per merge, not one per reference
+                 WHERE strpos(k.message, 'This reverts commit ') > 0
+                    OR (k.default_branch IS NOT NULL AND k.branch IS NOT NULL AND k.branch <> k.default_branch)
+                    OR (cardinality(k.paths) > 0
+                        AND EXISTS (SELECT 1 FROM ledger.finding_path fp
+                                     WHERE fp.scope = k.scope AND fp.path = ANY (ledger._path_keys(k.paths))))
+                    OR k.may_match) AS c;
         EXIT WHEN v_ids IS NULL;
         v_again := false;
         FOR i IN 1 .. cardinality(v_ids) LOOP
-            PERFORM ledger._apply_merge(v_ids[i]);
+            PERFORM ledger._apply_merge(v_ids[i], v_may[i]);
             PERFORM ledger._apply_revert(v_ids[i]);
             v_after := v_ids[i];
             IF v_changes[i] AND EXISTS (SELECT 1 FROM ledger.supersession a
@@ -91,4 +97,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_merge__supersede() IS
-'AFTER INSERT statement trigger on ledger.merge (transition table new_merges): each merge the statement inserted, in id order, through ledger._apply_merge (path rule of seed 000 Option A with anchors, change kinds and causality, commit-message rules of issue 3, scope policy) then ledger._apply_revert (reverts reopen); merges that cannot decide anything (no finding path touched, no possible message match, no revert, on the default branch) are skipped by one set-based query. hygiene_mode on: audit rows first, then supersedes or reopens; dry: would_supersede / would_reopen only; off: nothing. Exactly what one statement per merge decides. SECURITY DEFINER so that writers without UPDATE on findings or INSERT on the audit get the same effect. Raises nothing.';
+'AFTER INSERT statement trigger on ledger.merge (transition table new_merges): each merge the statement inserted, in id order, through ledger._apply_merge (path rule with anchors, change kinds and causality, commit-message rules, checks and touch modes, scope policy; the message pre-filter evaluated once per merge here and passed on) then ledger._apply_revert (reverts reopen); merges that cannot decide anything (no finding path touched, no possible message match, no revert, on the default branch) are skipped by one set-based query. hygiene_mode on: audit rows first, then supersedes or reopens; dry: would_supersede / would_reopen only; off: nothing. Exactly what one statement per merge decides. SECURITY DEFINER so that writers without UPDATE on findings or INSERT on the audit get the same effect. Raises nothing.';

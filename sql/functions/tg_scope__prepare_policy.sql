@@ -17,7 +17,11 @@
 --                          (default NULL; 'refs/heads/' dropped);
 --   line_context           lines of context around a finding's anchor
 --                          within which a merge's hunk changes it, 0 to
---                          1000 (default 0: one of the anchored lines).
+--                          1000 (default 0: one of the anchored lines);
+--   touch_modes            {"<kind>" | "*": "retire" | "recheck" | "flag"}
+--                          (default {}: ledger._default_touch_mode() for
+--                          every kind); kinds lower-cased, modes trimmed and
+--                          lower-cased.
 -- Raises LD002 (NULL enabled_rules / path_supersede_kinds /
 -- slug_mention_resolves), LD003 (an unknown rule, a NULL or blank kind, a
 -- blank default_branch, a line_context outside 0-1000), LD004 (a kind over
@@ -72,9 +76,29 @@ BEGIN
         RAISE EXCEPTION 'invalid scope.line_context: % (expected 0 to 1000 lines)', NEW.line_context
             USING ERRCODE = 'LD003';
     END IF;
+    IF NEW.touch_modes IS NULL THEN
+        RAISE EXCEPTION 'scope.touch_modes is required ({} for the default, {"<kind>": "retire" | "recheck" | "flag"})'
+            USING ERRCODE = 'LD002';
+    END IF;
+    IF jsonb_typeof(NEW.touch_modes) <> 'object' THEN
+        RAISE EXCEPTION 'invalid scope.touch_modes: % is not an object {"<kind>": "retire" | "recheck" | "flag"}',
+            left(NEW.touch_modes::text, 200) USING ERRCODE = 'LD003';
+    END IF;
+    SELECT format('[%s]: %s', quote_literal(e.key), e.value::text) INTO v_bad FROM jsonb_each(NEW.touch_modes) AS e
+     WHERE jsonb_typeof(e.value) <> 'string'
+        OR lower(btrim(e.value #>> '{}') COLLATE "C") NOT IN ('retire', 'recheck', 'flag')
+        OR btrim(e.key) = '' OR length(e.key) > 100
+     LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'invalid scope.touch_modes%: expected a kind (1 to 100 characters) or * mapped to retire, recheck or flag',
+            v_bad USING ERRCODE = 'LD003';
+    END IF;
+    NEW.touch_modes := coalesce((SELECT jsonb_object_agg(lower(btrim(e.key) COLLATE "C"),
+                                                         lower(btrim(e.value #>> '{}') COLLATE "C"))
+                                   FROM jsonb_each(NEW.touch_modes) AS e), '{}'::jsonb);
     RETURN NEW;
 END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_scope__prepare_policy() IS
-'BEFORE INSERT OR UPDATE trigger on ledger.scope: validates and normalises the matching policy (enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch, line_context 0-1000). Raises LD002, LD003, LD004 naming field and value.';
+'BEFORE INSERT OR UPDATE trigger on ledger.scope: validates and normalises the matching policy (enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch, line_context 0-1000, touch_modes kind -> retire | recheck | flag). Raises LD002, LD003, LD004 naming field and value.';

@@ -8,6 +8,8 @@
 -- Decisions read observed_at (causality: no merge from before the problem
 -- was observed retires it), expects (what change resolves it) and anchors
 -- (line ranges that move with the code); the prompt read reads task_group.
+-- A finding with resolved_when (a check on the tree) is retired only when a
+-- touching merge's tree makes its check hold (ledger.file_state_request).
 -- The two GIN indexes over active findings (paths, message evidence) need
 -- functions and live in sql/indexes/.
 CREATE TABLE ledger.finding (
@@ -40,6 +42,8 @@ CREATE TABLE ledger.finding (
     expects                text NOT NULL DEFAULT 'change',
     anchors                jsonb,
     task_group             text,
+    resolved_when          jsonb,
+    observed_at_precision  text NOT NULL DEFAULT 'instant',
     CONSTRAINT finding_pkey PRIMARY KEY (id),
     CONSTRAINT finding_scope_fkey FOREIGN KEY (scope) REFERENCES ledger.scope (scope),
     CONSTRAINT finding_superseded_by_merge_id_fkey FOREIGN KEY (superseded_by_merge_id) REFERENCES ledger.merge (id),
@@ -49,7 +53,9 @@ CREATE TABLE ledger.finding (
     CONSTRAINT finding_dismissal_check
         CHECK (dismissed_at IS NULL OR (resolution IS NOT NULL AND superseded_at IS NOT NULL)),
     CONSTRAINT finding_expects_check CHECK (expects IN ('change', 'present', 'absent')),
-    CONSTRAINT finding_anchors_check CHECK (jsonb_typeof(anchors) = 'object')
+    CONSTRAINT finding_anchors_check CHECK (jsonb_typeof(anchors) = 'object'),
+    CONSTRAINT finding_resolved_when_check CHECK (jsonb_typeof(resolved_when) = 'object'),
+    CONSTRAINT finding_observed_at_precision_check CHECK (observed_at_precision IN ('instant', 'day'))
 );
 
 CREATE INDEX finding_scope_active_idx ON ledger.finding (scope, id) WHERE superseded_at IS NULL;
@@ -87,3 +93,7 @@ COMMENT ON COLUMN ledger.finding.anchors IS
 'Line anchors, {"<path>": [first_line, last_line]} (1-based, inclusive), taken from paths written src/a.py:42 (42-42), src/a.py:42:7 (42-42) or src/a.py:40-48 (40-48); paths holds the bare path. NULL: no anchor (the file-level rule). A merge with hunks for an anchored path supersedes the finding only when a hunk overlaps the range (within the scope''s line_context) and otherwise moves the range by the lines its hunks added or removed above it (audited anchor_moved).';
 COMMENT ON COLUMN ledger.finding.task_group IS
 'The task group the finding was generated for (seed 000 Option C), e.g. 07_nightshift_standalone_cli:0; set explicitly, or taken from source when source is a node id ending in :<number>. NULL: unknown. ledger.read_prompt_findings(p_current_group, p_max_groups) keeps the findings at most p_max_groups groups back (the trailing number orders groups of the same prefix).';
+COMMENT ON COLUMN ledger.finding.resolved_when IS
+'The check that proves the finding resolved, evaluated on the tree of each merge that touches a path it names (NULL: no check, the touch rules apply). Closed grammar, one key per node: {"path_exists": "a/b.py" | "pkg/"}, {"path_absent": ...} (a trailing / is a directory: at least one file under it), {"file_contains": {"path": "f.py", "pattern": "REGEX"}} (the file exists and its text matches REGEX with ~), {"file_lacks": {"path": "f.py", "pattern": "REGEX"}} (absent or not matching), {"all": [...]}, {"any": [...]} (non-empty). At most depth 8, 64 nodes, a pattern of 1000 characters; paths normalised as finding.paths, and every path a check names is added to paths if absent (so the path index finds the finding on a touch). Validated on write by ledger._check_resolved_when (LD003 / LD004 naming the part, e.g. finding.resolved_when.all[1].file_contains.pattern). A merge never retires a checked finding by a touch: it opens a file-state request (ledger.file_state_request).';
+COMMENT ON COLUMN ledger.finding.observed_at_precision IS
+'How precisely observed_at is known: instant (default) or day (only its UTC date is known; importers write a date-only value as that day''s end, 23:59:59.999999 UTC). With day, naming evidence (the finding''s own key or slug governed by a resolution verb: a commit cannot name a slug that did not exist yet) passes the causality gate for a merge on or after the start of that UTC day; every other rule (path, line, expects, keyword, title, check) compares with least(observed_at, created_at) as for instant.';

@@ -12,9 +12,11 @@ CREATE TABLE ledger.scope (
     slug_mention_resolves boolean NOT NULL DEFAULT false,
     default_branch        text,
     line_context          integer NOT NULL DEFAULT 0,
+    touch_modes           jsonb NOT NULL DEFAULT '{}',
     CONSTRAINT scope_pkey PRIMARY KEY (scope),
     CONSTRAINT scope_hygiene_mode_check CHECK (hygiene_mode IN ('on', 'dry', 'off')),
-    CONSTRAINT scope_line_context_check CHECK (line_context BETWEEN 0 AND 1000)
+    CONSTRAINT scope_line_context_check CHECK (line_context BETWEEN 0 AND 1000),
+    CONSTRAINT scope_touch_modes_check CHECK (jsonb_typeof(touch_modes) = 'object')
 );
 
 COMMENT ON TABLE ledger.scope IS
@@ -29,3 +31,5 @@ COMMENT ON COLUMN ledger.scope.default_branch IS
 'When set, merges whose branch is another branch change nothing and are audited skipped; NULL (default) checks no branch.';
 COMMENT ON COLUMN ledger.scope.line_context IS
 'Lines of context around a finding''s anchor within which a merge''s hunk counts as changing it (default 0: the hunk must change one of the anchored lines; on the 48 TODO lines of the real histories in docs/matching.md, a context of 3 lines retires 24 of them too early). 0 to 1000.';
+COMMENT ON COLUMN ledger.scope.touch_modes IS
+'What a touch that the path rule would take as resolving does to a finding without a check, per kind: {"<kind>": "retire" | "recheck" | "flag", "*": ...}. retire: the path rule supersedes it; recheck: a recheck request (ledger.recheck_request) is opened instead and a verifier decides; flag: the finding stays and the audit records flagged (read_prompt_findings lists the merges as touched_by). A kind not listed takes "*", else ledger._default_touch_mode() (retire). Set with ledger.set_match_policy(p_touch, p_touch_kind).';

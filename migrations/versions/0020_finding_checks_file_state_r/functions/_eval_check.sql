@@ -1,0 +1,79 @@
+-- ledger._eval_check(p_check jsonb, p_states jsonb, OUT holds boolean, OUT part text)
+--
+-- Evaluates a normalised finding check (finding.resolved_when) on a tree's
+-- file states, in three-valued logic. p_states: {"<path>": value} with value
+-- a string (the file's text; for a directory key "pkg/": at least one file
+-- under it), null (absent), or true (it exists, its text unknown: what a
+-- merge's added/deleted tell); a path not in p_states is unknown.
+--   path_exists P    P's state is not null; path_absent: it is null;
+--   file_contains    the file's text matches the pattern (~); absent: false;
+--   file_lacks       absent, or the text does not match;
+--   all              false at the first false part, else unknown if a part
+--                    is unknown, else true;
+--   any              true at the first true part, else unknown if a part is
+--                    unknown, else false.
+-- holds: true, false or NULL (undecided); part: the part that decided, a
+-- JSON path into the check: the leaf's key (file_contains), all[1].path_exists
+-- for the part of an all that failed or of an any that held, all when every
+-- part held, any when none did; NULL when undecided. Raises nothing (the
+-- patterns were checked on write).
+CREATE OR REPLACE FUNCTION ledger._eval_check(p_check jsonb, p_states jsonb, OUT holds boolean, OUT part text)
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog
+AS $$
+DECLARE
+    v_key     text;
+    v_val     jsonb;
+    v_state   jsonb;
+    v_known   boolean;
+    v_unknown boolean := false;
+    v_h       boolean;
+    v_p       text;
+BEGIN
+    SELECT e.key, e.value INTO v_key, v_val FROM jsonb_each(p_check) AS e;
+    IF v_key IN ('all', 'any') THEN
+        FOR i IN 0 .. jsonb_array_length(v_val) - 1 LOOP
+            SELECT c.holds, c.part INTO v_h, v_p FROM ledger._eval_check(v_val -> i, p_states) AS c;
+            IF v_h IS NULL THEN
+                v_unknown := true;
+            ELSIF v_h = (v_key = 'any') THEN
+                holds := v_h;
+                part := v_key || '[' || i || '].' || v_p;
+                RETURN;
+            END IF;
+        END LOOP;
+        IF NOT v_unknown THEN
+            holds := v_key = 'all';
+            part := v_key;
+        END IF;
+        RETURN;
+    END IF;
+    part := v_key;
+    IF v_key IN ('path_exists', 'path_absent') THEN
+        v_known := p_states ? (v_val #>> '{}');
+        v_state := p_states -> (v_val #>> '{}');
+    ELSE
+        v_known := p_states ? (v_val ->> 'path');
+        v_state := p_states -> (v_val ->> 'path');
+    END IF;
+    IF NOT coalesce(v_known, false) THEN
+        part := NULL;
+        RETURN;
+    END IF;
+    CASE v_key
+    WHEN 'path_exists' THEN holds := jsonb_typeof(v_state) <> 'null';
+    WHEN 'path_absent' THEN holds := jsonb_typeof(v_state) = 'null';
+    ELSE
+        IF jsonb_typeof(v_state) = 'null' THEN
+            holds := v_key = 'file_lacks';
+        ELSIF jsonb_typeof(v_state) = 'string' THEN
+            holds := ((v_state #>> '{}') ~ (v_val ->> 'pattern')) = (v_key = 'file_contains');
+        ELSE
+            part := NULL;  -- it exists, its text is not known
+        END IF;
+    END CASE;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._eval_check(jsonb, jsonb) IS
+'Evaluate a normalised finding check on file states {"<path>": text | null (absent) | true (exists, text unknown)}; a path left out is unknown. Three-valued: (check jsonb, states jsonb) -> (holds boolean: NULL when undecided, part text: the deciding part as a JSON path, e.g. all[1].file_contains, all, any). Raises nothing.';

@@ -1,0 +1,133 @@
+-- ledger.read_prompt_findings(p_scope text, p_kinds text[] DEFAULT NULL,
+--     p_max_age interval DEFAULT NULL, p_max_chars integer DEFAULT NULL,
+--     p_current_group text DEFAULT NULL, p_max_groups integer DEFAULT NULL)
+--   -> TABLE(findings jsonb, included_count integer, included_chars integer,
+--            omitted_count integer, omitted_chars integer)
+--
+-- What a prompt builder injects for a scope, in one row:
+--   candidates  the active findings of p_scope, of one of p_kinds when
+--               given (case-insensitive), and, when p_max_age is given,
+--               reported within it: coalesce(last_reported_at, created_at)
+--               >= now() - p_max_age (seed 000's "Option C", time-based
+--               decay; a re-report refreshes a finding), and, when
+--               p_max_groups is given, generated at most p_max_groups task
+--               groups before p_current_group (seed 000's "Option C" done
+--               by group: a group is its task_group's trailing number, and
+--               groups compare only within one prefix, so with current
+--               07_x:6 and 2 groups back, 07_x:4, 07_x:5 and 07_x:6 stay,
+--               07_x:3 and 07_x:7 go; a finding with no task_group, one
+--               without a trailing number or of another prefix stays: only
+--               findings known to be too old or ahead are left out). The
+--               filters narrow the active set; they never bring back a
+--               superseded finding (p_current_group without
+--               p_max_groups filters nothing);
+--   order       most severe first (critical, high, medium, low, info), then
+--               most recently reported, then highest id;
+--   budget      each finding costs length(title) + 1 + length(description)
+--               characters (length(title) without a description: the text
+--               ActiveFinding.prompt_text() builds); findings are taken in
+--               order while the running total fits p_max_chars and the cut
+--               is a prefix, so a less severe finding never displaces a
+--               more severe one; NULL means no budget.
+-- findings: JSON array of {id, scope, finding_key, kind, severity, title,
+-- description, paths, source, created_at and observed_at (ISO 8601, UTC,
+-- microseconds), task_group, chars, and touched_by for a finding merges
+-- flagged (touch mode flag: [{sha, subject}], the merge's commit_sha and
+-- its message's first line, in merge order)} in order; included_*: how many and how many characters;
+-- omitted_*: the candidates cut by the budget (the kind, age and group
+-- filters do not count as omitted).
+-- Raises LD005 (unknown scope), LD003 (p_max_chars, p_max_age or
+-- p_max_groups negative, a p_current_group without a trailing group
+-- number), LD002 (p_max_groups without p_current_group).
+CREATE OR REPLACE FUNCTION ledger.read_prompt_findings(
+    p_scope text, p_kinds text[] DEFAULT NULL, p_max_age interval DEFAULT NULL, p_max_chars integer DEFAULT NULL,
+    p_current_group text DEFAULT NULL, p_max_groups integer DEFAULT NULL)
+RETURNS TABLE (findings jsonb, included_count integer, included_chars integer,
+               omitted_count integer, omitted_chars integer)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog
+AS $$
+DECLARE
+    v_kinds  text[];
+    v_number numeric;
+    v_prefix text;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM ledger.scope s WHERE s.scope = p_scope) THEN
+        RAISE EXCEPTION 'unknown scope: %', quote_nullable(p_scope) USING ERRCODE = 'LD005';
+    END IF;
+    IF p_max_chars < 0 THEN
+        RAISE EXCEPTION 'invalid max_chars: % (expected 0 or more, or NULL for no budget)', p_max_chars
+            USING ERRCODE = 'LD003';
+    END IF;
+    IF p_max_age < interval '0' THEN
+        RAISE EXCEPTION 'invalid max_age: % (expected a positive interval, or NULL)', p_max_age
+            USING ERRCODE = 'LD003';
+    END IF;
+    IF p_max_groups < 0 THEN
+        RAISE EXCEPTION 'invalid max_groups: % (expected 0 or more, or NULL for every group)', p_max_groups
+            USING ERRCODE = 'LD003';
+    END IF;
+    IF p_max_groups IS NOT NULL THEN
+        IF p_current_group IS NULL THEN
+            RAISE EXCEPTION 'current_group is required with max_groups (the task group the prompt is for, e.g. 07_x:6)'
+                USING ERRCODE = 'LD002';
+        END IF;
+        v_number := substring(p_current_group FROM '[0-9]+$')::numeric;
+        IF v_number IS NULL THEN
+            RAISE EXCEPTION 'invalid current_group: % does not end in a group number (e.g. 07_x:6)',
+                quote_literal(p_current_group) USING ERRCODE = 'LD003';
+        END IF;
+        v_prefix := left(p_current_group, length(p_current_group) - length(substring(p_current_group FROM '[0-9]+$')));
+    END IF;
+    IF p_kinds IS NOT NULL THEN
+        v_kinds := ARRAY(SELECT lower(btrim(k) COLLATE "C") FROM unnest(p_kinds) AS k WHERE k IS NOT NULL);
+    END IF;
+
+    RETURN QUERY
+    WITH candidates AS (
+        SELECT f.id, f.scope, f.finding_key, f.kind, f.severity, f.title, f.description, f.paths, f.source,
+               f.created_at, f.observed_at, f.task_group,
+               length(f.title) + coalesce(1 + length(f.description), 0) AS chars,
+               coalesce(f.last_reported_at, f.created_at) AS seen_at
+          FROM ledger.finding f
+         WHERE f.scope = p_scope AND f.superseded_at IS NULL
+           AND (v_kinds IS NULL OR f.kind = ANY (v_kinds))
+           AND (p_max_age IS NULL OR coalesce(f.last_reported_at, f.created_at) >= now() - p_max_age)
+           AND (v_number IS NULL OR f.task_group IS NULL OR f.task_group !~ '[0-9]$'
+                OR left(f.task_group, length(f.task_group) - length(substring(f.task_group FROM '[0-9]+$')))
+                   IS DISTINCT FROM v_prefix
+                OR substring(f.task_group FROM '[0-9]+$')::numeric BETWEEN v_number - p_max_groups AND v_number)
+    ), ordered AS (
+        SELECT c.*,
+               row_number() OVER w AS ord,
+               sum(c.chars) OVER (w ROWS UNBOUNDED PRECEDING) AS running
+          FROM candidates c
+        WINDOW w AS (ORDER BY ledger._severity_rank(c.severity), c.seen_at DESC, c.id DESC)
+    ), cut AS (
+        SELECT o.*, (p_max_chars IS NULL OR o.running <= p_max_chars) AS included FROM ordered o
+    )
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'id', x.id, 'scope', x.scope, 'finding_key', x.finding_key, 'kind', x.kind,
+               'severity', x.severity, 'title', x.title, 'description', x.description,
+               'paths', to_jsonb(x.paths), 'source', x.source,
+               'created_at', to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
+               'observed_at', to_char(x.observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
+               'task_group', x.task_group,
+               'chars', x.chars)
+               || coalesce((SELECT jsonb_build_object('touched_by', jsonb_agg(jsonb_build_object(
+                                       'sha', m.commit_sha, 'subject', split_part(m.message, E'\n', 1))
+                                       ORDER BY m.id))
+                              FROM ledger.supersession a JOIN ledger.merge m ON m.id = a.merge_id
+                             WHERE a.finding_id = x.id AND a.action = 'flagged'
+                            HAVING count(*) > 0), '{}'::jsonb)
+               ORDER BY x.ord) FILTER (WHERE x.included), '[]'::jsonb),
+           (count(*) FILTER (WHERE x.included))::integer,
+           coalesce(sum(x.chars) FILTER (WHERE x.included), 0)::integer,
+           (count(*) FILTER (WHERE NOT x.included))::integer,
+           coalesce(sum(x.chars) FILTER (WHERE NOT x.included), 0)::integer
+      FROM cut x;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.read_prompt_findings(text, text[], interval, integer, text, integer) IS
+'The active findings of a scope for a prompt: optional kinds, maximum age (since last reported) and maximum number of task groups back from the current group (Option C, on top of supersession), most severe then most recent first, cut to a character budget (title + 1 + description per finding, prefix cut); a finding a merge flagged (touch mode flag) carries touched_by [{sha, subject: the message''s first line}] in merge order. (scope, kinds text[], max_age interval, max_chars integer, current_group text, max_groups integer) -> TABLE(findings jsonb, included_count, included_chars, omitted_count, omitted_chars). Raises LD002, LD003, LD005.';
