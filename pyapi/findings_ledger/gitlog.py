@@ -54,6 +54,7 @@ from typing import IO, Any
 import psycopg
 
 from .api import record_merges
+from .filestates import answer_pending
 from .models import MergeResult
 
 #: Merges per batch (:func:`read_merge_batches`, :func:`replay`).
@@ -613,6 +614,7 @@ def replay(
     on_merge: Callable[[GitMerge, MergeResult], None] | None = None,
     *,
     batch_size: int = BATCH_SIZE,
+    repo: str | Path | None = None,
 ) -> list[MergeResult]:
     """Record ``merges`` in order into ``scope`` with their added, deleted
     and hunks; returns one :class:`MergeResult` per merge. Each batch of
@@ -622,15 +624,23 @@ def replay(
     interrupted replay keeps the batches it finished. A
     merge already recorded (same scope and sha) has no second effect.
     ``on_merge`` is called for each merge once its batch is recorded (the
-    CLI's progress bar)."""
+    CLI's progress bar). With ``repo`` (the git repository the merges come
+    from), the file-state requests the batch opened, and any the scope
+    still has pending from an earlier run, are answered from git in the
+    batch's transaction (:func:`findings_ledger.filestates.answer_pending`)."""
     results = []
     for batch in batches(merges, batch_size):
         with conn.transaction():
             done = record_merges(conn, scope, [
                 {"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
                  "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in batch])
+            if repo is not None:
+                answer_pending(conn, scope, repo)
         results.extend(done)
         if on_merge is not None:
             for m, res in zip(batch, done, strict=True):
                 on_merge(m, res)
+    if repo is not None and not results:
+        with conn.transaction():
+            answer_pending(conn, scope, repo)
     return results

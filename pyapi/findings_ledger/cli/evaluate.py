@@ -54,7 +54,8 @@ def scratch_database(dsn: str) -> Iterator[str]:
 
 
 def print_table(evaluation: ev.Evaluation, out: Console) -> None:
-    table = Table(title="Decisions on the labelled corpus (TP: retired by its fix; early: while still true; late: after it)")
+    table = Table(title="Decisions on the labelled corpus (TP: retired by its fix; early: while still true; "
+                        "late: after it)")
     for h in ev.HEADERS:
         table.add_column(h, justify="left" if h in ("policy", "case", "rule") else "right")
     previous = None

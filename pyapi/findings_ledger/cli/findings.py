@@ -116,7 +116,9 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     whose diff cannot be read (a partial or shallow clone) is recorded
     without hunks, named in one warning line. Commits already recorded have
     no second effect, so rerunning resumes. Each batch of merges is one
-    transaction.
+    transaction, with the answers to the file-state requests its merges
+    opened for checked findings (read from REPO at each commit; a rerun
+    answers any left pending).
     """
     history = gitlog.read_merges(repo, rev_range, since, renames=not no_renames)
     recorded = already = superseded = 0
@@ -137,7 +139,7 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
                     lacking.append(merge)
                 progress.advance(task)
 
-            gitlog.replay(conn, scope, history, on_merge=on_merge)
+            gitlog.replay(conn, scope, history, on_merge=on_merge, repo=repo)
     warning = unreadable_warning(lacking)
     if warning:
         click.echo(warning, err=True)
