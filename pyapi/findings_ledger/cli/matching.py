@@ -73,7 +73,8 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
         if workspace is not None:
             scope = importers.workspace_scope(conn, workspace)
         assert scope is not None
-        report = importers.import_findings(conn, scope, source, task_group=task_group, observed_at=observed_at)
+        report = importers.import_findings(conn, scope, source, task_group=task_group, observed_at=observed_at,
+                                           observed_day=observed_text is not None and importers.is_day(observed_text))
     if report.undated:
         click.echo(f"warning: {len(report.undated)} drift finding(s) of {source.name} carry no date: observed now, "
                    "so a replay of earlier history retires none of them (give --observed-at or "
