@@ -19,6 +19,7 @@ Frozen files:
 * functions/record_merge.sql
 * functions/report_finding.sql
 * functions/read_prompt_findings.sql
+* functions/read_history.sql
 * functions/_merge_decisions.sql
 * functions/tg_scope__prepare_policy.sql
 * functions/import_finding.sql
@@ -34,7 +35,7 @@ Frozen files:
 
 Revision ID: 0020_finding_checks_file_state_r
 Revises: 0019_hunks_per_finding
-Create Date: 2026-12-02 04:41:56.447596
+Create Date: 2026-12-02 04:49:56.491379
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,16 @@ from psycopg.types.json import Jsonb
 
 from . import queries
 from .errors import error_for, translate
-from .models import ActiveFinding, AuditEntry, Decision, Finding, MergeResult
+from .models import (
+    ActiveFinding,
+    AuditEntry,
+    Decision,
+    FileStateOutcome,
+    Finding,
+    MergeResult,
+    PendingFileState,
+    RecheckRequest,
+)
 
 
 def migrations_dir() -> Path:
@@ -143,6 +152,8 @@ def add_finding(
     observed_at: datetime | None = None,
     expects: str | None = None,
     task_group: str | None = None,
+    resolved_when: Mapping[str, Any] | None = None,
+    observed_at_precision: str | None = None,
 ) -> Finding:
     """Insert one finding (``ledger.add_finding``) and return the stored row.
 
@@ -152,7 +163,14 @@ def add_finding(
     when the problem was observed (None: now; no older merge retires it);
     ``expects``: ``change`` (None), ``present`` or ``absent``;
     ``task_group``: the task group it was generated for (None: ``source``
-    when that is a node id ending in ``:<number>``). Raises :class:`~findings_ledger.errors.PathRejected`
+    when that is a node id ending in ``:<number>``); ``resolved_when``: the
+    finding's check (``{"file_contains": {"path": "f.py", "pattern": "def x"}}``,
+    see ``ledger.finding.resolved_when``; its paths are added to ``paths``):
+    a merge then retires it only when its tree makes the check hold;
+    ``observed_at_precision``: ``instant`` (None) or ``day`` (``observed_at``
+    is only known to the day). A bad check raises ``ValueInvalid`` /
+    ``ValueTooLong`` naming the part (``finding.resolved_when.all[1].file_contains.pattern``).
+    Raises :class:`~findings_ledger.errors.PathRejected`
     (LD001), ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003),
     ``ValueTooLong`` (LD004), ``FindingAlreadyReported`` (LD301, a subclass
     of ``DuplicateFindingKey``) when the key is already used in the scope
@@ -171,6 +189,8 @@ def add_finding(
         "observed_at": observed_at,
         "expects": expects,
         "task_group": task_group,
+        "resolved_when": None if resolved_when is None else Jsonb(resolved_when),
+        "observed_at_precision": observed_at_precision,
     }
     with translate(), conn.cursor(row_factory=class_row(Finding)) as cur:
         cur.execute(queries.ADD_FINDING, params)
@@ -307,3 +327,65 @@ def set_hygiene_mode(conn: psycopg.Connection[Any], scope: str, mode: str, *, cr
         row = cur.fetchone()
     assert row is not None
     return str(row[1])
+
+
+def record_file_states(
+    conn: psycopg.Connection[Any], merge_id: int, states: Mapping[str, str | None]
+) -> list[FileStateOutcome]:
+    """Answer the file-state requests merge ``merge_id`` opened
+    (``ledger.record_file_states``): ``states`` maps each requested path to
+    its text at the merge's commit, or None when it is absent (a directory
+    key ``"pkg/"``: any string when at least one file is under it). The
+    ledger evaluates each check and settles the findings in merge order: a
+    finding retires (rule ``check``) at the first merge whose tree makes its
+    check hold. Any order, more than once: the same answer again changes
+    nothing. Returns one :class:`FileStateOutcome` per request of the merge.
+    Raises ``NotFound`` (LD005: unknown merge), ``ScopeDenied`` (LD401),
+    ``ValueInvalid`` (LD003: a path no request asked for, a value not a str
+    or None), ``ValueTooLong`` (LD004: a text over 1 MiB),
+    ``FileStateConflict`` (LD104); nothing is written on error."""
+    with translate(), conn.cursor(row_factory=class_row(FileStateOutcome)) as cur:
+        cur.execute(queries.RECORD_FILE_STATES, {"merge_id": merge_id, "states": Jsonb(dict(states))})
+        return cur.fetchall()
+
+
+def pending_file_states(conn: psycopg.Connection[Any], scope: str | None = None) -> list[PendingFileState]:
+    """The file-state requests still waiting for an answer
+    (``ledger.pending_file_state``), of ``scope`` or of every visible scope,
+    in merge order: read each ``paths`` at ``commit_sha`` and answer with
+    :func:`record_file_states`."""
+    with translate(), conn.cursor(row_factory=class_row(PendingFileState)) as cur:
+        cur.execute(queries.PENDING_FILE_STATES, {"scope": scope})
+        return cur.fetchall()
+
+
+def claim_rechecks(
+    conn: psycopg.Connection[Any], scope: str, verifier: str, max: int = 10,  # noqa: A002
+    *, lease: timedelta = timedelta(minutes=10),
+) -> list[RecheckRequest]:
+    """Claim up to ``max`` open recheck requests of ``scope`` for
+    ``verifier`` (``ledger.claim_rechecks``: SKIP LOCKED, each request to one
+    verifier per lease; an expired lease can be claimed again). Raises
+    ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003: max outside 1-1000, a
+    lease not positive or over a day), ``ScopeDenied`` (LD401)."""
+    with translate(), conn.cursor(row_factory=class_row(RecheckRequest)) as cur:
+        cur.execute(queries.CLAIM_RECHECKS, {"scope": scope, "verifier": verifier, "max": max, "lease": lease})
+        return cur.fetchall()
+
+
+def answer_recheck(
+    conn: psycopg.Connection[Any], request_id: int, resolved: bool, evidence: str, *, verifier: str | None = None
+) -> RecheckRequest:
+    """Answer a claimed recheck request (``ledger.answer_recheck``):
+    ``resolved=True`` retires the finding with rule ``recheck`` and the
+    evidence (audited), False keeps it (audited ``recheck_kept``). The same
+    answer again is a no-op. Raises ``LeaseInvalid`` (LD103: not claimed,
+    lease expired, another verifier's), ``NotFound`` (LD005),
+    ``ValueRequired`` (LD002), ``ValueTooLong`` (LD004), ``ScopeDenied``
+    (LD401); nothing is written on error."""
+    params = {"id": request_id, "resolved": resolved, "evidence": evidence, "verifier": verifier}
+    with translate(), conn.cursor(row_factory=class_row(RecheckRequest)) as cur:
+        cur.execute(queries.ANSWER_RECHECK, params)
+        row = cur.fetchone()
+    assert row is not None
+    return row

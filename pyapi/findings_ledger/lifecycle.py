@@ -67,6 +67,8 @@ def report_finding(
     observed_at: datetime | None = None,
     expects: str | None = None,
     task_group: str | None = None,
+    resolved_when: Mapping[str, Any] | None = None,
+    observed_at_precision: str | None = None,
 ) -> ReportResult:
     """Report a finding identified by ``(scope, finding_key)``
     (``ledger.report_finding``); a re-report never creates a second row.
@@ -74,7 +76,8 @@ def report_finding(
     A re-report keeps the stored text of the first report. A new finding's
     ``observed_at`` (None: now), ``expects`` (None: ``change``) and
     ``task_group`` (None: ``source`` when it is a node id ending in
-    ``:<number>``) are as in :func:`findings_ledger.add_finding`. Raises
+    ``:<number>``), ``resolved_when`` and ``observed_at_precision`` are as
+    in :func:`findings_ledger.add_finding`. Raises
     ``ValueRequired`` (LD002: scope, key or title missing) and, for a new
     finding, ``PathRejected`` (LD001), ``ValueInvalid`` (LD003),
     ``ValueTooLong`` (LD004).
@@ -92,6 +95,8 @@ def report_finding(
         "observed_at": observed_at,
         "expects": expects,
         "task_group": task_group,
+        "resolved_when": None if resolved_when is None else Jsonb(resolved_when),
+        "observed_at_precision": observed_at_precision,
     }
     with translate(), conn.cursor(row_factory=class_row(ReportResult)) as cur:
         cur.execute(queries.REPORT_FINDING, params)

@@ -31,10 +31,15 @@ def set_match_policy(
     default_branch: str | None = None,
     line_context: int | None = None,
     create: bool = False,
+    touch: str | None = None,
+    touch_kind: str | None = None,
 ) -> MatchPolicy:
     """Set ``scope``'s matching policy (``ledger.set_match_policy``); None
     leaves a setting unchanged, ``default_branch=""`` clears it;
-    ``line_context``: lines of context around a finding's anchor (0-1000).
+    ``line_context``: lines of context around a finding's anchor (0-1000);
+    ``touch``: what a resolving touch does to findings without a check
+    (``retire``, ``recheck``, ``flag``; ``""`` back to the default) for
+    ``touch_kind`` (None: every kind without its own entry).
     An unknown scope raises ``NotFound`` (LD005) unless ``create=True``.
     Returns the stored policy. Raises ``ValueRequired`` (LD002),
     ``ValueInvalid`` (LD003, e.g. an unknown rule), ``ValueTooLong`` (LD004)."""
@@ -46,6 +51,8 @@ def set_match_policy(
         "default_branch": default_branch,
         "line_context": line_context,
         "create": create,
+        "touch": touch,
+        "touch_kind": touch_kind,
     }
     with translate(), conn.cursor(row_factory=class_row(MatchPolicy)) as cur:
         cur.execute(queries.SET_MATCH_POLICY, params)

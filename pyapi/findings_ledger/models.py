@@ -27,7 +27,10 @@ class Finding:
     """A row of ``ledger.finding``: its identity, text and supersession
     columns, and what the decisions read: ``observed_at`` (when the problem was observed),
     ``expects`` (``change``, ``present`` or ``absent``), ``anchors``
-    (``{path: [first_line, last_line]}`` or None) and ``task_group``."""
+    (``{path: [first_line, last_line]}`` or None), ``task_group``,
+    ``resolved_when`` (the finding's check: the closed grammar of
+    ``ledger.finding.resolved_when``, or None) and ``observed_at_precision``
+    (``instant`` or ``day``)."""
 
     id: int
     scope: str
@@ -47,6 +50,8 @@ class Finding:
     expects: str = "change"
     anchors: dict[str, list[int]] | None = None
     task_group: str | None = None
+    resolved_when: dict[str, Any] | None = None
+    observed_at_precision: str = "instant"
 
 
 @dataclass(frozen=True)
@@ -162,7 +167,10 @@ class MatchPolicy:
     supersedes (others: candidate only; ``*`` = all); ``slug_mention_resolves``:
     whether a bare slug mention resolves; ``default_branch``: merges on
     other branches are skipped (None: no check); ``line_context``: lines of
-    context around a finding's anchor within which a hunk changes it.
+    context around a finding's anchor within which a hunk changes it;
+    ``touch_modes``: what a resolving touch does to a finding without a
+    check, per kind (``{"drift": "recheck", "*": "flag"}``; a kind not
+    listed: ``retire``).
     """
 
     scope: str
@@ -172,6 +180,54 @@ class MatchPolicy:
     slug_mention_resolves: bool
     default_branch: str | None
     line_context: int = 0
+    touch_modes: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FileStateOutcome:
+    """What ``ledger.record_file_states`` settled for one request of the
+    merge: ``outcome`` ``held`` (the finding was superseded by this merge,
+    rule ``check``), ``failed`` (audited ``check_failed``), ``moot`` (retired
+    earlier), ``waiting`` (answered; an earlier request of the finding is
+    pending) or ``pending`` (not all its paths answered); ``part``: the part
+    of the check that held or failed (``all[0].file_contains``)."""
+
+    finding_id: int
+    outcome: str
+    part: str | None = None
+
+
+@dataclass(frozen=True)
+class PendingFileState:
+    """A row of ``ledger.pending_file_state``: the ``paths`` whose state at
+    ``commit_sha`` the check of ``finding_id`` needs (directories end in
+    ``/``); answer with :func:`findings_ledger.record_file_states`."""
+
+    merge_id: int
+    commit_sha: str
+    scope: str
+    finding_id: int
+    paths: list[str]
+    requested_at: datetime
+    request_id: int
+
+
+@dataclass(frozen=True)
+class RecheckRequest:
+    """A row of ``ledger.recheck_request``: a touch that would have retired
+    ``finding_id`` under touch mode ``recheck``; ``verifier`` and
+    ``lease_until`` once claimed, ``resolved`` and ``evidence`` once answered."""
+
+    id: int
+    scope: str
+    finding_id: int
+    merge_id: int
+    requested_at: datetime
+    verifier: str | None = None
+    lease_until: datetime | None = None
+    answered_at: datetime | None = None
+    resolved: bool | None = None
+    evidence: str | None = None
 
 
 @dataclass(frozen=True)

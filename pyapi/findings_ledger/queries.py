@@ -23,7 +23,8 @@ from psycopg import sql
 
 FINDING_COLUMNS = (
     "id, scope, finding_key, kind, severity, title, description, paths, source, created_at, "
-    "superseded_at, superseded_by, superseded_by_merge_id, supersede_rule, observed_at, expects, anchors, task_group"
+    "superseded_at, superseded_by, superseded_by_merge_id, supersede_rule, observed_at, expects, anchors, task_group, "
+    "resolved_when, observed_at_precision"
 )
 ACTIVE_COLUMNS = "id, scope, finding_key, kind, severity, title, description, paths, source, created_at"
 AUDIT_COLUMNS = (
@@ -35,7 +36,31 @@ ADD_FINDING = (
     "p_scope => %(scope)s, p_title => %(title)s, p_description => %(description)s, "
     "p_paths => %(paths)s, p_kind => %(kind)s, p_severity => %(severity)s, "
     "p_finding_key => %(finding_key)s, p_source => %(source)s, p_observed_at => %(observed_at)s, "
-    "p_expects => %(expects)s, p_task_group => %(task_group)s)"
+    "p_expects => %(expects)s, p_task_group => %(task_group)s, p_resolved_when => %(resolved_when)s, "
+    "p_observed_at_precision => %(observed_at_precision)s)"
+)
+
+RECORD_FILE_STATES = (
+    "SELECT finding_id, outcome, part FROM ledger.record_file_states(p_merge_id => %(merge_id)s, "
+    "p_states => %(states)s)"
+)
+
+PENDING_FILE_STATES = (
+    "SELECT merge_id, commit_sha, scope, finding_id, paths, requested_at, request_id "
+    "FROM ledger.pending_file_state WHERE %(scope)s::text IS NULL OR scope = %(scope)s::text "
+    "ORDER BY merge_id, finding_id"
+)
+
+RECHECK_COLUMNS = "id, scope, finding_id, merge_id, requested_at, verifier, lease_until, answered_at, resolved, evidence"
+
+CLAIM_RECHECKS = (
+    "SELECT " + RECHECK_COLUMNS + " FROM ledger.claim_rechecks(p_scope => %(scope)s, p_verifier => %(verifier)s, "
+    "p_max => %(max)s, p_lease => %(lease)s)"
+)
+
+ANSWER_RECHECK = (
+    "SELECT " + RECHECK_COLUMNS + " FROM ledger.answer_recheck(p_id => %(id)s, p_resolved => %(resolved)s, "
+    "p_evidence => %(evidence)s, p_verifier => %(verifier)s)"
 )
 
 RECORD_MERGE = (
@@ -87,11 +112,12 @@ WORKSPACE_SCOPE = "SELECT ledger.workspace_scope(p_directory => %(directory)s)"
 
 SET_MATCH_POLICY = (
     "SELECT scope, hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch, "
-    "line_context "
+    "line_context, touch_modes "
     "FROM ledger.set_match_policy(p_scope => %(scope)s, p_enabled_rules => %(enabled_rules)s, "
     "p_path_supersede_kinds => %(path_supersede_kinds)s, "
     "p_slug_mention_resolves => %(slug_mention_resolves)s, p_default_branch => %(default_branch)s, "
-    "p_line_context => %(line_context)s, p_create => %(create)s)"
+    "p_line_context => %(line_context)s, p_create => %(create)s, p_touch => %(touch)s, "
+    "p_touch_kind => %(touch_kind)s)"
 )
 
 # --- task claims --------------------------------------------------------------
@@ -156,7 +182,8 @@ REPORT_FINDING = (
     "p_scope => %(scope)s, p_finding_key => %(finding_key)s, p_title => %(title)s, "
     "p_description => %(description)s, p_paths => %(paths)s, p_kind => %(kind)s, "
     "p_severity => %(severity)s, p_source => %(source)s, p_review_run => %(review_run)s, "
-    "p_observed_at => %(observed_at)s, p_expects => %(expects)s, p_task_group => %(task_group)s)"
+    "p_observed_at => %(observed_at)s, p_expects => %(expects)s, p_task_group => %(task_group)s, "
+    "p_resolved_when => %(resolved_when)s, p_observed_at_precision => %(observed_at_precision)s)"
 )
 
 REPLACE_FINDINGS = (

@@ -7,7 +7,8 @@
 -- first:
 --   'reported'   from the finding row: created_at, actor = source,
 --                evidence = its paths, detail {kind, severity, finding_key,
---                report_count, last_reported_at, last_review_run};
+--                report_count, last_reported_at, last_review_run,
+--                resolved_when, observed_at_precision when day};
 --   every audit row of the finding (superseded, would_supersede,
 --                already_superseded, reopened, not_reopened, dismissed,
 --                restored, ...) with its rule, actor, reason and evidence;
@@ -37,7 +38,8 @@ BEGIN
                jsonb_strip_nulls(jsonb_build_object(
                    'kind', f.kind, 'severity', f.severity, 'finding_key', f.finding_key,
                    'report_count', f.report_count, 'last_reported_at', f.last_reported_at,
-                   'last_review_run', f.review_run)) AS detail,
+                   'last_review_run', f.review_run, 'resolved_when', f.resolved_when,
+                   'observed_at_precision', nullif(f.observed_at_precision, 'instant'))) AS detail,
                NULL::bigint AS audit_id, 0 AS tie, 0::bigint AS seq
           FROM ledger.finding f WHERE f.id = p_finding_id
         UNION ALL

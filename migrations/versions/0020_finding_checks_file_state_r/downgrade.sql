@@ -24,6 +24,7 @@ DROP VIEW ledger.pending_file_state;
 \ir ../0003_decisions_on_real_histories/functions/record_merge.sql
 \ir ../0003_decisions_on_real_histories/functions/report_finding.sql
 \ir ../0003_decisions_on_real_histories/functions/read_prompt_findings.sql
+\ir ../0001_baseline/functions/read_history.sql
 \ir ../0007_merge_trigger_phase_2/functions/_merge_decisions.sql
 \ir ../0003_decisions_on_real_histories/functions/tg_scope__prepare_policy.sql
 \ir ../0003_decisions_on_real_histories/functions/import_finding.sql

@@ -34,6 +34,7 @@ DROP FUNCTION ledger.add_finding(p_scope text, p_title text, p_description text,
 DROP FUNCTION ledger.report_finding(p_scope text, p_finding_key text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_source text, p_review_run text, p_observed_at timestamptz, p_expects text, p_task_group text);
 \ir functions/report_finding.sql
 \ir functions/read_prompt_findings.sql
+\ir functions/read_history.sql
 DROP FUNCTION ledger._merge_decisions(p_scope text, p_message text, p_paths text[], p_branch text, p_merged_at timestamptz, p_added text[], p_deleted text[], p_hunks jsonb);
 \ir functions/_merge_decisions.sql
 \ir functions/tg_scope__prepare_policy.sql

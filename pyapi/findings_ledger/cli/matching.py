@@ -164,6 +164,8 @@ def format_policy(p: MatchPolicy) -> list[str]:
         f"slug_mentions   {'on' if p.slug_mention_resolves else 'off'}",
         f"default_branch  {p.default_branch or '(none: every branch counts)'}",
         f"line_context    {p.line_context}",
+        "touch           " + (", ".join(f"{k}: {v}" for k, v in sorted(p.touch_modes.items()))
+                              or "(default: retire for every kind)"),
     ]
 
 
@@ -179,12 +181,19 @@ def format_policy(p: MatchPolicy) -> list[str]:
               help="merges on other branches change nothing ('': every branch counts)")
 @click.option("--line-context", type=int, default=None,
               help="lines around a line anchor a hunk may change to retire it (0: only the anchored lines)")
+@click.option("--touch", type=click.Choice(["retire", "recheck", "flag", "default"]), default=None,
+              help="what a resolving touch does to findings without a check: retire (the path rule), recheck "
+                   "(queue a recheck request), flag (keep it, list the merge as touched_by); default: back to retire")
+@click.option("--kind", "touch_kind", default=None, help="the finding kind --touch applies to (default: every kind)")
 @create_option
 @user_errors
 def policy(dsn: str | None, scope: str, rules: str | None, path_kinds: str | None, slug_mentions: str | None,
-           default_branch: str | None, line_context: int | None, create: bool) -> None:
+           default_branch: str | None, line_context: int | None, touch: str | None, touch_kind: str | None,
+           create: bool) -> None:
     """Show SCOPE's match policy, or change the settings given (the others
     stay). An unknown scope is an error unless --create is given."""
+    if touch_kind is not None and touch is None:
+        raise click.UsageError("--kind needs --touch (retire, recheck, flag or default)")
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn, offer_create():
         stored = matching.set_match_policy(
             conn,
@@ -195,6 +204,8 @@ def policy(dsn: str | None, scope: str, rules: str | None, path_kinds: str | Non
             default_branch=default_branch,
             line_context=line_context,
             create=create,
+            touch=None if touch is None else ("" if touch == "default" else touch),
+            touch_kind=touch_kind,
         )
     for line in format_policy(stored):
         click.echo(line)
