@@ -125,7 +125,18 @@ DRIFT_POLICIES: tuple[DriftPolicy, ...] = (
     DriftPolicy("Option A: retire on first touch", anchored=False),
     DriftPolicy("Option C: last 2 task groups", max_groups=2),
     DriftPolicy("Option C: last 3 task groups", max_groups=3),
+    DriftPolicy("checks (resolved_when), default touch", checks=True),
+    DriftPolicy("--touch retire", {"touch": "retire", "touch_kind": "drift"}),
+    DriftPolicy("--touch recheck (no verifier)", {"touch": "recheck", "touch_kind": "drift"}),
+    DriftPolicy("--touch flag", {"touch": "flag", "touch_kind": "drift"}),
+    DriftPolicy("checks + --touch recheck", {"touch": "recheck", "touch_kind": "drift"}, checks=True),
+    DriftPolicy("checks + --touch flag", {"touch": "flag", "touch_kind": "drift"}, checks=True),
 )
+
+#: Audit actions counted as work for someone: file-state requests a writer
+#: answers from git, recheck requests a verifier must answer, flags a
+#: prompt builder shows.
+WORK_ACTIONS = ("check_requested", "recheck_requested", "flagged")
 
 
 def _need(obj: Any, key: str, kind: type | tuple[type, ...], where: str, *, optional: bool = False) -> Any:
@@ -204,6 +215,7 @@ class DriftOutcome:
     finding: DriftFinding
     superseded_by: str | None
     rule: str | None
+    work: tuple[tuple[str, int], ...] = ()  # (audit action, count) of WORK_ACTIONS
 
 
 @dataclass
@@ -213,6 +225,42 @@ class DriftEvaluation:
     outcomes: list[DriftOutcome] = field(default_factory=list)
     merges_written: int = 0
     seconds: float = 0.0
+
+    def work(self, policy: str) -> dict[str, int]:
+        out = dict.fromkeys(WORK_ACTIONS, 0)
+        for o in self.outcomes:
+            if o.policy == policy:
+                for action, n in o.work:
+                    out[action] += n
+        return out
+
+    def prompt_chars(self, policy: str) -> tuple[int, int, int]:
+        """Over the first commit of every task group of every spec (where a
+        coder prompt is built): the characters of the spec's findings still
+        in the prompt (their descriptions), of them stale (the label's fix
+        is at or before that commit), and the characters of live findings
+        hidden (retired while still true at that commit)."""
+        index = self.case.index()
+        kept = stale = hidden = 0
+        by_spec: dict[str, list[DriftOutcome]] = {}
+        for o in self.outcomes:
+            if o.policy == policy:
+                by_spec.setdefault(o.finding.spec, []).append(o)
+        for spec in self.case.specs:
+            for _, commits in spec.groups:
+                if not commits or commits[0] not in index:
+                    continue
+                at = index[commits[0]]
+                for o in by_spec.get(spec.spec, ()):
+                    fixed = o.finding.resolved_by is not None and index[o.finding.resolved_by] < at
+                    gone = o.superseded_by is not None and index[o.superseded_by] < at
+                    size = len(o.finding.description)
+                    if not gone:
+                        kept += size
+                        stale += size if fixed else 0
+                    elif not fixed:
+                        hidden += size
+        return kept, stale, hidden
 
     def verdict(self, o: DriftOutcome) -> str:
         """``fix``, ``early``, ``late``, ``never`` or ``kept`` (see the module docstring)."""
@@ -272,7 +320,7 @@ def _replay(conn: psycopg.Connection[Any], scope: str, repo: Path, case: DriftCa
     pos = at[0][0] + 1 if at else len(merges)
     for n, (spec_at, spec) in enumerate(at):
         if spec_at + 1 > pos:
-            done = gitlog.replay(conn, scope, merges[pos:spec_at + 1])
+            done = gitlog.replay(conn, scope, merges[pos:spec_at + 1], repo=repo)
             written += len(done)
             if progress is not None:
                 progress(len(done))
@@ -285,11 +333,13 @@ def _replay(conn: psycopg.Connection[Any], scope: str, repo: Path, case: DriftCa
         if report.skipped:
             raise CorpusError(f"{case.source}: the ledger refuses {report.skipped[0].name}: {report.skipped[0].reason}")
         keys = {importers.drift_key(f.entry(anchored=policy.anchored)): f.id for f in findings}
+        if len(keys) != len(findings):
+            raise CorpusError(f"{case.source}: two findings of spec {spec.spec} share their drift key")
         for item in report.imported:
             ids[keys[item.finding.finding_key or ""]] = item.finding.id
     step = gitlog.BATCH_SIZE
     while pos < len(merges):
-        done = gitlog.replay(conn, scope, merges[pos:pos + step])
+        done = gitlog.replay(conn, scope, merges[pos:pos + step], repo=repo)
         written += len(done)
         if progress is not None:
             progress(len(done))
@@ -298,7 +348,13 @@ def _replay(conn: psycopg.Connection[Any], scope: str, repo: Path, case: DriftCa
             break
     rows = conn.execute(queries.EVALUATE_RESULTS, {"ids": list(ids.values())}).fetchall()
     by_id = {r[0]: (r[1], r[2]) for r in rows}
-    return [DriftOutcome(policy.name, f, *by_id[ids[f.id]]) for f in case.findings], written
+    work: dict[int, list[tuple[str, int]]] = {}
+    for fid, action, n in conn.execute(
+            "SELECT finding_id, action, count(*) FROM ledger.supersession WHERE scope = %s "
+            "AND action = ANY(%s) GROUP BY 1, 2 ORDER BY 1, 2", (scope, list(WORK_ACTIONS))):
+        work.setdefault(fid, []).append((action, int(n)))
+    return [DriftOutcome(policy.name, f, *by_id[ids[f.id]], tuple(work.get(ids[f.id], ())))
+            for f in case.findings], written
 
 
 def evaluate_drift(
@@ -310,11 +366,16 @@ def evaluate_drift(
     repo: Path | None = None,
     progress: Callable[[int], None] | None = None,
     run_id: str | None = None,
+    connect: Callable[[], psycopg.Connection[Any]] | None = None,
+    jobs: int = 1,
 ) -> DriftEvaluation:
     """Replay ``case`` under each of ``policies`` on ``conn`` (autocommit, a
     migrated scratch database). ``repo`` and ``merges``: a clone of the
     bundle and its line as :func:`read_line` reads it (else cloned and read
-    here, in a temporary directory removed afterwards)."""
+    here, in a temporary directory removed afterwards). With ``jobs`` > 1
+    and ``connect`` (a new autocommit connection to the same database), the
+    policies replay ``jobs`` at a time on their own connections (disjoint
+    scopes; the same outcomes, in policy order)."""
     started = time.monotonic()
     token = run_id or secrets.token_hex(3)
     ev = DriftEvaluation(case, tuple(policies))
@@ -324,11 +385,26 @@ def evaluate_drift(
             repo = clone_bundle(case, work)
         if merges is None:
             merges = read_line(repo, case)
-        for i, policy in enumerate(policies):
+        line = merges
+
+        def one(i: int, policy: DriftPolicy, c: psycopg.Connection[Any]) -> tuple[list[DriftOutcome], int]:
             if policy.max_groups is not None:
-                ev.outcomes.extend(_option_c(case, policy))
-                continue
-            outcomes, n = _replay(conn, f"eval-{token}-drift-p{i}", repo, case, merges, policy, work, progress)
+                return _option_c(case, policy), 0
+            assert repo is not None
+            return _replay(c, f"eval-{token}-drift-p{i}", repo, case, line, policy, work, progress)
+
+        if jobs > 1 and connect is not None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            def pooled(args: tuple[int, DriftPolicy]) -> tuple[list[DriftOutcome], int]:
+                with connect() as c:
+                    return one(args[0], args[1], c)
+
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                parts = list(pool.map(pooled, enumerate(policies)))
+        else:
+            parts = [one(i, policy, conn) for i, policy in enumerate(policies)]
+        for outcomes, n in parts:
             ev.outcomes.extend(outcomes)
             ev.merges_written += n
     ev.seconds = time.monotonic() - started
@@ -345,8 +421,9 @@ def total_merges(case: DriftCase, policies: Sequence[DriftPolicy] = DRIFT_POLICI
 # --- the report -----------------------------------------------------------------
 
 
-DRIFT_HEADERS = ["policy", "findings", "fixes", "at the fix", "early (still true)", "late", "never retired",
-                 "kept (still true)", "precision", "recall"]
+DRIFT_HEADERS = ["policy", "at the fix", "early (still true)", "late", "never retired", "kept (still true)",
+                 "precision", "recall", "prompt chars (stale)", "live chars hidden", "file-state requests",
+                 "rechecks", "flags"]
 
 
 def _pct(num: int, den: int) -> str:
@@ -357,9 +434,12 @@ def drift_rows(ev: DriftEvaluation) -> Iterator[list[str]]:
     fixes = sum(1 for f in ev.case.findings if f.resolved_by is not None)
     for p in ev.policies:
         c = ev.counts(p.name)
+        w = ev.work(p.name)
+        kept, stale, hidden = ev.prompt_chars(p.name)
         retired = c["fix"] + c["early"] + c["late"]
-        yield [p.name, str(len(ev.case.findings)), str(fixes), str(c["fix"]), str(c["early"]), str(c["late"]),
-               str(c["never"]), str(c["kept"]), _pct(c["fix"], retired), _pct(c["fix"], fixes)]
+        yield [p.name, str(c["fix"]), str(c["early"]), str(c["late"]), str(c["never"]), str(c["kept"]),
+               _pct(c["fix"], retired), _pct(c["fix"], fixes), f"{kept:,} ({stale:,})", f"{hidden:,}",
+               str(w["check_requested"]), str(w["recheck_requested"]), str(w["flagged"])]
 
 
 def drift_markdown(ev: DriftEvaluation) -> str:
@@ -370,6 +450,8 @@ def drift_markdown(ev: DriftEvaluation) -> str:
 
 
 def drift_summary(ev: DriftEvaluation, *, timing: bool = True) -> str:
+    fixes = sum(1 for f in ev.case.findings if f.resolved_by is not None)
     return (f"drift case {ev.case.name}: {len(ev.case.line)} commits, {len(ev.case.specs)} specs, "
-            f"{len(ev.case.findings)} findings, {len(ev.policies)} policies: {ev.merges_written} merges written"
+            f"{len(ev.case.findings)} findings ({fixes} labelled fixes), {len(ev.policies)} policies: "
+            f"{ev.merges_written} merges written"
             + (f", {ev.seconds:.0f} s" if timing else ""))

@@ -97,7 +97,7 @@ def _names(value: str | None) -> list[str] | None:
 
 
 def custom_settings(rules: str | None, path_kinds: str | None, slug_mentions: str | None,
-                    line_context: int | None) -> dict[str, object]:
+                    line_context: int | None, touch: str | None = None) -> dict[str, object]:
     """The ``policy`` verb's options as :func:`findings_ledger.set_match_policy` settings (only those given)."""
     out: dict[str, object] = {}
     if rules is not None:
@@ -108,6 +108,8 @@ def custom_settings(rules: str | None, path_kinds: str | None, slug_mentions: st
         out["slug_mention_resolves"] = slug_mentions == "on"
     if line_context is not None:
         out["line_context"] = line_context
+    if touch is not None:
+        out["touch"] = touch
     return out
 
 
@@ -153,6 +155,8 @@ def _split_corpus(corpus: Path, repos: tuple[str, ...]) -> tuple[list[ev.Corpus]
 @click.option("--slug-mentions", type=click.Choice(["on", "off"]), default=None,
               help="replay a custom policy: slug mentions resolve")
 @click.option("--line-context", type=int, default=None, help="replay a custom policy: lines around a line anchor")
+@click.option("--touch", type=click.Choice(["retire", "recheck", "flag"]), default=None,
+              help="replay a custom policy: what a resolving touch does to findings without a check")
 @click.option("--jobs", type=click.IntRange(1, 16), default=2, show_default=True,
               help="policies replayed at once, each on its own connection (the same figures)")
 @click.option("--isolated", is_flag=True, default=False,
@@ -167,8 +171,8 @@ def _split_corpus(corpus: Path, repos: tuple[str, ...]) -> tuple[list[ev.Corpus]
 @user_errors
 def evaluate_command(dsn: str | None, corpus: Path, repos: tuple[str, ...], policy_names: tuple[str, ...],
                      rules: str | None, path_kinds: str | None, slug_mentions: str | None,
-                     line_context: int | None, jobs: int, isolated: bool, markdown: bool, doc: Path | None,
-                     check: bool) -> None:
+                     line_context: int | None, touch: str | None, jobs: int, isolated: bool, markdown: bool,
+                     doc: Path | None, check: bool) -> None:
     """Replay the labelled corpus in CORPUS (a directory of owner__name.json
     files and drift-case folders, or one drift-case folder, see
     docs/decision-quality.md) through the schema, in a scratch database, and
@@ -178,7 +182,7 @@ def evaluate_command(dsn: str | None, corpus: Path, repos: tuple[str, ...], poli
     replay one custom policy with those settings instead of the named ones
     (with --policy: besides them)."""
     corpora, drift_dirs = _split_corpus(corpus, repos)
-    settings = custom_settings(rules, path_kinds, slug_mentions, line_context)
+    settings = custom_settings(rules, path_kinds, slug_mentions, line_context, touch)
     policies: tuple[ev.Policy, ...] = ev.POLICIES
     drift_policies: tuple[ed.DriftPolicy, ...] = ed.DRIFT_POLICIES
     if policy_names or settings:
@@ -208,14 +212,16 @@ def evaluate_command(dsn: str | None, corpus: Path, repos: tuple[str, ...], poli
 
         def drift_all() -> list[ed.DriftEvaluation]:
             with psycopg.connect(target, autocommit=True) as c:
-                return [ed.evaluate_drift(c, case, drift_policies, progress=advance) for case in cases]
+                return [ed.evaluate_drift(c, case, drift_policies, progress=advance, jobs=jobs,
+                                          connect=lambda: psycopg.connect(target, autocommit=True))
+                        for case in cases]
 
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = pool.submit(drift_all) if cases else None  # the clone and the git reading overlap the replay
             if corpora:
                 result = ev.evaluate(conn, corpora, policies, isolated=isolated, progress=advance,
                                      connect=lambda: psycopg.connect(target, autocommit=True),
-                                     jobs=max(1, jobs - (1 if pending else 0)))
+                                     jobs=jobs)
             if pending is not None:
                 drift_results = pending.result()
     if result is not None:
