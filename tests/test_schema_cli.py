@@ -6,13 +6,15 @@ checks conform to, and --validate naming each problem's JSON path."""
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from findings_ledger import formats
+from findings_ledger import formats, importers
 from findings_ledger.cli import main
 
 DRIFT_CASE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "agent-fox-dev__agent-fox-v2" / "drift.json"
@@ -57,3 +59,15 @@ def test_validate_names_each_problem(tmp_path: Path) -> None:
     md.write_text("---\ntitle: X\nobserved_at: 2026-06-24\nresolved_when:\n  path_absent: old/\n---\n", encoding="utf-8")
     ok = CliRunner().invoke(main, ["schema", "findings-file", "--validate", str(md)])
     assert ok.exit_code == 0 and ok.stdout == "2026-06-24-x.md: conforms to the findings-file schema\n"
+
+
+def test_the_checks_page_example_conforms_and_the_ledger_takes_it(ledger_conn: Any, tmp_path: Path) -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "checks.md").read_text(encoding="utf-8")
+    block = page.split("```json\n", 1)[1].split("```", 1)[0]
+    review = json.loads(block)
+    assert formats.validate("drift-review", review) == []
+    path = tmp_path / "seed-07.json"
+    path.write_text(block, encoding="utf-8")
+    report = importers.import_findings(ledger_conn, "seed-07", path,
+                                       observed_at=datetime(2026, 6, 24, tzinfo=timezone.utc))
+    assert report.skipped == [] and len(report.imported) == 5  # every pattern compiles in PostgreSQL

@@ -112,3 +112,23 @@ def test_a_crash_between_merge_and_answer_is_answered_by_a_rerun(
     assert [r.recorded for r in again] == [False, False, False]
     assert _pending(ledger_conn, "crash") == []
     assert _retired_by(ledger_conn, fid) == (shas["fix"], "check")
+
+
+def test_record_merge_with_a_repo_answers_in_its_transaction(
+    checked_repo: tuple[Path, dict[str, str]], ledger_conn: psycopg.Connection
+) -> None:
+    repo, shas = checked_repo
+    fid = _checked(ledger_conn, "api")
+    by_sha = {m.sha: m for m in gitlog.read_merges(repo, f"{shas['spec']}..HEAD")}
+    for name in ("touch", "fix"):
+        m = by_sha[shas[name]]
+        api.record_merge(ledger_conn, "api", m.sha, m.paths, message=m.message, merged_at=m.committed_at,
+                         added=m.added, deleted=m.deleted, hunks=m.hunks_json(), repo=repo)
+        assert _pending(ledger_conn, "api") == []
+    assert _retired_by(ledger_conn, fid) == (shas["fix"], "check")
+    # without a repo the request stays pending for another writer
+    m = by_sha[shas["after"]]
+    fid2 = _checked(ledger_conn, "api-none")
+    api.record_merge(ledger_conn, "api-none", m.sha, m.paths, message=m.message, merged_at=m.committed_at)
+    assert _pending(ledger_conn, "api-none") == [shas["after"]]
+    assert _retired_by(ledger_conn, fid2) == (None, None)
