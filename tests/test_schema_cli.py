@@ -56,7 +56,8 @@ def test_validate_names_each_problem(tmp_path: Path) -> None:
     assert out.stderr == (f"error: review.json does not conform to the drift-review schema "
                           f"({len(problems)} problem(s))\n")
     md = tmp_path / "2026-06-24-x.md"
-    md.write_text("---\ntitle: X\nobserved_at: 2026-06-24\nresolved_when:\n  path_absent: old/\n---\n", encoding="utf-8")
+    md.write_text("---\ntitle: X\nobserved_at: 2026-06-24\nresolved_when:\n  path_absent: old/\n---\n",
+                  encoding="utf-8")
     ok = CliRunner().invoke(main, ["schema", "findings-file", "--validate", str(md)])
     assert ok.exit_code == 0 and ok.stdout == "2026-06-24-x.md: conforms to the findings-file schema\n"
 

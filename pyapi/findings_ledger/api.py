@@ -254,7 +254,7 @@ def record_merge(
                 cur.execute(queries.RECORD_MERGE, params)
                 row = cur.fetchone()
             assert row is not None
-            answer_pending(conn, scope, repo, merge_ids=[row[0]])
+            answer_pending(conn, scope, Path(repo), merge_ids=[row[0]])
     else:
         with translate(), conn.cursor() as cur:
             cur.execute(queries.RECORD_MERGE, params)
