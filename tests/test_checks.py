@@ -104,7 +104,8 @@ def test_every_writer_gets_the_same_validation(ledger_conn: psycopg.Connection) 
 
 def test_copy_and_the_api_store_the_same_check(ledger_conn: psycopg.Connection) -> None:
     api = checked(ledger_conn, {"any": [CONTAINS, {"path_absent": "src/app.py"}]}, key="A")
-    with ledger_conn.cursor().copy("COPY ledger.finding (scope, finding_key, title, kind, resolved_when) FROM STDIN") as cp:
+    copy = "COPY ledger.finding (scope, finding_key, title, kind, resolved_when) FROM STDIN"
+    with ledger_conn.cursor().copy(copy) as cp:
         cp.write_row(("s", "B", "b", "drift", '{"any": [{"file_contains": {"path": "./src/app.py", '
                                              '"pattern": "def night_shift"}}, {"path_absent": "src//app.py"}]}'))
     rows = ledger_conn.execute("SELECT paths, resolved_when FROM ledger.finding ORDER BY id").fetchall()

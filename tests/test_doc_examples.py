@@ -38,6 +38,7 @@ EXAMPLES: dict[str, list[str]] = {
     "docs/examples/service.sql": ["psql", "-X", "-v", "ON_ERROR_STOP=1", "-f", "docs/examples/service.sql"],
     "docs/examples/paths.sql": ["psql", "-X", "-a", "-f", "docs/examples/paths.sql"],
     "docs/examples/matching.sql": ["psql", "-X", "-v", "ON_ERROR_STOP=1", "-f", "docs/examples/matching.sql"],
+    "docs/examples/file_states.sql": ["psql", "-X", "-a", "-f", "docs/examples/file_states.sql"],
     "docs/examples/lifecycle.sql": ["psql", "-X", "-a", "-f", "docs/examples/lifecycle.sql"],
     "docs/examples/claims.sql": ["psql", "-X", "-a", "-f", "docs/examples/claims.sql"],
     "docs/examples/claims.py": ["python", "docs/examples/claims.py"],

@@ -83,7 +83,8 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,text)",
         "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text,text[],text[],jsonb)",
         "ledger.record_merges(text,jsonb)",
-        "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,text)",
+        "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,"
+        "jsonb,text)",
         "ledger.replace_findings(text,text,text,jsonb,text)",
         "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],"
         "timestamp with time zone,text,text,jsonb,text)",
@@ -300,7 +301,8 @@ DEFINERS = {
         "returns audit rows",
     "ledger.record_merges(text,jsonb)": "returns audit rows",
     "ledger.reconcile(text)": "updates findings and merges, writes the audit (admin)",
-    "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,text)":
+    "ledger.report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,"
+    "jsonb,text)":
         "re-report, reopen, audit (writer)",
     "ledger.replace_findings(text,text,text,jsonb,text)": "supersedes absent findings, audit (writer)",
     "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],timestamp with time zone,"

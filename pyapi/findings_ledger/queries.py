@@ -51,7 +51,9 @@ PENDING_FILE_STATES = (
     "ORDER BY merge_id, finding_id"
 )
 
-RECHECK_COLUMNS = "id, scope, finding_id, merge_id, requested_at, verifier, lease_until, answered_at, resolved, evidence"
+RECHECK_COLUMNS = (
+    "id, scope, finding_id, merge_id, requested_at, verifier, lease_until, answered_at, resolved, evidence"
+)
 
 CLAIM_RECHECKS = (
     "SELECT " + RECHECK_COLUMNS + " FROM ledger.claim_rechecks(p_scope => %(scope)s, p_verifier => %(verifier)s, "

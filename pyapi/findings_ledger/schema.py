@@ -64,8 +64,10 @@ scope = sa.Table(
     sa.Column("slug_mention_resolves", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("default_branch", sa.Text),
     sa.Column("line_context", sa.Integer, nullable=False, server_default=sa.text("0")),
+    sa.Column("touch_modes", pg.JSONB, nullable=False, server_default=sa.text("'{}'::jsonb")),
     sa.CheckConstraint("hygiene_mode IN ('on', 'dry', 'off')", name="scope_hygiene_mode_check"),
     sa.CheckConstraint("line_context BETWEEN 0 AND 1000", name="scope_line_context_check"),
+    sa.CheckConstraint("jsonb_typeof(touch_modes) = 'object'", name="scope_touch_modes_check"),
 )
 
 merge = sa.Table(
@@ -132,6 +134,9 @@ finding = sa.Table(
     sa.Column("expects", sa.Text, nullable=False, server_default=sa.text("'change'::text")),
     sa.Column("anchors", pg.JSONB),
     sa.Column("task_group", sa.Text),
+    # the finding's check on a merge's tree, and how precisely observed_at is known
+    sa.Column("resolved_when", pg.JSONB),
+    sa.Column("observed_at_precision", sa.Text, nullable=False, server_default=sa.text("'instant'::text")),
     sa.UniqueConstraint("scope", "finding_key", name="finding_scope_finding_key_key"),
     sa.CheckConstraint(
         "severity IN ('critical', 'high', 'medium', 'low', 'info')", name="finding_severity_check"
@@ -146,6 +151,8 @@ finding = sa.Table(
     ),
     sa.CheckConstraint("expects IN ('change', 'present', 'absent')", name="finding_expects_check"),
     sa.CheckConstraint("jsonb_typeof(anchors) = 'object'", name="finding_anchors_check"),
+    sa.CheckConstraint("jsonb_typeof(resolved_when) = 'object'", name="finding_resolved_when_check"),
+    sa.CheckConstraint("observed_at_precision IN ('instant', 'day')", name="finding_observed_at_precision_check"),
     sa.Index("finding_scope_active_idx", "scope", "id", postgresql_where=sa.text("superseded_at IS NULL")),
     # expression indexes over active findings (sql/indexes/)
     sa.Index(
@@ -286,6 +293,52 @@ retired_session = sa.Table(
     sa.Column("retired_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
 )
 
+# --- checks and touch modes: file-state requests, the recheck queue ---------
+
+file_state_request = sa.Table(
+    "file_state_request",
+    metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(always=True), primary_key=True),
+    sa.Column("scope", sa.Text, sa.ForeignKey("ledger.scope.scope", name="file_state_request_scope_fkey"),
+              nullable=False),
+    sa.Column("merge_id", sa.BigInteger, sa.ForeignKey("ledger.merge.id", name="file_state_request_merge_id_fkey"),
+              nullable=False),
+    sa.Column("finding_id", sa.BigInteger,
+              sa.ForeignKey("ledger.finding.id", name="file_state_request_finding_id_fkey"), nullable=False),
+    sa.Column("paths", pg.ARRAY(sa.Text), nullable=False),
+    sa.Column("requested_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
+    sa.Column("states", pg.JSONB),
+    sa.Column("answered_at", sa.DateTime(timezone=True)),
+    sa.Column("outcome", sa.Text),
+    sa.Column("part", sa.Text),
+    sa.UniqueConstraint("merge_id", "finding_id", name="file_state_request_merge_finding_key"),
+    sa.CheckConstraint("outcome IN ('held', 'failed', 'moot')", name="file_state_request_outcome_check"),
+    sa.CheckConstraint("jsonb_typeof(states) = 'object'", name="file_state_request_states_check"),
+    sa.Index("file_state_request_finding_idx", "finding_id", "merge_id"),
+    sa.Index("file_state_request_pending_idx", "scope", "merge_id", postgresql_where=sa.text("answered_at IS NULL")),
+)
+
+recheck_request = sa.Table(
+    "recheck_request",
+    metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(always=True), primary_key=True),
+    sa.Column("scope", sa.Text, sa.ForeignKey("ledger.scope.scope", name="recheck_request_scope_fkey"),
+              nullable=False),
+    sa.Column("finding_id", sa.BigInteger, sa.ForeignKey("ledger.finding.id", name="recheck_request_finding_id_fkey"),
+              nullable=False),
+    sa.Column("merge_id", sa.BigInteger, sa.ForeignKey("ledger.merge.id", name="recheck_request_merge_id_fkey"),
+              nullable=False),
+    sa.Column("requested_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
+    sa.Column("verifier", sa.Text),
+    sa.Column("lease_until", sa.DateTime(timezone=True)),
+    sa.Column("answered_at", sa.DateTime(timezone=True)),
+    sa.Column("resolved", sa.Boolean),
+    sa.Column("evidence", sa.Text),
+    sa.UniqueConstraint("finding_id", "merge_id", name="recheck_request_finding_merge_key"),
+    sa.CheckConstraint("(answered_at IS NULL) = (resolved IS NULL)", name="recheck_request_answer_check"),
+    sa.Index("recheck_request_open_idx", "scope", "id", postgresql_where=sa.text("answered_at IS NULL")),
+)
+
 # --- the lifecycle: prompt injections and the lifecycle view ---------------
 
 injection = sa.Table(
@@ -321,6 +374,19 @@ finding_lifecycle = sa.Table(
     sa.Column("reopen_count", sa.Integer),
     sa.Column("review_run", sa.Text),
     sa.Column("created_at", sa.DateTime(timezone=True)),
+    info={"view": True},
+)
+
+pending_file_state = sa.Table(
+    "pending_file_state",
+    metadata,
+    sa.Column("merge_id", sa.BigInteger),
+    sa.Column("commit_sha", sa.Text),
+    sa.Column("scope", sa.Text),
+    sa.Column("finding_id", sa.BigInteger),
+    sa.Column("paths", pg.ARRAY(sa.Text)),
+    sa.Column("requested_at", sa.DateTime(timezone=True)),
+    sa.Column("request_id", sa.BigInteger, primary_key=True),
     info={"view": True},
 )
 

@@ -1,0 +1,189 @@
+"""What a resolving touch does to a finding without a check, per scope and
+kind (scope.touch_modes): retire (the path rule), recheck (a recheck request
+a verifier claims and answers), flag (the finding stays; the prompt read
+lists the merges that touched it). The recheck queue: claim exactly once
+under concurrency (SKIP LOCKED), leases that expire, answers under a lease
+only."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import psycopg
+import pytest
+from click.testing import CliRunner
+
+import findings_ledger as fl
+from findings_ledger.cli import main
+from findings_ledger.errors import LeaseInvalid, NotFound, ValueInvalid, ValueRequired
+
+OLD = datetime(2020, 1, 1, tzinfo=timezone.utc)
+
+
+def drift(conn: psycopg.Connection[Any], key: str, path: str, kind: str = "drift", scope: str = "s") -> int:
+    return fl.add_finding(conn, scope, f"{path} is stale", finding_key=key, paths=[path], kind=kind,
+                          observed_at=OLD).id
+
+
+def active(conn: psycopg.Connection[Any], scope: str = "s") -> list[int]:
+    return sorted(f.id for f in fl.active_findings(conn, scope))
+
+
+def test_retire_is_the_default_and_today_s_path_rule(ledger_conn: psycopg.Connection) -> None:
+    f = drift(ledger_conn, "F1", "a.py")
+    r = fl.record_merge(ledger_conn, "s", "a" * 40, paths=["a.py"])
+    assert [(d.action, d.rule) for d in r.decisions] == [("superseded", "path")]
+    assert f not in active(ledger_conn)
+    policy = fl.set_match_policy(ledger_conn, "s")
+    assert policy.touch_modes == {}
+
+
+def test_touch_modes_per_kind_and_star(ledger_conn: psycopg.Connection) -> None:
+    fl.set_match_policy(ledger_conn, "s", touch="flag", touch_kind="Drift", create=True)
+    p = fl.set_match_policy(ledger_conn, "s", touch="recheck", path_supersede_kinds=["*"])
+    assert p.touch_modes == {"drift": "flag", "*": "recheck"}
+    flagged = drift(ledger_conn, "F1", "a.py")
+    rechecked = drift(ledger_conn, "F2", "a.py", kind="review")
+    r = fl.record_merge(ledger_conn, "s", "a" * 40, paths=["a.py"], message="Refactor a.py\n\nlonger body")
+    assert sorted((d.finding_id, d.action) for d in r.decisions) == [
+        (flagged, "flagged"), (rechecked, "recheck_requested")]
+    assert active(ledger_conn) == sorted([flagged, rechecked])
+    assert "touch mode flag" in next(d.reason for d in r.decisions if d.finding_id == flagged)
+    # '' removes an entry: back to retire for drift? no: '*' still says recheck
+    assert fl.set_match_policy(ledger_conn, "s", touch="", touch_kind="drift").touch_modes == {"*": "recheck"}
+
+
+def test_bad_touch_settings_are_refused(ledger_conn: psycopg.Connection) -> None:
+    with pytest.raises(ValueInvalid, match="scope.touch_modes\\['drift'\\]: \"ignore\""):
+        fl.set_match_policy(ledger_conn, "s", touch="ignore", touch_kind="drift", create=True)
+    with pytest.raises(ValueRequired, match="touch is required with touch_kind 'drift'"):
+        fl.set_match_policy(ledger_conn, "s", touch_kind="drift", create=True)
+    with pytest.raises(psycopg.Error, match="scope.touch_modes") as e:
+        ledger_conn.execute("INSERT INTO ledger.scope (scope, touch_modes) VALUES ('t', '{\"drift\": 1}')")
+    assert e.value.sqlstate == "LD003"
+
+
+def test_flagged_findings_carry_the_merges_that_touched_them_in_the_prompt(ledger_conn: psycopg.Connection) -> None:
+    fl.set_match_policy(ledger_conn, "s", touch="flag", create=True)
+    f = drift(ledger_conn, "F1", "packages/nightshift/")
+    quiet = drift(ledger_conn, "F2", "README.md")
+    fl.record_merge(ledger_conn, "s", "342b7a0" + "0" * 33, paths=["packages/nightshift/cli.py"],
+                    message="Move night-shift into its own package\n\nDetails.")
+    fl.record_merge(ledger_conn, "s", "ad342a9" + "0" * 33, paths=["packages/nightshift/x.py"], message="Second")
+    findings = ledger_conn.execute("SELECT findings FROM ledger.read_prompt_findings('s')").fetchone()[0]
+    by_id = {x["id"]: x for x in findings}
+    assert by_id[f]["touched_by"] == [
+        {"sha": "342b7a0" + "0" * 33, "subject": "Move night-shift into its own package"},
+        {"sha": "ad342a9" + "0" * 33, "subject": "Second"}]
+    assert "touched_by" not in by_id[quiet]
+
+
+def recheck_scope(conn: psycopg.Connection[Any], n: int) -> list[int]:
+    fl.set_match_policy(conn, "s", touch="recheck", create=True)
+    ids = [drift(conn, f"F{i}", f"f{i}.py") for i in range(n)]
+    fl.record_merge(conn, "s", "a" * 40, paths=[f"f{i}.py" for i in range(n)])
+    return ids
+
+
+def test_a_resolved_recheck_retires_with_rule_recheck_and_the_evidence(ledger_conn: psycopg.Connection) -> None:
+    f1, f2 = recheck_scope(ledger_conn, 2)
+    claimed = fl.claim_rechecks(ledger_conn, "s", "drift-reviewer", 10)
+    assert sorted(c.finding_id for c in claimed) == [f1, f2]
+    assert all(c.verifier == "drift-reviewer" and c.lease_until is not None for c in claimed)
+    by_finding = {c.finding_id: c for c in claimed}
+    done = fl.answer_recheck(ledger_conn, by_finding[f1].id, True, "extraction.py now exists",
+                             verifier="drift-reviewer")
+    assert done.resolved is True and done.answered_at is not None
+    kept = fl.answer_recheck(ledger_conn, by_finding[f2].id, False, "f1.py still registers triage")
+    assert kept.resolved is False
+    assert active(ledger_conn) == [f2]
+    assert ledger_conn.execute("SELECT supersede_rule FROM ledger.finding WHERE id = %s", (f1,)).fetchone() == (
+        "recheck",)
+    rows = ledger_conn.execute("SELECT finding_id, action, rule, evidence, actor FROM ledger.supersession "
+                               "WHERE rule = 'recheck' ORDER BY id").fetchall()
+    assert rows == [(f1, "superseded", "recheck", "extraction.py now exists", "drift-reviewer"),
+                    (f2, "recheck_kept", "recheck", "f1.py still registers triage", "drift-reviewer")]
+    # the same answer again is a no-op; another answer is refused
+    assert fl.answer_recheck(ledger_conn, by_finding[f1].id, True, "extraction.py now exists").resolved is True
+    with pytest.raises(LeaseInvalid, match="was answered before"):
+        fl.answer_recheck(ledger_conn, by_finding[f1].id, False, "changed my mind")
+    assert fl.claim_rechecks(ledger_conn, "s", "drift-reviewer", 10) == []
+
+
+def test_answers_need_the_lease(ledger_conn: psycopg.Connection) -> None:
+    (f1,) = recheck_scope(ledger_conn, 1)
+    req = ledger_conn.execute("SELECT id FROM ledger.recheck_request WHERE finding_id = %s", (f1,)).fetchone()[0]
+    before = ledger_conn.execute("SELECT count(*) FROM ledger.supersession").fetchone()
+    with pytest.raises(LeaseInvalid, match="is not claimed"):
+        fl.answer_recheck(ledger_conn, req, True, "x")
+    fl.claim_rechecks(ledger_conn, "s", "v1", 1)
+    with pytest.raises(LeaseInvalid, match="is leased to 'v1', not to 'v2'"):
+        fl.answer_recheck(ledger_conn, req, True, "x", verifier="v2")
+    # the lease runs out (moved into the past, as time would)
+    ledger_conn.execute("UPDATE ledger.recheck_request SET lease_until = clock_timestamp() - interval '1 second'")
+    with pytest.raises(LeaseInvalid, match="the lease of 'v1' expired"):
+        fl.answer_recheck(ledger_conn, req, True, "x", verifier="v1")
+    with pytest.raises(NotFound, match="unknown recheck request"):
+        fl.answer_recheck(ledger_conn, req + 99, True, "x")
+    with pytest.raises(ValueRequired, match="evidence is required"):
+        fl.answer_recheck(ledger_conn, req, True, " ")
+    assert ledger_conn.execute("SELECT count(*) FROM ledger.supersession").fetchone() == before
+    assert active(ledger_conn) == [f1]
+    # an expired lease can be claimed again, by another verifier
+    again = fl.claim_rechecks(ledger_conn, "s", "v2", 5, lease=timedelta(minutes=1))
+    assert [(c.id, c.verifier) for c in again] == [(req, "v2")]
+    assert fl.answer_recheck(ledger_conn, req, True, "gone", verifier="v2").resolved is True
+
+
+def test_claim_arguments_are_checked(ledger_conn: psycopg.Connection) -> None:
+    with pytest.raises(ValueInvalid, match="invalid max: 0"):
+        fl.claim_rechecks(ledger_conn, "s", "v", 0)
+    with pytest.raises(ValueInvalid, match="invalid lease"):
+        fl.claim_rechecks(ledger_conn, "s", "v", 1, lease=timedelta(seconds=-1))
+    with pytest.raises(ValueRequired, match="verifier is required"):
+        fl.claim_rechecks(ledger_conn, "s", "", 1)
+
+
+def test_claims_are_exactly_once_under_concurrency(ledger_conn: psycopg.Connection, ledger_dsn: str) -> None:
+    recheck_scope(ledger_conn, 30)
+    barrier = threading.Barrier(3)
+    got: dict[str, list[int]] = {}
+    errors: list[BaseException] = []
+
+    def claim(name: str) -> None:
+        try:
+            with psycopg.connect(ledger_dsn, autocommit=False) as conn:
+                barrier.wait()
+                mine: list[int] = []
+                for _ in range(6):
+                    mine += [c.id for c in fl.claim_rechecks(conn, "s", name, 3)]
+                conn.commit()
+                got[name] = mine
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=claim, args=(f"v{i}",)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    claimed = [i for ids in got.values() for i in ids]
+    assert len(claimed) == len(set(claimed)) == 30
+    assert ledger_conn.execute("SELECT count(*) FROM ledger.recheck_request WHERE verifier IS NULL").fetchone() == (
+        0,)
+
+
+def test_cli_policy_touch(ledger_dsn: str) -> None:
+    runner = CliRunner()
+    out = runner.invoke(main, ["policy", "--dsn", ledger_dsn, "s", "--touch", "recheck", "--kind", "drift",
+                               "--create"])
+    assert out.exit_code == 0, out.output
+    assert "touch           drift: recheck" in out.output
+    out = runner.invoke(main, ["policy", "--dsn", ledger_dsn, "s", "--kind", "drift"])
+    assert out.exit_code != 0
+    assert "--kind needs --touch" in out.output
+    out = runner.invoke(main, ["policy", "--dsn", ledger_dsn, "s", "--touch", "default", "--kind", "drift"])
+    assert "touch           (default: retire for every kind)" in out.output
