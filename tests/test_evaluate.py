@@ -185,7 +185,7 @@ def test_evaluate_prints_the_table_and_writes_the_doc_block(ledger_dsn: str, tmp
     assert "path: line anchor" in result.stdout
     text = doc.read_text(encoding="utf-8")
     assert "old" not in text and text.endswith("<!-- evaluate:end -->\n\nAfter.\n")
-    assert "| default | named | all | 3 | 3 | 3 | 0 (0) | 0 | 100% | 100% |" in text
+    assert "| default | named | all | 3 | 3 | 3 | 0 (0) | 0 | 0 | 100% | 100% |" in text
     assert " s\n" not in text  # no timing in the doc: rerunning changes nothing
     markdown = run("evaluate", str(corpus), "--dsn", ledger_dsn, "--policy", "default", "--markdown")
     assert markdown.stdout.startswith("| policy | case | rule |")

@@ -39,7 +39,9 @@ def test_first_parent_commits_oldest_first(repo: tuple[Path, dict[str, str]]) ->
 def test_touched_paths_are_exact(repo: tuple[Path, dict[str, str]]) -> None:
     path, _ = repo
     merges = list(gitlog.read_merges(path))
-    assert sorted(merges[0].paths) == sorted(["a.py", "src/old.py", "docs/x.md", SPACE, QUOTE, NON_ASCII])
+    # the directories whose first file it adds are touched (and added) too
+    assert sorted(merges[0].paths) == sorted(["a.py", "src/old.py", "docs/x.md", SPACE, QUOTE, NON_ASCII,
+                                              "src/", "docs/", "dir with space/", "naïve/"])
     # rename: both sides; deletion included
     assert sorted(merges[1].paths) == ["docs/x.md", "src/new.py", "src/old.py"]
     # a --no-ff merge: what the side branch changed, against the first parent
@@ -169,7 +171,7 @@ def hunk_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
 def test_hunks_added_and_deleted_come_from_the_first_parent_diff(hunk_repo: tuple[Path, dict[str, str]]) -> None:
     path, shas = hunk_repo
     add, edit, move, merge = gitlog.read_merges(path)
-    assert add.added == ("bin.dat", "docs/b.md", "gone.txt", "src/a.py") and add.deleted == ()
+    assert add.added == ("bin.dat", "docs/b.md", "gone.txt", "src/a.py", "docs/", "src/") and add.deleted == ()
     # a binary file has no hunks: it is left out, so the file-level rule applies to it
     assert add.hunks == {"docs/b.md": [(0, 0, 1, 10)], "gone.txt": [(0, 0, 1, 3)], "src/a.py": [(0, 0, 1, 50)]}
     assert edit.hunks == {"src/a.py": [(0, 0, 1, 10), (42, 1, 52, 1)]}
@@ -181,7 +183,7 @@ def test_hunks_added_and_deleted_come_from_the_first_parent_diff(hunk_repo: tupl
     assert move.hunks == {"docs/b.md": [(3, 1, 3, 1)], "gone.txt": [(1, 3, 0, 0)], "src/a.py": []}
     assert move.hunks_json() == {"docs/b.md": [[3, 1, 3, 1]], "gone.txt": [[1, 3, 0, 0]], "src/a.py": []}
     # a --no-ff merge against its first parent
-    assert merge.is_merge and merge.hunks == {"new/x.py": [(0, 0, 1, 2)]} and merge.added == ("new/x.py",)
+    assert merge.is_merge and merge.hunks == {"new/x.py": [(0, 0, 1, 2)]} and merge.added == ("new/x.py", "new/")
     assert all(m.diff_error is None for m in (add, edit, move, merge))
 
 

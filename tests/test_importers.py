@@ -115,6 +115,7 @@ def test_read_finding_file_fields(tmp_path: Path) -> None:
         "title": "Drift frozen", "description": "Short.", "finding_key": "F-7", "kind": "drift",
         "severity": "high", "source": "drift-reviewer", "slug": "drift-frozen", "strong_keywords": [],
         "tags": ["a", "b"], "paths": ["packages/x/", "src/y.py"], "expects": None, "task_group": None,
+        "resolved_when": None, "observed_at_precision": "day",
         # the file name's date: the end of that day (no merge of that day retires it)
         "observed_at": datetime(2026, 6, 24, 23, 59, 59, 999999, tzinfo=timezone.utc)}
 

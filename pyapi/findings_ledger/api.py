@@ -18,6 +18,7 @@ Conventions (the same for every call here and in :mod:`~findings_ledger.claims`,
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -212,6 +213,7 @@ def record_merge(
     added: Sequence[str] | None = None,
     deleted: Sequence[str] | None = None,
     hunks: Mapping[str, Sequence[Sequence[int]]] | None = None,
+    repo: str | os.PathLike[str] | None = None,
 ) -> MergeResult:
     """Record a merge that landed (``ledger.record_merge``) and return what it did.
 
@@ -227,7 +229,10 @@ def record_merge(
     commit_sha)`` has no second effect and returns ``recorded=False`` with
     the original decisions. Raises LD001-LD004 as typed errors, and
     ``MergeConflict`` (LD007) for a redelivery with other paths, message or
-    branch.
+    branch. With ``repo`` (the git repository holding ``commit_sha``), the
+    file-state requests the merge opened for checked findings (and any
+    still pending for it) are answered from git in the same transaction
+    (:func:`findings_ledger.filestates.answer_pending`).
     """
     params = {
         "scope": scope,
@@ -241,9 +246,19 @@ def record_merge(
         "deleted": string_list(deleted, "deleted", optional=True),
         "hunks": None if hunks is None else Jsonb({p: [list(h) for h in hs] for p, hs in hunks.items()}),
     }
-    with translate(), conn.cursor() as cur:
-        cur.execute(queries.RECORD_MERGE, params)
-        row = cur.fetchone()
+    if repo is not None:
+        from .filestates import answer_pending
+
+        with conn.transaction():
+            with translate(), conn.cursor() as cur:
+                cur.execute(queries.RECORD_MERGE, params)
+                row = cur.fetchone()
+            assert row is not None
+            answer_pending(conn, scope, Path(repo), merge_ids=[row[0]])
+    else:
+        with translate(), conn.cursor() as cur:
+            cur.execute(queries.RECORD_MERGE, params)
+            row = cur.fetchone()
     assert row is not None
     merge_id, recorded, decisions = row
     return MergeResult(

@@ -35,6 +35,7 @@ import psycopg
 from psycopg.rows import class_row
 
 from . import api, queries
+from .matching import set_match_policy
 from .models import ActiveFinding
 
 SPEC = "07_nightshift_standalone_cli"
@@ -344,6 +345,10 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
     row = conn.execute(queries.DEMO_SCOPE_IS_EMPTY, {"scope": scope}).fetchone()
     if not (row and row[0]):
         raise ValueError(f"scope {scope!r} already holds findings or merges: the demo needs a fresh scope")
+    # the scenario is the seed's Option A (a touch of a finding's path retires it): its findings carry
+    # no check, so the scope says so itself and the demo shows the same whatever the shipped touch
+    # default for kind drift is (retire, recheck or flag)
+    set_match_policy(conn, scope, create=True, touch="retire", touch_kind="drift")
     for f in FINDINGS:
         api.add_finding(
             conn,

@@ -413,6 +413,19 @@ class Outcome:
     def false_retirement(self) -> bool:
         return self.superseded_by is not None and not self.correct
 
+    def verdict(self, index: dict[str, int]) -> str:
+        """``fix`` (superseded by its labelled fix), ``early`` (superseded
+        before it, or while still true at the end: a live finding hidden),
+        ``late`` (after its fix: a stale finding kept), ``never`` (a labelled
+        fix, never superseded) or ``kept`` (open and never superseded);
+        ``index``: the commit positions of its repository."""
+        fix = self.finding.label.resolved_by
+        if self.superseded_by is None:
+            return "kept" if fix is None else "never"
+        if fix is None or index[self.superseded_by] < index[fix]:
+            return "early"
+        return "fix" if self.superseded_by == fix else "late"
+
     @property
     def on_hard_negative(self) -> bool:
         lab = self.finding.label
@@ -422,13 +435,18 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Tally:
-    """Counts for one (policy, case[, rule]) row."""
+    """Counts for one (policy, case[, rule]) row: ``fp`` = ``early`` +
+    ``late`` (retired at another commit than the fix), ``fn`` = labelled
+    fixes not retired at the fix (retired early, late, or ``never``)."""
 
     findings: int
     resolved: int
     tp: int
     fp: int
     fp_hard: int
+    early: int = 0
+    late: int = 0
+    never: int = 0
 
     @property
     def fn(self) -> int:
@@ -462,13 +480,24 @@ class Evaluation:
         ``rule``, TP and FP count only the retirements by that rule."""
         rows = [o for o in self.outcomes if o.policy == policy and (case is None or o.finding.case == case)]
         hit = [o for o in rows if rule is None or o.rule == rule]
+        verdicts = Counter(o.verdict(self._index(o.repository)) for o in hit)
         return Tally(
             findings=len(rows),
             resolved=sum(1 for o in rows if o.finding.label.resolved_by is not None),
             tp=sum(1 for o in hit if o.correct),
             fp=sum(1 for o in hit if o.false_retirement),
             fp_hard=sum(1 for o in hit if o.on_hard_negative),
+            early=verdicts["early"],
+            late=verdicts["late"],
+            never=verdicts["never"],
         )
+
+    def _index(self, repository: str) -> dict[str, int]:
+        cache = self.__dict__.setdefault("_indexes", {})
+        if repository not in cache:
+            corpus = next(c for c in self.corpora if c.repository == repository)
+            cache[repository] = corpus.index()
+        return cache[repository]
 
     def rules(self, policy: str, case: str | None = None) -> list[str]:
         return sorted({o.rule for o in self.outcomes if o.policy == policy and o.rule
@@ -632,12 +661,18 @@ def evaluate(
     batch_size: int = BATCH_SIZE,
     progress: Callable[[int], None] | None = None,
     run_id: str | None = None,
+    connect: Callable[[], psycopg.Connection[Any]] | None = None,
+    jobs: int = 1,
 ) -> Evaluation:
     """Replay ``corpora`` under each of ``policies`` (see the module
     docstring) on ``conn``, an autocommit connection to a migrated database
     whose scopes ``eval-<run_id>-...`` are free (a scratch database: the
     replay writes thousands of merges). ``progress`` is called with the
-    number of merges of each batch written. Raises ValueError when the
+    number of merges of each batch written. With ``jobs`` > 1 and
+    ``connect`` (a new autocommit connection to the same database), the
+    policies are replayed ``jobs`` at a time, each on its own connection
+    (they use disjoint scopes; the outcomes are the same, in the same order).
+    Raises ValueError when the
     connection runs with ``session_replication_role`` other than origin
     (``options=-c session_replication_role=replica`` in the DSN): the
     ledger's triggers would not fire, nothing would be retired, and the
@@ -651,20 +686,39 @@ def evaluate(
     started = time.monotonic()
     token = run_id or secrets.token_hex(3)
     ev = Evaluation(tuple(policies), list(corpora))
-    for p_index, policy in enumerate(policies):
+
+    def one(p_index: int, policy: Policy, c: psycopg.Connection[Any]) -> tuple[list[Outcome], int, int]:
+        part = Evaluation((policy,), list(corpora))
         for corpus in corpora:
             base = f"eval-{token}-p{p_index}-{corpus.repository}"
             alone = {f.id for f in corpus.findings} if isolated else _colliding(corpus.findings)
             shared = [f for f in corpus.findings if f.id not in alone]
             try:
-                results, dropped = _replay_corpus(conn, ev, base, corpus, policy, alone, shared, batch_size,
+                results, dropped = _replay_corpus(c, part, base, corpus, policy, alone, shared, batch_size,
                                                   progress)
             except CorpusError as exc:
                 raise CorpusError(f"{corpus.source}: {exc}") from exc
             for f in corpus.findings:
                 sha, rule = results[f.id]
-                ev.outcomes.append(Outcome(policy.name, corpus.repository, f, sha, rule, f.id in alone,
-                                           dropped.get(f.id, ())))
+                part.outcomes.append(Outcome(policy.name, corpus.repository, f, sha, rule, f.id in alone,
+                                             dropped.get(f.id, ())))
+        return part.outcomes, part.merges_written, part.isolated_reruns
+
+    if jobs > 1 and connect is not None and len(policies) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        def pooled(args: tuple[int, Policy]) -> tuple[list[Outcome], int, int]:
+            with connect() as c:
+                return one(args[0], args[1], c)
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            parts = list(pool.map(pooled, enumerate(policies)))
+    else:
+        parts = [one(i, policy, conn) for i, policy in enumerate(policies)]
+    for outcomes, merges, reruns in parts:
+        ev.outcomes.extend(outcomes)
+        ev.merges_written += merges
+        ev.isolated_reruns += reruns
     ev.seconds = time.monotonic() - started
     return ev
 
@@ -717,19 +771,22 @@ def _pct(value: float | None) -> str:
 def table_rows(ev: Evaluation) -> Iterator[list[str]]:
     """The report's rows: per policy and case, the totals, then one row per
     rule that retired anything. Columns: policy, case, rule, findings,
-    labelled fixes, TP, FP (of them on hard negatives), FN, precision, recall."""
+    labelled fixes, TP (retired at the fix), retired early (while still
+    true; of them on hard negatives), retired late (after the fix), never
+    retired (a fix that retired nothing), precision, recall."""
     for policy in ev.policies:
         for case in ev.cases():
             t = ev.tally(policy.name, case)
             yield [policy.name, case, "all", str(t.findings), str(t.resolved), str(t.tp),
-                   f"{t.fp} ({t.fp_hard})", str(t.fn), _pct(t.precision), _pct(t.recall)]
+                   f"{t.early} ({t.fp_hard})", str(t.late), str(t.never), _pct(t.precision), _pct(t.recall)]
             for rule in ev.rules(policy.name, case):
                 r = ev.tally(policy.name, case, rule)
-                yield ["", "", rule, "", "", str(r.tp), f"{r.fp} ({r.fp_hard})", "", _pct(r.precision),
-                       _pct(r.recall)]
+                yield ["", "", rule, "", "", str(r.tp), f"{r.early} ({r.fp_hard})", str(r.late), "",
+                       _pct(r.precision), _pct(r.recall)]
 
 
-HEADERS = ["policy", "case", "rule", "findings", "fixes", "TP", "FP (hard neg.)", "FN", "precision", "recall"]
+HEADERS = ["policy", "case", "rule", "findings", "fixes", "TP (at the fix)", "early (hard neg.)", "late",
+           "never", "precision", "recall"]
 
 
 def markdown(ev: Evaluation) -> str:

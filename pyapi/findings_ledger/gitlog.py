@@ -14,6 +14,11 @@ deleted, and the line ranges they changed (git's ``-U0`` hunks):
   old path deleted and its new path added; ``renames=False`` (``git
   --no-renames``) reports it as a deletion plus an addition, which needs no
   file contents (rename detection reads blobs; a partial clone may lack them);
+* a directory that comes into existence (its first file added) is in
+  ``added`` and ``paths`` as ``dir/``; one that goes (its last file
+  deleted) is in ``deleted`` as ``dir/``; every ancestor directory that
+  changes existence counts (:class:`_Directories`: one ``git ls-tree`` of
+  the range's first parent, then counts of files per directory);
 * paths are read with ``-z``, so spaces, quotes, backslashes and non-ASCII
   names come through exactly (no C-style quoting);
 * ``hunks`` maps a path to its ``[old_start, old_count, new_start,
@@ -51,6 +56,7 @@ from typing import IO, Any
 import psycopg
 
 from .api import record_merges
+from .filestates import answer_pending
 from .models import MergeResult
 
 #: Merges per batch (:func:`read_merge_batches`, :func:`replay`).
@@ -215,7 +221,71 @@ class GitHistory:
         return len(self.shas)
 
     def __iter__(self) -> Iterator[GitMerge]:
-        return _Reader(self.repo, self.shas, self.renames).merges()
+        return _Directories(self.repo).follow(_Reader(self.repo, self.shas, self.renames).merges())
+
+
+def _ancestors(path: str) -> Iterator[str]:
+    """The directories above ``path``, each ending in ``/``: ``a/b/c.py`` -> ``a/``, ``a/b/``."""
+    at = path.find("/")
+    while at >= 0:
+        yield path[: at + 1]
+        at = path.find("/", at + 1)
+
+
+class _Directories:
+    """How many files each directory holds along the first-parent line, to
+    tell when a directory comes into existence (its first file added) or
+    goes (its last file deleted).
+
+    The counts start from the tree of the first commit's first parent
+    (``git ls-tree -r --name-only -z``, once) and then follow each commit's
+    added and deleted paths, so a long history costs one tree listing plus
+    the depth of each changed path. When the next commit's first parent is
+    not the commit just followed (a range that is not one chain) or a
+    commit's added/deleted are unknown, the counts are read again from the
+    tree of the next commit's first parent."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.files: dict[str, int] = {}
+        self.at: str | None = None  # the commit whose tree the counts describe ("" = empty tree)
+
+    def _reset(self, sha: str) -> None:
+        self.files = {}
+        if sha:
+            out = _git(self.repo, ["ls-tree", "-r", "--name-only", "-z", sha])
+            for raw in out.split(b"\0"):
+                if raw:
+                    for d in _ancestors(raw.decode("utf-8", errors="surrogateescape")):
+                        self.files[d] = self.files.get(d, 0) + 1
+        self.at = sha
+
+    def follow(self, merges: Iterable[GitMerge]) -> Iterator[GitMerge]:
+        for m in merges:
+            yield self._apply(m)
+
+    def _apply(self, m: GitMerge) -> GitMerge:
+        if m.added is None or m.deleted is None:
+            self.at = None
+            return m
+        parent = m.parents[0] if m.parents else ""
+        if self.at != parent:
+            self._reset(parent)
+        before: dict[str, int] = {}
+        for path, step in [*((p, 1) for p in m.added), *((p, -1) for p in m.deleted)]:
+            for d in _ancestors(path):
+                n = self.files.get(d, 0)
+                before.setdefault(d, n)
+                self.files[d] = n + step
+        self.at = m.sha
+        came = [d for d, n in before.items() if n == 0 and self.files[d] > 0]
+        went = [d for d, n in before.items() if n > 0 and self.files[d] <= 0]
+        for d in went:
+            del self.files[d]
+        if not came and not went:
+            return m
+        return replace(m, paths=tuple(dict.fromkeys([*m.paths, *came])), added=(*m.added, *came),
+                       deleted=(*m.deleted, *went))
 
 
 class _Reader:
@@ -615,6 +685,7 @@ def replay(
     on_merge: Callable[[GitMerge, MergeResult], None] | None = None,
     *,
     batch_size: int = BATCH_SIZE,
+    repo: str | Path | None = None,
 ) -> list[MergeResult]:
     """Record ``merges`` in order into ``scope`` with their added, deleted
     and hunks; returns one :class:`MergeResult` per merge. Each batch of
@@ -628,7 +699,10 @@ def replay(
     the ledger refuses or a message over its limit is recorded changed as
     :func:`sanitised` says (a WARNING on logger
     ``findings_ledger.gitlog`` names the commit; :func:`replay_note` gives
-    the change), so one odd commit does not stop the replay."""
+    the change), so one odd commit does not stop the replay. With ``repo`` (the git repository the merges come
+    from), the file-state requests the batch opened, and any the scope
+    still has pending from an earlier run, are answered from git in the
+    batch's transaction (:func:`findings_ledger.filestates.answer_pending`)."""
     results = []
     for batch in batches((sanitised(m) for m in merges), batch_size):
         for m in batch:
@@ -638,8 +712,13 @@ def replay(
             done = record_merges(conn, scope, [
                 {"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
                  "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in batch])
+            if repo is not None:
+                answer_pending(conn, scope, repo)
         results.extend(done)
         if on_merge is not None:
             for m, res in zip(batch, done, strict=True):
                 on_merge(m, res)
+    if repo is not None and not results:
+        with conn.transaction():
+            answer_pending(conn, scope, repo)
     return results

@@ -35,9 +35,21 @@ SQL call per finding, the same triggers as any INSERT):
 *Dates.* A timestamp with a time and no offset is UTC; a bare date
 (``2026-06-24``, or the file name's) means the end of that day in UTC
 (``23:59:59.999999``): the latest moment the finding can have been observed,
-so no merge of that day or earlier retires it (a fix merged later that same
-day does not either: under-archiving is the safe failure). A value that is
+so no path rule of a merge of that day or earlier retires it; the finding is
+written with ``observed_at_precision = 'day'``, so a merge later that day
+whose message names the finding's own key or slug with a resolution verb
+still passes the causality gate (a commit cannot name a finding that did
+not exist yet).
+
+*Checks.* ``resolved_when`` (a drift-review entry's field, a findings
+file's front matter key) is passed to the ledger as the finding's check;
+the ledger validates it (see docs/checks.md). A value that is
 not a date is reported as the file's error and the file is skipped.
+``observed_at=`` of :func:`import_findings` (the CLI's ``--observed-at`` or
+``--observed-at-commit``, :func:`commit_time`) is the moment of every
+finding that carries no date of its own; a drift-review entry left without
+any date is listed in :attr:`ImportReport.undated` (it is observed now, so
+a replay of earlier history can retire none of them).
 
 Re-importing creates no duplicates: a finding is identified by its key,
 else by its slug, and is refreshed when active, left alone when retired
@@ -95,10 +107,15 @@ def import_finding(
     observed_at: datetime | None = None,
     expects: str | None = None,
     task_group: str | None = None,
+    resolved_when: Any = None,
+    observed_at_precision: str | None = None,
 ) -> ImportedFinding:
     """Insert or refresh one finding (``ledger.import_finding``), identified by
     ``finding_key``, else ``slug``. ``observed_at`` (None: now), ``expects``
-    (None: ``change``) and ``task_group`` as in ``ledger.finding``. Raises ``PathRejected`` (LD001),
+    (None: ``change``), ``task_group``, ``resolved_when`` (the check: a
+    JSON-able value, validated by the ledger) and ``observed_at_precision``
+    (``instant``, or ``day``: only the day of ``observed_at`` is known) as
+    in ``ledger.finding``. Raises ``PathRejected`` (LD001),
     ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003), ``ValueTooLong``
     (LD004), ``KeywordRejected`` (LD101), ``SlugRejected`` (LD102),
     ``DuplicateFindingSlug`` (23505: the slug belongs to another finding)."""
@@ -117,6 +134,8 @@ def import_finding(
         "observed_at": observed_at,
         "expects": expects,
         "task_group": task_group,
+        "resolved_when": None if resolved_when is None else json.dumps(resolved_when),
+        "observed_at_precision": observed_at_precision,
     }
     with translate(), conn.cursor(row_factory=class_row(ImportedFinding)) as cur:
         cur.execute(queries.IMPORT_FINDING, params)
@@ -175,6 +194,24 @@ def parse_observed(value: Any, field_name: str) -> datetime | None:
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
 
 
+def is_day(value: Any) -> bool:
+    """Whether an observed value is a bare date (only its day is known)."""
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return True
+    return isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()) is not None
+
+
+def _jsonable(value: Any) -> Any:
+    """A front-matter value as JSON would have it (YAML dates become ISO strings)."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    return value
+
+
 def _first(meta: dict[str, Any], names: Sequence[str]) -> tuple[str, Any]:
     """The first of ``names`` with a value in ``meta``: (name, value), else (names[0], None)."""
     return next(((n, meta[n]) for n in names if meta.get(n) not in (None, "")), (names[0], None))
@@ -225,7 +262,15 @@ def read_finding_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         "observed_at": observed_at,
         "expects": _text(meta.get("expects")),
         "task_group": _text(_first(meta, GROUP_FIELDS)[1]),
+        "resolved_when": _jsonable(meta.get("resolved_when")),
+        "observed_at_precision": "day" if is_day(observed if observed is not None else m.group(1)) else None,
     }
+
+
+def _dated_in_front_matter(path: Path) -> bool:
+    """Whether the front matter of ``path`` (already read once) gives a date."""
+    meta = frontmatter.load(str(path)).metadata
+    return _first(meta, DATE_FIELDS)[1] is not None
 
 
 def _import_one(conn: psycopg.Connection[Any], scope: str, name: str, fields: dict[str, Any],
@@ -238,20 +283,25 @@ def _import_one(conn: psycopg.Connection[Any], scope: str, name: str, fields: di
 
 
 def import_findings_dir(conn: psycopg.Connection[Any], scope: str, directory: str | os.PathLike[str],
-                        report: ImportReport | None = None, *, task_group: str | None = None) -> ImportReport:
+                        report: ImportReport | None = None, *, task_group: str | None = None,
+                        observed_at: datetime | None = None, observed_day: bool = False) -> ImportReport:
     """Import every ``*.md`` file of ``directory`` (not its subdirectories)
     in name order; see the module docstring. ``task_group`` is the group of
-    the files that do not name one."""
+    the files that do not name one; ``observed_at`` the moment of those whose
+    front matter gives no date (instead of the file name's date)."""
     report = report if report is not None else ImportReport()
     for p in sorted(Path(directory).glob("*.md")):
         if p.is_file():
-            import_findings_file(conn, scope, p, report, task_group=task_group)
+            import_findings_file(conn, scope, p, report, task_group=task_group, observed_at=observed_at,
+                                 observed_day=observed_day)
     return report
 
 
 def import_findings_file(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str],
-                         report: ImportReport | None = None, *, task_group: str | None = None) -> ImportReport:
-    """Import one findings file (``YYYY-MM-DD-<slug>.md``)."""
+                         report: ImportReport | None = None, *, task_group: str | None = None,
+                         observed_at: datetime | None = None, observed_day: bool = False) -> ImportReport:
+    """Import one findings file (``YYYY-MM-DD-<slug>.md``); ``observed_at``:
+    the moment when its front matter gives no date (else the file name's date)."""
     report = report if report is not None else ImportReport()
     p = Path(path)
     try:
@@ -259,6 +309,9 @@ def import_findings_file(conn: psycopg.Connection[Any], scope: str, path: str | 
     except (OSError, ValueError) as exc:
         report.skipped.append(SkippedFile(p.name, str(exc)))
         return report
+    if observed_at is not None and not _dated_in_front_matter(p):
+        fields["observed_at"] = observed_at
+        fields["observed_at_precision"] = "day" if observed_day else None
     fields["task_group"] = fields["task_group"] or task_group
     _import_one(conn, scope, p.name, fields, report)
     return report
@@ -272,10 +325,14 @@ def drift_key(entry: dict[str, Any]) -> str:
 
 
 def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str],
-                      report: ImportReport | None = None, *, task_group: str | None = None) -> ImportReport:
+                      report: ImportReport | None = None, *, task_group: str | None = None,
+                      observed_at: datetime | None = None, observed_day: bool = False) -> ImportReport:
     """Import a drift review ``{"drift_findings": [...]}`` (seed 000); see
     the module docstring. An unreadable file is reported as skipped; each
-    bad entry is reported as ``<file>#drift_findings[<i>]``."""
+    bad entry is reported as ``<file>#drift_findings[<i>]``. ``observed_at``
+    is the moment of the entries that carry no date (on the entry or at
+    the top level); entries left without one are listed in
+    ``report.undated``."""
     report = report if report is not None else ImportReport()
     p = Path(path)
     try:
@@ -307,10 +364,16 @@ def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.
         if observed is None:
             date_field, observed = _first(top, DRIFT_DATE_FIELDS)
         try:
-            observed_at = parse_observed(observed, date_field)
+            entry_observed = parse_observed(observed, date_field)
         except ValueError as exc:
             report.skipped.append(SkippedFile(name, str(exc)))
             continue
+        precision = "day" if observed is not None and is_day(observed) else None
+        if entry_observed is None:
+            entry_observed = observed_at
+            precision = "day" if observed_day and observed_at is not None else None
+            if observed_at is None:
+                report.undated.append(name)
         description = _text(entry.get("description"))
         first_line = description.strip().splitlines()[0].strip() if description and description.strip() else None
         title = first_line if first_line is None or len(first_line) <= 1000 else first_line[:999] + "…"
@@ -325,7 +388,9 @@ def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.
             "source": "drift-review",
             "paths": [artifact] if artifact else [],
             "tags": [f"spec:{spec_ref}"] if spec_ref else [],
-            "observed_at": observed_at,
+            "observed_at": entry_observed,
+            "observed_at_precision": precision,
+            "resolved_when": entry.get("resolved_when"),
             "expects": _text(entry.get("expects")),
             "task_group": _text(_first(entry, GROUP_FIELDS)[1] or _first(top, GROUP_FIELDS)[1]) or task_group,
         }
@@ -346,16 +411,38 @@ def _json_type(value: Any) -> str:
 
 
 def import_findings(conn: psycopg.Connection[Any], scope: str, source: str | os.PathLike[str], *,
-                    task_group: str | None = None) -> ImportReport:
+                    task_group: str | None = None, observed_at: datetime | None = None,
+                    observed_day: bool = False) -> ImportReport:
     """Import ``source``: a findings directory, one ``.md`` findings file, or
     a drift-review ``.json`` file; ``task_group`` is the group of the
-    findings that do not name one. Raises ``FileNotFoundError`` when it does
-    not exist."""
+    findings that do not name one, ``observed_at`` (aware) the moment of
+    those that carry no date of their own (see *Dates*; ``observed_day``:
+    only its day is known, ``observed_at_precision = 'day'``). Raises
+    ``FileNotFoundError`` when it does not exist."""
     p = Path(source)
     if p.is_dir():
-        return import_findings_dir(conn, scope, p, task_group=task_group)
+        return import_findings_dir(conn, scope, p, task_group=task_group, observed_at=observed_at,
+                                   observed_day=observed_day)
     if not p.exists():
         raise FileNotFoundError(f"no such file or directory: {p}")
     if p.suffix.lower() == ".json":
-        return import_drift_json(conn, scope, p, task_group=task_group)
-    return import_findings_file(conn, scope, p, task_group=task_group)
+        return import_drift_json(conn, scope, p, task_group=task_group, observed_at=observed_at,
+                                 observed_day=observed_day)
+    return import_findings_file(conn, scope, p, task_group=task_group, observed_at=observed_at,
+                                observed_day=observed_day)
+
+
+def commit_time(repo: str | os.PathLike[str], sha: str) -> datetime:
+    """The committer date of commit ``sha`` in git repository ``repo``
+    (``git show -s --format=%cI``), aware. Raises ``ValueError`` naming the
+    commit and the repository when git cannot resolve it."""
+    import subprocess
+
+    if not sha or sha.startswith("-"):
+        raise ValueError(f"invalid commit {sha!r}: give a commit id or a revision such as HEAD or v1.0")
+    proc = subprocess.run(["git", "-C", os.fspath(repo), "show", "-s", "--no-show-signature", "--format=%cI",
+                           f"{sha}^{{commit}}", "--"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        reason = "; ".join(line.strip() for line in proc.stderr.splitlines() if line.strip())
+        raise ValueError(f"commit {sha!r} cannot be read in {os.fspath(repo)}: {reason}")
+    return datetime.fromisoformat(proc.stdout.strip())

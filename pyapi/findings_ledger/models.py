@@ -260,10 +260,13 @@ class SkippedFile:
 
 @dataclass(frozen=True)
 class ImportReport:
-    """What an import did: ``imported`` in file-name order, ``skipped`` with reasons."""
+    """What an import did: ``imported`` in file-name order, ``skipped`` with
+    reasons, ``undated``: the names of the drift-review entries that carried
+    no date and were given none (observed now)."""
 
     imported: list[ImportedFile] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
+    undated: list[str] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         """How many imported findings have this status."""

@@ -110,7 +110,8 @@ IMPORT_FINDING = (
     "p_paths => %(paths)s, p_kind => %(kind)s, p_severity => %(severity)s, "
     "p_finding_key => %(finding_key)s, p_source => %(source)s, p_slug => %(slug)s, "
     "p_strong_keywords => %(strong_keywords)s, p_tags => %(tags)s, p_observed_at => %(observed_at)s, "
-    "p_expects => %(expects)s, p_task_group => %(task_group)s)"
+    "p_expects => %(expects)s, p_task_group => %(task_group)s, p_resolved_when => %(resolved_when)s::jsonb, "
+    "p_observed_at_precision => %(observed_at_precision)s)"
 )
 
 WORKSPACE_SCOPE = "SELECT ledger.workspace_scope(p_directory => %(directory)s)"

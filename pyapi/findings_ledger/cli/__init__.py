@@ -9,7 +9,8 @@ them and adds their commands to the group, never the other way round:
 * :mod:`.lifecycle`: ``history``, ``dismiss``, ``restore``, ``prompt``;
 * :mod:`.security`: ``reconcile``, ``scope-rls``;
 * :mod:`.demo`: ``demo``;
-* :mod:`.evaluate`: ``evaluate`` (precision and recall on a labelled corpus).
+* :mod:`.evaluate`: ``evaluate`` (precision and recall on a labelled corpus);
+* :mod:`.formats`: ``schema`` (the JSON Schemas of the importers' formats).
 
 What they share (``--dsn``, the console, one ``error:`` line and exit 1 for a
 user mistake) is in :mod:`.helpers`.
@@ -21,7 +22,7 @@ import os
 
 import click
 
-from . import demo, evaluate, findings, lifecycle, matching, security
+from . import demo, evaluate, findings, formats, lifecycle, matching, security
 from .helpers import LedgerGroup, console
 
 
@@ -36,6 +37,6 @@ def main() -> None:
         console.width = int(columns) if columns.isdigit() and int(columns) > 0 else 120
 
 
-for _module in (findings, matching, lifecycle, security, demo, evaluate):
+for _module in (findings, matching, lifecycle, security, demo, evaluate, formats):
     for _command in _module.COMMANDS:
         main.add_command(_command)

@@ -121,7 +121,9 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     cut, a trailer line in its message saying so, and a warning line naming
     it. Commits already recorded have
     no second effect, so rerunning resumes. Each batch of merges is one
-    transaction.
+    transaction, with the answers to the file-state requests its merges
+    opened for checked findings (read from REPO at each commit; a rerun
+    answers any left pending).
     """
     history = gitlog.read_merges(repo, rev_range, since, renames=not no_renames)
     recorded = already = superseded = 0
@@ -145,7 +147,7 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
                     changed.append(f"warning: commit {merge.sha[:12]} recorded changed: {note}")
                 progress.advance(task)
 
-            gitlog.replay(conn, scope, history, on_merge=on_merge)
+            gitlog.replay(conn, scope, history, on_merge=on_merge, repo=repo)
     warning = unreadable_warning(lacking)
     if warning:
         click.echo(warning, err=True)

@@ -39,12 +39,21 @@ from .helpers import (
     help="task group of the findings that name none (a group, or the reporting node: 07_spec:0)",
 )
 @click.option(
+    "--observed-at", "observed_text", default=None, metavar="TIME",
+    help="when the findings that carry no date were observed (ISO 8601; a bare date is the end of that day, UTC)",
+)
+@click.option(
+    "--observed-at-commit", "observed_commit", nargs=2, default=None, metavar="SHA REPO",
+    help="the same, as the committer date of commit SHA in git repository REPO (e.g. the spec's commit)",
+)
+@click.option(
     "--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
     help="SARIF: the repository the locations are relative to (default: the current directory)",
 )
 @user_errors
 def import_findings(dsn: str | None, source: Path, scope: str | None, workspace: Path | None,
-                    task_group: str | None, root: Path | None) -> None:
+                    task_group: str | None, observed_text: str | None,
+                    observed_commit: tuple[str, str] | None, root: Path | None) -> None:
     """Import SOURCE: a findings directory (YYYY-MM-DD-<slug>.md files with
     YAML front matter), one such file, a drift-review JSON file, or a SARIF
     2.1.0 log (*.sarif, *.sarif.json: each run replaces the previous set of
@@ -52,7 +61,9 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
 
     Re-importing creates no duplicates. Files that cannot be parsed or are
     rejected are reported on stderr by name and skipped; the rest is imported.
-    A single file that yields nothing is an error (exit 1).
+    A single file that yields nothing is an error (exit 1). A drift review
+    whose entries carry no date is observed now (a replay of earlier history
+    retires none of them): a one-line warning says so.
     """
     if (scope is None) == (workspace is None):
         raise click.UsageError("give exactly one of --scope and --workspace")
@@ -74,11 +85,26 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
     if source.is_file() and source.suffix.lower() not in (".md", ".json"):
         raise UserError(f"{source.name}: not a findings source: import-findings reads a findings directory, "
                         "a YYYY-MM-DD-<slug>.md file, a drift-review .json or a SARIF .sarif file")
+    if observed_text is not None and observed_commit:
+        raise ValueError("give at most one of --observed-at and --observed-at-commit")
+    observed_at = None
+    if observed_text is not None:
+        observed_at = importers.parse_observed(observed_text, "--observed-at")
+        if observed_at is None:
+            raise ValueError("--observed-at '' is not a date or an ISO 8601 timestamp")
+    elif observed_commit:
+        sha, repo = observed_commit
+        observed_at = importers.commit_time(repo, sha)
     with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
         if workspace is not None:
             scope = importers.workspace_scope(conn, workspace)
         assert scope is not None
-        report = importers.import_findings(conn, scope, source, task_group=task_group)
+        report = importers.import_findings(conn, scope, source, task_group=task_group, observed_at=observed_at,
+                                           observed_day=observed_text is not None and importers.is_day(observed_text))
+    if report.undated:
+        click.echo(f"warning: {len(report.undated)} drift finding(s) of {source.name} carry no date: observed now, "
+                   "so a replay of earlier history retires none of them (give --observed-at or "
+                   "--observed-at-commit SHA REPO)", err=True)
     for item in report.imported:
         f = item.finding
         click.echo(f"{f.status:<9}  #{f.id}  {f.finding_key or f.slug or ''}  {item.name}")

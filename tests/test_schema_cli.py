@@ -1,0 +1,74 @@
+"""findings-ledger schema: the JSON Schemas of the drift-review and
+findings-file formats (package data, resolved_when included), valid draft
+2020-12 schemas that the real corpus's drift entries and the shared seeds'
+checks conform to, and --validate naming each problem's JSON path."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from findings_ledger import formats, importers
+from findings_ledger.cli import main
+
+DRIFT_CASE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "agent-fox-dev__agent-fox-v2" / "drift.json"
+
+
+@pytest.mark.parametrize("name", formats.NAMES)
+def test_the_schema_is_printed_and_is_a_valid_schema(name: str) -> None:
+    out = CliRunner().invoke(main, ["schema", name])
+    assert out.exit_code == 0, out.output
+    printed = json.loads(out.stdout)
+    jsonschema.Draft202012Validator.check_schema(printed)
+    assert printed == formats.schema(name)
+    assert "resolved_when" in json.dumps(printed)
+
+
+def test_reviewer_entries_with_checks_conform(tmp_path: Path) -> None:
+    if not DRIFT_CASE.is_file():
+        pytest.skip(f"{DRIFT_CASE} is not there (the shared corpus lives next to the checkout)")
+    case = json.loads(DRIFT_CASE.read_text(encoding="utf-8"))
+    entries = [{k: f[k] for k in ("severity", "description", "spec_ref", "artifact_ref", "observed_at",
+                                   "resolved_when")} for f in case["findings"]]
+    assert formats.validate("drift-review", {"drift_findings": entries}) == []
+
+
+def test_validate_names_each_problem(tmp_path: Path) -> None:
+    review = tmp_path / "review.json"
+    review.write_text(json.dumps({"drift_findings": [
+        {"description": "ok", "resolved_when": {"path_exists": "pkg/"}},
+        {"description": "two keys", "resolved_when": {"path_exists": "a", "path_absent": "b"}},
+        {"description": "no pattern", "resolved_when": {"all": [{"file_contains": {"path": "f.py"}}]}},
+    ]}), encoding="utf-8")
+    problems = formats.validate("drift-review", json.loads(review.read_text()))
+    # the entry that conforms has none; each of the others at least one, at its check
+    assert sorted({p.split(":")[0] for p in problems}) == ["$.drift_findings[1].resolved_when",
+                                                           "$.drift_findings[2].resolved_when"]
+    out = CliRunner().invoke(main, ["schema", "drift-review", "--validate", str(review)])
+    assert out.exit_code == 1
+    assert out.stdout.splitlines()[0].startswith("review.json: $.drift_findings[1].resolved_when: ")
+    assert out.stderr == (f"error: review.json does not conform to the drift-review schema "
+                          f"({len(problems)} problem(s))\n")
+    md = tmp_path / "2026-06-24-x.md"
+    md.write_text("---\ntitle: X\nobserved_at: 2026-06-24\nresolved_when:\n  path_absent: old/\n---\n",
+                  encoding="utf-8")
+    ok = CliRunner().invoke(main, ["schema", "findings-file", "--validate", str(md)])
+    assert ok.exit_code == 0 and ok.stdout == "2026-06-24-x.md: conforms to the findings-file schema\n"
+
+
+def test_the_checks_page_example_conforms_and_the_ledger_takes_it(ledger_conn: Any, tmp_path: Path) -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "checks.md").read_text(encoding="utf-8")
+    block = page.split("```json\n", 1)[1].split("```", 1)[0]
+    review = json.loads(block)
+    assert formats.validate("drift-review", review) == []
+    path = tmp_path / "seed-07.json"
+    path.write_text(block, encoding="utf-8")
+    report = importers.import_findings(ledger_conn, "seed-07", path,
+                                       observed_at=datetime(2026, 6, 24, tzinfo=timezone.utc))
+    assert report.skipped == [] and len(report.imported) == 5  # every pattern compiles in PostgreSQL

@@ -1,0 +1,134 @@
+"""Writers answer file-state requests from git: replay-git reads the paths a
+checked finding's request names at each commit (text, absent, a directory's
+existence, a binary file as absent of text) and answers in the merge's
+transaction; a crash between the merge and its answer leaves the request
+pending and a rerun answers it."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import psycopg
+import pytest
+from click.testing import CliRunner
+from gitrepo import git, write
+
+from findings_ledger import api, gitlog
+from findings_ledger.cli import main
+from findings_ledger.filestates import MAX_TEXT_BYTES, read_file_states
+
+
+def _commit(repo: Path, message: str, day: int) -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message, date=f"2026-08-{day:02d}T10:00:00+00:00")
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="module")
+def checked_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    repo = tmp_path_factory.mktemp("checks") / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    shas = {}
+    write(repo, "app/archetypes.py", 'REGISTRY = {"skeptic": 1}\n')
+    write(repo, "README.md", "x\n")
+    shas["spec"] = _commit(repo, "spec", 1)
+    write(repo, "app/archetypes.py", 'REGISTRY = {"skeptic": 1}\n# TODO reviewer\n')  # a touch, not the fix
+    shas["touch"] = _commit(repo, "chore: touch archetypes", 2)
+    write(repo, "app/archetypes.py", 'REGISTRY = {"reviewer": 1}\n')  # the fix
+    (repo / "blob.bin").write_bytes(b"\0\1reviewer")
+    shas["fix"] = _commit(repo, "feat: one reviewer archetype", 3)
+    write(repo, "app/archetypes.py", 'REGISTRY = {"reviewer": 2}\n')
+    shas["after"] = _commit(repo, "later edit", 4)
+    return repo, shas
+
+
+CHECK = {"all": [{"file_contains": {"path": "app/archetypes.py", "pattern": '"reviewer"'}},
+                 {"file_lacks": {"path": "app/archetypes.py", "pattern": '"skeptic"'}}]}
+
+
+def _checked(conn: psycopg.Connection, scope: str) -> int:
+    row = conn.execute(
+        "INSERT INTO ledger.finding (scope, title, kind, paths, observed_at, resolved_when) "
+        "VALUES (%s, 'the registry still has skeptic, no reviewer', 'drift', %s, %s, %s) RETURNING id",
+        (scope, ["app/archetypes.py"], datetime(2026, 8, 1, 12, tzinfo=timezone.utc), json.dumps(CHECK)),
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def _retired_by(conn: psycopg.Connection, fid: int) -> tuple[str | None, str | None]:
+    row = conn.execute("SELECT m.commit_sha, f.supersede_rule FROM ledger.finding f "
+                       "LEFT JOIN ledger.merge m ON m.id = f.superseded_by_merge_id WHERE f.id = %s", (fid,)).fetchone()
+    assert row is not None
+    return row[0], row[1]
+
+
+def _pending(conn: psycopg.Connection, scope: str) -> list[str]:
+    return [r[0] for r in conn.execute(
+        "SELECT commit_sha FROM ledger.pending_file_state WHERE scope = %s ORDER BY merge_id", (scope,))]
+
+
+def test_states_read_from_git(checked_repo: tuple[Path, dict[str, str]]) -> None:
+    repo, shas = checked_repo
+    got = read_file_states(repo, shas["fix"], ["app/archetypes.py", "app/", "nope.py", "gone/", "blob.bin", "app"])
+    assert got == {"app/archetypes.py": 'REGISTRY = {"reviewer": 1}\n', "app/": "app/archetypes.py",
+                   "nope.py": None, "gone/": None, "blob.bin": None, "app": None}
+    assert MAX_TEXT_BYTES == 1 << 20
+
+
+def test_replay_git_answers_and_the_check_retires_at_its_fix(
+    checked_repo: tuple[Path, dict[str, str]], ledger_conn: psycopg.Connection, ledger_dsn: str
+) -> None:
+    repo, shas = checked_repo
+    fid = _checked(ledger_conn, "chk")
+    out = CliRunner().invoke(main, ["replay-git", str(repo), "--scope", "chk", "--range", f"{shas['spec']}..HEAD",
+                                    "--dsn", ledger_dsn])
+    assert out.exit_code == 0, out.output
+    # the touch opened a request whose answer failed the check; the fix's answer held
+    assert _retired_by(ledger_conn, fid) == (shas["fix"], "check")
+    assert _pending(ledger_conn, "chk") == []
+    actions = [r[0] for r in ledger_conn.execute(
+        "SELECT action FROM ledger.supersession WHERE finding_id = %s ORDER BY id", (fid,))]
+    assert "check_failed" in actions and actions[-1] == "superseded"
+
+
+def test_a_crash_between_merge_and_answer_is_answered_by_a_rerun(
+    checked_repo: tuple[Path, dict[str, str]], ledger_conn: psycopg.Connection
+) -> None:
+    repo, shas = checked_repo
+    fid = _checked(ledger_conn, "crash")
+    merges = list(gitlog.read_merges(repo, f"{shas['spec']}..HEAD"))
+    # the merges are recorded, the writer dies before answering
+    api.record_merges(ledger_conn, "crash", [
+        {"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
+         "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in merges])
+    assert _pending(ledger_conn, "crash") == [shas["touch"], shas["fix"], shas["after"]]
+    assert _retired_by(ledger_conn, fid) == (None, None)  # a pending request never hides a finding
+    # the rerun records nothing new and answers what is pending
+    again = gitlog.replay(ledger_conn, "crash", gitlog.read_merges(repo, f"{shas['spec']}..HEAD"), repo=repo)
+    assert [r.recorded for r in again] == [False, False, False]
+    assert _pending(ledger_conn, "crash") == []
+    assert _retired_by(ledger_conn, fid) == (shas["fix"], "check")
+
+
+def test_record_merge_with_a_repo_answers_in_its_transaction(
+    checked_repo: tuple[Path, dict[str, str]], ledger_conn: psycopg.Connection
+) -> None:
+    repo, shas = checked_repo
+    fid = _checked(ledger_conn, "api")
+    by_sha = {m.sha: m for m in gitlog.read_merges(repo, f"{shas['spec']}..HEAD")}
+    for name in ("touch", "fix"):
+        m = by_sha[shas[name]]
+        api.record_merge(ledger_conn, "api", m.sha, m.paths, message=m.message, merged_at=m.committed_at,
+                         added=m.added, deleted=m.deleted, hunks=m.hunks_json(), repo=repo)
+        assert _pending(ledger_conn, "api") == []
+    assert _retired_by(ledger_conn, fid) == (shas["fix"], "check")
+    # without a repo the request stays pending for another writer
+    m = by_sha[shas["after"]]
+    fid2 = _checked(ledger_conn, "api-none")
+    api.record_merge(ledger_conn, "api-none", m.sha, m.paths, message=m.message, merged_at=m.committed_at)
+    assert _pending(ledger_conn, "api-none") == [shas["after"]]
+    assert _retired_by(ledger_conn, fid2) == (None, None)
