@@ -12,6 +12,7 @@ from rich.table import Table
 from .. import api, gitlog
 from .helpers import (
     UserError,
+    connect,
     console,
     create_option,
     dsn_option,
@@ -46,7 +47,7 @@ def migrate(dsn: str | None, revision: str) -> None:
 @user_errors
 def active(dsn: str | None, scope: str) -> None:
     """List the active findings of SCOPE in prompt order."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         rows = api.active_findings(conn, scope)
     table = Table(title=f"active findings of {scope} ({len(rows)})")
     for col in ("id", "key", "kind", "severity", "title", "paths"):
@@ -65,7 +66,7 @@ def active(dsn: str | None, scope: str) -> None:
 def audit(dsn: str | None, scope: str, finding_id: int | None, merge_id: int | None) -> None:
     """Print the audit trail of SCOPE: for each decision the finding, the
     commit (short sha) and its subject, the action, the rule and the evidence."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         rows = api.read_audit(conn, scope, finding_id=finding_id, merge_id=merge_id)
     table = Table(title=f"audit of {scope} ({len(rows)} rows)")
     for col in ("id", "when", "finding", "commit", "action", "rule", "evidence"):
@@ -93,7 +94,7 @@ def audit(dsn: str | None, scope: str, finding_id: int | None, merge_id: int | N
 @user_errors
 def hygiene_mode(dsn: str | None, scope: str, mode: str, create: bool) -> None:
     """Set SCOPE's hygiene mode: on (supersede), dry (audit only), off."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn, offer_create():
+    with connect(dsn) as conn, offer_create():
         click.echo(f"{scope}: hygiene_mode = {api.set_hygiene_mode(conn, scope, mode, create=create)}")
 
 
@@ -121,7 +122,7 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     history = gitlog.read_merges(repo, rev_range, since, renames=not no_renames)
     recorded = already = superseded = 0
     lacking: list[gitlog.GitMerge] = []
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         progress = progress_bar()
         with progress:
             task = progress.add_task(f"recording {len(history)} commits into {scope}", total=len(history))

@@ -8,16 +8,15 @@ import sys
 from pathlib import Path
 
 import click
-import psycopg
 
 from .. import gitlog, importers, matching
 from ..models import Decision, MatchPolicy
 from .helpers import (
+    connect,
     create_option,
     dsn_option,
     offer_create,
     renames_option,
-    resolve_dsn,
     unreadable_warning,
     user_errors,
 )
@@ -48,7 +47,7 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
     """
     if (scope is None) == (workspace is None):
         raise click.UsageError("give exactly one of --scope and --workspace")
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         if workspace is not None:
             scope = importers.workspace_scope(conn, workspace)
         assert scope is not None
@@ -91,7 +90,7 @@ def hygiene(dsn: str | None, mode: str, repo: Path, scope: str, rev_range: str, 
     mode, its decisions are printed, and the transaction is rolled back.
     """
     merges = list(gitlog.read_merges(repo, rev_range, since=since, renames=not no_renames))
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         previews = matching.preview_replay(conn, scope, merges)
     retired: dict[int, str] = {}
     for merge, result in previews:
@@ -159,7 +158,7 @@ def policy(dsn: str | None, scope: str, rules: str | None, path_kinds: str | Non
            default_branch: str | None, line_context: int | None, create: bool) -> None:
     """Show SCOPE's match policy, or change the settings given (the others
     stay). An unknown scope is an error unless --create is given."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn, offer_create():
+    with connect(dsn) as conn, offer_create():
         stored = matching.set_match_policy(
             conn,
             scope,
