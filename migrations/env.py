@@ -159,10 +159,9 @@ def run_offline() -> None:
         "RESET lock_timeout",
     ):
         context.execute(statement)
-    context.impl.static_output(version_guard(starts, str(target or "base"), direction))
-    with context.begin_transaction():
-        for statement in (*TRANSACTION_SETTINGS, f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}"):
-            context.execute(statement)
+    context.get_context().impl.static_output(version_guard(starts, str(target or "base"), direction))
+    for statement in ("BEGIN", *TRANSACTION_SETTINGS, f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}", "COMMIT"):
+        context.execute(statement)
     context.run_migrations()
     context.execute(f"SELECT pg_catalog.pg_advisory_unlock({LOCK_KEY})")
 
