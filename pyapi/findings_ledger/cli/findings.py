@@ -10,6 +10,7 @@ import psycopg
 from rich.table import Table
 
 from .. import api, gitlog
+from ..errors import migration_hint
 from .helpers import (
     UserError,
     connect,
@@ -37,7 +38,8 @@ def migrate(dsn: str | None, revision: str) -> None:
     except psycopg.Error as exc:
         if exc.sqlstate is None or exc.sqlstate.startswith("08"):
             raise  # cannot reach PostgreSQL: user_errors has its line
-        raise UserError(f"migration failed: {exc}") from exc
+        hint = migration_hint(exc)
+        raise UserError(f"migration failed: {exc}" + (f": {hint}" if hint else "")) from exc
     click.echo(f"migrated to {revision}")
 
 
