@@ -174,3 +174,22 @@ def test_help_imports_neither_alembic_nor_sqlalchemy() -> None:
     assert run.returncode == 0, run.stderr
     assert "Findings that retire themselves" in run.stdout
     assert run.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_set_scopes_is_transaction_local_by_default_through_the_pooler(
+        bouncer: Callable[..., Bouncer], ledger_dsn: str) -> None:  # noqa: F811
+    b = bouncer(pool_size=1)  # one server connection: tenant B gets the one tenant A used
+    pooled = b.dsn(dbname(ledger_dsn))
+    with psycopg.connect(pooled, autocommit=True, prepare_threshold=None) as a, \
+            psycopg.connect(pooled, autocommit=True, prepare_threshold=None) as tenant_b:
+        with pytest.raises(ValueError, match="autocommit connection outside a transaction"):
+            fl.set_scopes(a, ["tenant-a"])
+        with a.transaction():
+            fl.set_scopes(a, ["tenant-a"])
+            assert a.execute("SELECT current_setting('ledger.scopes')").fetchone() == ("tenant-a",)
+        assert tenant_b.execute("SELECT coalesce(current_setting('ledger.scopes', true), '')").fetchone() == ("",)
+        with pytest.warns(fl.SessionScopesWarning, match="transaction-mode pooler"):
+            fl.set_scopes(a, ["tenant-a"], session=True)
+        # the trap the warning names: the session form reaches the next client of the server connection
+        assert tenant_b.execute("SELECT current_setting('ledger.scopes', true)").fetchone() == ("tenant-a",)
+        tenant_b.execute("RESET ledger.scopes")

@@ -93,7 +93,7 @@ from .lifecycle import (
 )
 from .matching import MatchPolicy, preview_replay, set_match_policy
 from .models import ActiveFinding, AuditEntry, Decision, Finding, MergeResult
-from .security import disable_scope_rls, enable_scope_rls, reconcile, set_scopes
+from .security import SessionScopesWarning, disable_scope_rls, enable_scope_rls, reconcile, set_scopes
 
 __all__ = [
     "ActiveFinding",
@@ -138,6 +138,7 @@ __all__ = [
     "record_merges",
     "set_hygiene_mode",
     "set_scopes",
+    "SessionScopesWarning",
     # task claims
     "AgentTask",
     "Claim",
