@@ -247,10 +247,18 @@ class SchemaBehind(LedgerError):
     sqlstate = "LD502"
 
 
-class MigrationLocked(LedgerError):
+class MigrationLocked(RuntimeError):
     """Another migration of the same database held the migration lock (an
     advisory lock, see migrations/env.py) for longer than the migration lock
-    timeout: this run changed nothing. SQLSTATE ``55P03`` (lock_not_available)."""
+    timeout: this run changed nothing. Not a :class:`LedgerError` (no LD
+    code: the server raised nothing); ``sqlstate`` is ``55P03``
+    (lock_not_available), as for the lock wait that timed out."""
+
+    sqlstate = "55P03"
+
+    def __init__(self, message: str, sqlstate: str = "55P03") -> None:
+        super().__init__(message)
+        self.sqlstate = sqlstate
 
 
 #: SQLSTATEs of a ledger object the caller's schema lacks (an older revision).

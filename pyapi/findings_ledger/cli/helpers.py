@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .. import api, gitlog
-from ..errors import LedgerError, NotFound
+from ..errors import LedgerError, MigrationLocked, NotFound
 from ..testing import cluster
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -167,7 +167,7 @@ def explain(exc: BaseException) -> str | None:
     keeps its traceback). Shared by :func:`user_errors` and the group."""
     if isinstance(exc, UserError):
         return exc.message
-    if isinstance(exc, LedgerError):
+    if isinstance(exc, (LedgerError, MigrationLocked)):
         return f"{exc} [{exc.sqlstate}]"
     if isinstance(exc, cluster.ClusterError):
         return str(exc)
