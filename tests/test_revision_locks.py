@@ -48,6 +48,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0017_record_merges_row_index": {},  # a function replaced, one added
     "0018_prefilter_splits_tokens": {},  # a function replaced, two added
     "0019_hunks_per_finding": {},  # one function replaced
+    "0020_no_verb_on_a_non_resolving": {},  # one function replaced
 }
 
 STRENGTH = [
