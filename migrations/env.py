@@ -6,20 +6,49 @@
   ``config.attributes["connection"]`` (pytest-alembic does).
 * The version table is ``ledger.alembic_version``: everything the project
   owns lives in the ``ledger`` schema, which this file creates first.
-* ``search_path`` is pinned to ``pg_catalog`` for the run, so a revision that
-  forgets to schema-qualify a name fails here instead of depending on the
-  role's default ``search_path``.
-* Every run, online and offline (``--sql``), sets ``lock_timeout`` (default
-  5s) and ``statement_timeout`` (default 30min) for its session; override
-  with ``-x lock_timeout=...`` / ``-x statement_timeout=...`` or
+* One run at a time per database: a run first takes the advisory lock
+  ``pg_advisory_xact_lock(hashtextextended('findings-ledger migrations', 0))``
+  (:data:`findings_ledger.migration_ops.MIGRATION_LOCK_KEY`) on a
+  connection of its own, in a transaction held open for the whole run
+  (so it also holds behind a transaction-mode pooler, and a killed run
+  releases it). A run that finds the lock taken says so on one line on
+  stderr and waits up to ``-x migration_lock_timeout=...`` /
+  ``LEDGER_MIGRATION_LOCK_TIMEOUT`` (default 10min; ``0`` waits for ever);
+  it then reads the version the other run left (at head: nothing to do).
+  One that cannot get it in time fails with one line
+  (:class:`findings_ledger.errors.MigrationLocked`, SQLSTATE 55P03) and
+  changes nothing. A caller's own ``Connection`` takes the session form
+  (``pg_advisory_lock``) on that connection, released at the end. The
+  offline script takes the session lock at its top and releases it at its
+  end (apply it on a direct connection, not through a transaction-mode
+  pooler).
+* Settings are transaction-local: each revision's transaction opens with
+  ``SET LOCAL`` ``lock_timeout`` (default 5s), ``statement_timeout``
+  (default 30min), ``ledger.allow_data_loss`` and ``search_path =
+  pg_catalog`` (so a revision that forgets to schema-qualify a name fails
+  here instead of depending on the role's default ``search_path``), online
+  and offline (``--sql``); none outlives its transaction, so a pooled server
+  connection keeps none of them. Override the timeouts with ``-x
+  lock_timeout=...`` / ``-x statement_timeout=...`` or
   ``LEDGER_LOCK_TIMEOUT`` / ``LEDGER_STATEMENT_TIMEOUT`` (``0`` disables).
   A DDL statement that cannot get its lock within lock_timeout fails with
-  SQLSTATE 55P03 instead of queueing every other session behind it.
-* ``-x allow_data_loss=true`` sets ``ledger.allow_data_loss`` for the
-  session: a downgrade below the baseline refuses (LD501) without it while
-  the ledger holds rows.
+  SQLSTATE 55P03 instead of queueing every other session behind it. The
+  statements of a ``concurrently.sql`` run outside any transaction, without
+  these settings.
+* ``-x allow_data_loss=true`` sets ``ledger.allow_data_loss``: a downgrade
+  below the baseline refuses (LD501) without it while the ledger holds rows.
 * One transaction per revision, so a revision may open an autocommit block
   (``CREATE INDEX CONCURRENTLY``, see docs/dba.md).
+* Offline, the script first checks that the database is at the revision it
+  starts from (LD502 otherwise, before anything changes), and so does each
+  revision block (:func:`findings_ledger.migration_ops.version_guard`).
+* A failed statement under the ``alembic`` command line is one line (its
+  SQLSTATE and message, with a hint where there is one), not the
+  statement's text; through :func:`findings_ledger.migrate` the error is
+  raised as it is.
+* ``alembic revision --autogenerate`` is refused: a revision is written by
+  ``make revision`` (tools/new_revision.py), whose SQL files autogenerate
+  cannot write.
 * Autogenerate (``alembic check``, pytest-alembic's
   ``test_model_definitions_match_ddl``) compares the ``ledger`` tables with
   :mod:`findings_ledger.schema`.
@@ -29,6 +58,10 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -61,19 +94,33 @@ def _allow_data_loss() -> str:
     return value
 
 
-def _session_settings() -> list[str]:
-    """The statements that open every run, online and offline."""
+def _transaction_settings() -> list[str]:
+    """The ``SET LOCAL`` statements that open every revision's transaction,
+    online and offline."""
     return [
-        f"SET lock_timeout = '{_setting('lock_timeout', '5s')}'",
-        f"SET statement_timeout = '{_setting('statement_timeout', '30min')}'",
-        f"SET ledger.allow_data_loss = '{_allow_data_loss()}'",
-        f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}",
-        "SET search_path = pg_catalog",
+        f"SET LOCAL lock_timeout = '{_setting('lock_timeout', '5s')}'",
+        f"SET LOCAL statement_timeout = '{_setting('statement_timeout', '30min')}'",
+        f"SET LOCAL ledger.allow_data_loss = '{_allow_data_loss()}'",
+        "SET LOCAL search_path = pg_catalog",
     ]
 
 
+def _refuse_autogenerate() -> None:
+    cmd = getattr(config.cmd_opts, "cmd", None)
+    if cmd and getattr(cmd[0], "__name__", "") == "revision" and getattr(config.cmd_opts, "autogenerate", False):
+        raise SystemExit(
+            "findings-ledger migrations: alembic revision --autogenerate cannot write a revision's SQL files: "
+            "run `make revision M='what it does'` (tools/new_revision.py, docs/dba.md)"
+        )
+
+
+_refuse_autogenerate()
 # Computed before connecting, so a mistyped timeout fails without touching the database.
-SESSION_SETTINGS = _session_settings()
+TRANSACTION_SETTINGS = _transaction_settings()
+LOCK_WAIT = _setting("migration_lock_timeout", "10min")
+LOCK_KEY = "hashtextextended('findings-ledger migrations', 0)"
+# Under the alembic command line (no caller's dsn or connection), errors are one line.
+COMMAND_LINE = "dsn" not in config.attributes and "connection" not in config.attributes
 
 
 def _autogenerate_options() -> dict:
@@ -84,18 +131,118 @@ def _autogenerate_options() -> dict:
     }
 
 
-def run_offline() -> None:
+def _configure(**kw: object) -> None:
     context.configure(
-        dialect_name="postgresql",
-        literal_binds=True,
         version_table_schema=SCHEMA,
         transaction_per_migration=True,
+        ledger_transaction_settings=TRANSACTION_SETTINGS,
         **_autogenerate_options(),
+        **kw,
     )
-    with context.begin_transaction():
-        for statement in SESSION_SETTINGS:
-            context.execute(statement)
-        context.run_migrations()
+
+
+def run_offline() -> None:
+    from findings_ledger.migration_ops import version_guard
+
+    _configure(dialect_name="postgresql", literal_binds=True)
+    script = context.script
+    start = context.get_starting_revision_argument()
+    starts: tuple[str, ...] = ()
+    if start not in (None, "base"):
+        starts = tuple(script.get_revision(r).revision for r in ([start] if isinstance(start, str) else start))
+    target = context.get_revision_argument()
+    work = getattr(getattr(context, "_proxy", None), "context_opts", {}).get("fn")
+    direction = "downgrade" if getattr(work, "__name__", "") == "downgrade" else "upgrade"
+    for statement in (
+        f"SET lock_timeout = '{LOCK_WAIT}'",
+        f"SELECT pg_catalog.pg_advisory_lock({LOCK_KEY})",
+        "RESET lock_timeout",
+    ):
+        context.execute(statement)
+    context.get_context().impl.static_output(version_guard(starts, str(target or "base"), direction))
+    for statement in ("BEGIN", *TRANSACTION_SETTINGS, f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}", "COMMIT"):
+        context.execute(statement)
+    context.run_migrations()
+    context.execute(f"SELECT pg_catalog.pg_advisory_unlock({LOCK_KEY})")
+
+
+_UNIT_SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0, None: 1e-3}
+
+
+def _seconds(duration: str) -> float:
+    """A PostgreSQL duration (milliseconds without a unit) in seconds."""
+    match = re.match(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|min|h|d)?\s*$", duration)
+    assert match is not None  # checked by _setting
+    return float(match[1]) * _UNIT_SECONDS[match[2]]
+
+
+def _acquire(try_lock: Callable[[], bool]) -> None:
+    """Take the migration lock with ``try_lock`` (one short statement, True
+    when taken), trying again every quarter second until LOCK_WAIT has
+    passed. Not one waiting statement: a waiting statement holds a snapshot,
+    and the other run's ``CREATE INDEX CONCURRENTLY`` would wait for it."""
+    if try_lock():
+        return
+    wait = _seconds(LOCK_WAIT)
+    print("findings-ledger migrations: another migration of this database holds the migration lock: "
+          f"waiting {'for ever' if wait == 0 else 'up to ' + LOCK_WAIT} for it to finish",
+          file=sys.stderr, flush=True)
+    deadline = time.monotonic() + wait
+    while not try_lock():
+        if wait and time.monotonic() >= deadline:
+            raise _locked_out()
+        time.sleep(0.25)
+
+
+def _locked_out() -> Exception:
+    from findings_ledger.errors import MigrationLocked
+
+    message = (f"another migration of this database held the migration lock for longer than {LOCK_WAIT} "
+               "(-x migration_lock_timeout=... / LEDGER_MIGRATION_LOCK_TIMEOUT): nothing was changed")
+    if COMMAND_LINE:
+        return SystemExit(f"findings-ledger migrations: {message}")
+    return MigrationLocked(message, sqlstate="55P03")
+
+
+@contextmanager
+def _lock_connection(dsn: str) -> Iterator[None]:
+    """Hold the migration lock on a connection of its own, in one open
+    transaction (transaction-level lock: safe behind a transaction pooler)."""
+    with psycopg.connect(dsn) as lock:
+
+        def try_lock() -> bool:
+            # Each try in a transaction of its own: a transaction that stays open
+            # after a failed try keeps its xmin, which CREATE INDEX CONCURRENTLY
+            # of the run holding the lock would wait for.
+            row = lock.execute(f"SELECT pg_catalog.pg_try_advisory_xact_lock({LOCK_KEY})").fetchone()
+            if not (row and row[0]):
+                lock.rollback()
+                return False
+            return True
+
+        _acquire(try_lock)
+        try:
+            yield
+        finally:
+            lock.rollback()
+
+
+@contextmanager
+def _lock_session(conn: sa.Connection) -> Iterator[None]:
+    """Hold the migration lock as a session lock on a caller's connection."""
+
+    def try_lock() -> bool:
+        taken = bool(conn.exec_driver_sql(f"SELECT pg_catalog.pg_try_advisory_lock({LOCK_KEY})").scalar())
+        conn.commit()
+        return taken
+
+    _acquire(try_lock)
+    try:
+        yield
+    finally:
+        conn.rollback()
+        conn.exec_driver_sql(f"SELECT pg_catalog.pg_advisory_unlock({LOCK_KEY})")
+        conn.commit()
 
 
 def run_online() -> None:
@@ -106,14 +253,18 @@ def run_online() -> None:
             raise SystemExit(
                 "findings-ledger migrations: set LEDGER_DSN or pass -x dsn=... (libpq DSN or postgresql:// URI)"
             )
-        connectable = sa.create_engine(
-            "postgresql+psycopg://", creator=lambda: psycopg.connect(dsn), poolclass=sa.pool.NullPool
-        )
-    if isinstance(connectable, sa.Engine):
-        with connectable.connect() as conn:
+        with _lock_connection(dsn):
+            engine = sa.create_engine(
+                "postgresql+psycopg://", creator=lambda: psycopg.connect(dsn), poolclass=sa.pool.NullPool
+            )
+            with engine.connect() as conn:
+                _configure_and_run(conn)
+    elif isinstance(connectable, sa.Engine):
+        with connectable.connect() as conn, _lock_session(conn):
             _configure_and_run(conn)
     else:
-        _configure_and_run(connectable)
+        with _lock_session(connectable):
+            _configure_and_run(connectable)
 
 
 def _guard_downgrade_to_base(conn: sa.Connection) -> None:
@@ -134,21 +285,39 @@ def _guard_downgrade_to_base(conn: sa.Connection) -> None:
     conn.exec_driver_sql(expand_includes(guard), execution_options={"no_parameters": True})
 
 
+def _one_line(exc: sa.exc.DBAPIError) -> str:
+    """A failed statement as one line: SQLSTATE, message, hint (not the statement)."""
+    orig = exc.orig
+    diag = getattr(orig, "diag", None)
+    message = (getattr(diag, "message_primary", None) or str(orig)).strip().splitlines()[0]
+    hint = getattr(diag, "message_hint", None)
+    state = getattr(orig, "sqlstate", None)
+    text = f"findings-ledger migrations: {message}" + (f" [{state}]" if state else "")
+    if hint:
+        text += f" (hint: {' '.join(hint.split())})"
+    from findings_ledger.errors import migration_hint
+
+    extra = migration_hint(orig) if isinstance(orig, psycopg.Error) else None
+    return text + (f": {extra}" if extra else "")
+
+
 def _configure_and_run(conn: sa.Connection) -> None:
-    for statement in SESSION_SETTINGS:
-        conn.exec_driver_sql(statement)
-    conn.commit()
-    _guard_downgrade_to_base(conn)
-    conn.rollback()
-    context.configure(
-        connection=conn,
-        version_table_schema=SCHEMA,
-        transaction_per_migration=True,
-        **_autogenerate_options(),
-    )
-    with context.begin_transaction():
-        context.run_migrations()
-    conn.commit()
+    try:
+        for statement in (*TRANSACTION_SETTINGS, f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}"):
+            conn.exec_driver_sql(statement)
+        conn.commit()
+        for statement in TRANSACTION_SETTINGS:
+            conn.exec_driver_sql(statement)
+        _guard_downgrade_to_base(conn)
+        conn.rollback()
+        _configure(connection=conn)
+        with context.begin_transaction():
+            context.run_migrations()
+        conn.commit()
+    except sa.exc.DBAPIError as exc:
+        if not COMMAND_LINE:
+            raise
+        raise SystemExit(_one_line(exc)) from None
 
 
 if context.is_offline_mode():

@@ -69,9 +69,11 @@ SELECT array_agg(c.oid) FROM pg_class c
 
 
 def transactional_part(script: str) -> str:
-    """The offline script of one revision up to its first COMMIT, without its BEGIN."""
-    begin = script.index("BEGIN;")
-    return script[:begin] + script[begin + len("BEGIN;"):script.index("COMMIT;", begin)]
+    """The block of the offline script's one revision (its version check and
+    ``SET LOCAL`` settings included), from the BEGIN before its ``-- Running``
+    line to its COMMIT, without the BEGIN."""
+    begin = script.rindex("BEGIN;", 0, script.index("-- Running "))
+    return script[begin + len("BEGIN;"):script.index("COMMIT;", begin)]
 
 
 @pytest.mark.parametrize("step", range(1, len(revisions())), ids=revisions()[1:])

@@ -114,14 +114,16 @@ def test_unset_setting_means_no_scope(tenants: psycopg.Connection) -> None:
         assert conn.execute("SELECT count(*) FROM ledger.finding").fetchone() == (0,)
         with pytest.raises(fl.ScopeDenied):
             fl.add_finding(conn, "tenant-a", "x")
-        fl.set_scopes(conn, [])
-        with pytest.raises(fl.ScopeDenied):
-            fl.add_finding(conn, "tenant-a", "x")
+        with conn.transaction():
+            fl.set_scopes(conn, [])
+            with pytest.raises(fl.ScopeDenied):
+                fl.add_finding(conn, "tenant-a", "x")
 
 
 def test_several_scopes_and_new_scopes(tenants: psycopg.Connection) -> None:
     with as_role(tenants, "ledger_writer") as conn:
-        fl.set_scopes(conn, ["tenant-a", "tenant-b", "tenant-c"])
+        with pytest.warns(fl.SessionScopesWarning):
+            fl.set_scopes(conn, ["tenant-a", "tenant-b", "tenant-c"], session=True)
         assert conn.execute("SELECT count(DISTINCT scope) FROM ledger.finding").fetchone() == (2,)
         f = fl.add_finding(conn, "tenant-c", "new tenant's first finding", paths=["x.py"])
         with pytest.raises(ValueError):
@@ -137,7 +139,8 @@ def test_the_owner_reads_everything_but_writes_through_the_setting(tenants: psyc
     assert tenants.execute("SELECT count(DISTINCT scope) FROM ledger.finding").fetchone() == (2,)
     with pytest.raises(fl.ScopeDenied):
         fl.add_finding(tenants, "tenant-a", "owner without setting")
-    fl.set_scopes(tenants, ["tenant-a"])
+    with pytest.warns(fl.SessionScopesWarning):
+        fl.set_scopes(tenants, ["tenant-a"], session=True)
     assert fl.add_finding(tenants, "tenant-a", "owner with setting").scope == "tenant-a"
     tenants.execute("RESET ledger.scopes")
 

@@ -60,8 +60,10 @@ from .errors import (
     LifecycleInconsistent,
     MergeConflict,
     MergeImmutable,
+    MigrationLocked,
     NotFound,
     PathRejected,
+    SchemaBehind,
     ScopeDenied,
     SlugRejected,
     SnapshotWriteRejected,
@@ -98,7 +100,7 @@ from .lifecycle import (
 from .matching import MatchPolicy, preview_replay, set_match_policy
 from .models import ActiveFinding, AuditEntry, Decision, Finding, MergeResult
 from .sarif import SarifImport, SarifRejected, export_sarif, import_sarif
-from .security import disable_scope_rls, enable_scope_rls, reconcile, set_scopes
+from .security import SessionScopesWarning, disable_scope_rls, enable_scope_rls, reconcile, set_scopes
 
 __all__ = [
     "ActiveFinding",
@@ -106,6 +108,8 @@ __all__ = [
     "AuditEntry",
     "Decision",
     "DowngradeRefused",
+    "MigrationLocked",
+    "SchemaBehind",
     "DuplicateFindingKey",
     "DuplicateFindingSlug",
     "DuplicateMerge",
@@ -151,6 +155,7 @@ __all__ = [
     "record_merges",
     "set_hygiene_mode",
     "set_scopes",
+    "SessionScopesWarning",
     # task claims
     "AgentTask",
     "Claim",

@@ -18,7 +18,10 @@ Conventions (the same for every call here and in :mod:`~findings_ledger.claims`,
 
 from __future__ import annotations
 
+import ast
+import functools
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -76,6 +79,46 @@ def migrate(dsn: str, revision: str = "head") -> None:
 
     with _translate_migration():
         command.upgrade(alembic_config(dsn), revision)
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_revisions() -> tuple[frozenset[str], frozenset[str]]:
+    """(every revision, the heads) of the revisions shipped with this
+    findings-ledger, read from the modules' ``revision`` and
+    ``down_revision`` lines without importing alembic (cheap enough for
+    every command-line verb)."""
+    revs: set[str] = set()
+    downs: set[str] = set()
+    for module in (migrations_dir() / "versions").glob("*.py"):
+        text = module.read_text()
+        rev = re.search(r"^revision\s*=\s*(.+)$", text, re.MULTILINE)
+        down = re.search(r"^down_revision\s*=\s*(.+)$", text, re.MULTILINE)
+        if rev is None:
+            continue
+        revs.add(ast.literal_eval(rev[1].split("#")[0].strip()))
+        value = ast.literal_eval(down[1].split("#")[0].strip()) if down else None
+        downs.update(value if isinstance(value, (tuple, list)) else ([value] if value else []))
+    return frozenset(revs), frozenset(revs - downs)
+
+
+def schema_behind(conn: psycopg.Connection[Any]) -> str | None:
+    """Why the database of ``conn`` is not at this findings-ledger's head,
+    or None when it is (or is at a revision this findings-ledger does not
+    know, i.e. newer, or its version cannot be read by this role). The
+    answer is one sentence: ``no ledger schema`` or ``at REV, behind HEAD``.
+    Reads ``ledger.alembic_version`` (one or two queries)."""
+    try:
+        version = current_revision(conn)
+    except psycopg.errors.InsufficientPrivilege:
+        if not conn.autocommit:
+            conn.rollback()
+        return None
+    revs, heads = shipped_revisions()
+    if version is None:
+        return "no ledger schema"
+    if version in heads or version not in revs:
+        return None
+    return f"at {version}, behind this findings-ledger's {', '.join(sorted(heads))}"
 
 
 def head_revision() -> str:

@@ -251,6 +251,52 @@ class DowngradeRefused(LedgerError):
     sqlstate = "LD501"
 
 
+class SchemaBehind(LedgerError):
+    """LD502: the database's ledger schema is not at the revision expected:
+    behind this findings-ledger's head (raised by the API when a ledger
+    function, table or column it calls is missing, and by the command line's
+    version check), or, from an offline script's version guard, not at the
+    revision the script (or one of its revision blocks) starts from. The
+    message names the revision the database is at; migrate with
+    ``findings-ledger migrate`` / :func:`findings_ledger.migrate`."""
+
+    sqlstate = "LD502"
+
+
+class MigrationLocked(RuntimeError):
+    """Another migration of the same database held the migration lock (an
+    advisory lock, see migrations/env.py) for longer than the migration lock
+    timeout: this run changed nothing. Not a :class:`LedgerError` (no LD
+    code: the server raised nothing); ``sqlstate`` is ``55P03``
+    (lock_not_available), as for the lock wait that timed out."""
+
+    sqlstate = "55P03"
+
+    def __init__(self, message: str, sqlstate: str = "55P03") -> None:
+        super().__init__(message)
+        self.sqlstate = sqlstate
+
+
+#: SQLSTATEs of a ledger object the caller's schema lacks (an older revision).
+_MISSING_OBJECT = {"42883", "42P01", "42703", "3F000"}
+
+
+def migration_hint(exc: psycopg.Error) -> str | None:
+    """What to do about a migration that failed with ``exc``, or None: an
+    object that already exists (a schema installed by psql and not stamped),
+    a role the migration role may not create."""
+    state = exc.sqlstate or ""
+    message = (exc.diag.message_primary or str(exc)) if exc.diag else str(exc)
+    if state in ("42P07", "42710", "42723", "42P06", "42P16"):
+        return ("the database holds ledger objects its ledger.alembic_version does not record (installed with psql "
+                "-f, revision by revision?): record the revision it is at with `alembic stamp <revision>` "
+                "(docs/dba.md, 'Installing with psql'), then migrate")
+    if state == "42501" and "role" in message:
+        return ("the migration role may not create roles: create the four roles first (ledger_writer, ledger_reader, "
+                "ledger_agent, ledger_admin; docs/dba.md), or migrate as a role with CREATEROLE")
+    return None
+
+
 #: SQLSTATE (``LD...``) -> exception class, from the classes' ``sqlstate`` declarations.
 SQLSTATE_ERRORS: Mapping[str, type[LedgerError]] = MappingProxyType(_BY_SQLSTATE)
 
@@ -276,13 +322,29 @@ def error_for(exc: psycopg.Error) -> LedgerError | None:
     return cls(message, sqlstate=state, hint=diag.message_hint)
 
 
+def schema_behind(exc: psycopg.Error) -> SchemaBehind | None:
+    """:class:`SchemaBehind` for a missing ledger function, table, column or
+    schema (``exc`` names ``ledger``), or None."""
+    if exc.sqlstate not in _MISSING_OBJECT:
+        return None
+    message = (exc.diag.message_primary if exc.diag else None) or str(exc)
+    if exc.sqlstate != "3F000" and "ledger." not in message and "ledger" not in (exc.diag.schema_name or ""):
+        return None
+    return SchemaBehind(
+        f"the database's ledger schema is behind this findings-ledger ({message}): "
+        "migrate it with `findings-ledger migrate` or findings_ledger.migrate(dsn)",
+        sqlstate="LD502",
+    )
+
+
 @contextmanager
 def translate() -> Iterator[None]:
-    """Re-raise ledger SQLSTATEs from psycopg as typed :class:`LedgerError`."""
+    """Re-raise ledger SQLSTATEs from psycopg as typed :class:`LedgerError`,
+    and a missing ledger object (a schema behind head) as :class:`SchemaBehind`."""
     try:
         yield
     except psycopg.Error as exc:
-        err = error_for(exc)
+        err = error_for(exc) or schema_behind(exc)
         if err is None:
             raise
         raise err from exc

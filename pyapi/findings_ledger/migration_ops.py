@@ -16,6 +16,16 @@ sees no placeholders); offline (``alembic upgrade --sql``) it is written to
 the script verbatim. Neither path runs it through SQLAlchemy's ``text()``,
 which would treat ``:name`` as a bind parameter and double ``%`` signs.
 
+Online and offline, :func:`run_revision_file` opens the revision's SQL
+with the run's settings as ``SET LOCAL`` (``ledger_transaction_settings``,
+passed to ``context.configure`` by ``migrations/env.py``), so no setting of
+the migration outlives the revision's transaction: behind a
+transaction-mode pooler (pgbouncer) the next client of the server
+connection sees none of them. Offline, each revision block first checks the
+recorded version (:func:`version_guard`): applied to a database at another
+revision, the block raises LD502 before it changes anything, and ``psql -v
+ON_ERROR_STOP=1`` stops there with the block's transaction rolled back.
+
 A revision never reads a live ``sql/`` file: an include that leaves
 ``migrations/versions/`` is an error, so a revision's text cannot change when
 ``sql/`` does.
@@ -93,6 +103,12 @@ def run_sql(sql: str) -> None:
         op.get_bind().exec_driver_sql(sql, execution_options={"no_parameters": True})
 
 
+def _is_merge(module_file: str) -> bool:
+    """Whether the revision module ``module_file`` joins several heads
+    (``down_revision`` a tuple)."""
+    return bool(re.search(r"^down_revision\s*=\s*\(", Path(module_file).read_text(), re.MULTILINE))
+
+
 def _statements(sql: str) -> list[str]:
     """The statements of a script, split the way psql splits them
     (sqlparse: quotes, comments and dollar quoting respected), comments and
@@ -115,6 +131,72 @@ def run_concurrently(script: Path, root: Path) -> None:
             run_sql(statement)
 
 
+#: The ``pg_advisory_lock`` key that serialises migration runs against one
+#: database (advisory locks are per database): an SQL expression.
+MIGRATION_LOCK_KEY = "hashtextextended('findings-ledger migrations', 0)"
+
+
+def _literal(value: str | None) -> str:
+    return "NULL" if value is None else "'" + value.replace("'", "''") + "'"
+
+
+def version_guard(expected: tuple[str, ...], target: str, direction: str) -> str:
+    """A ``DO`` block raising LD502 unless ``ledger.alembic_version`` holds
+    exactly the revisions ``expected`` (empty: no version table, or an empty
+    one: a database without the ledger). ``target`` and ``direction``
+    (``upgrade``/``downgrade``) name what the guarded SQL does, for the
+    message. The table is read with dynamic SQL, so the block also runs
+    where it does not exist yet."""
+    want = ", ".join(expected) if expected else "no ledger schema"
+    array = "ARRAY[" + ", ".join(_literal(r) for r in sorted(expected)) + "]::text[]"
+    return f"""DO $ledger_version_guard$
+DECLARE
+    v_at text[] := ARRAY[]::text[];
+BEGIN
+    IF pg_catalog.to_regclass('ledger.alembic_version') IS NOT NULL THEN
+        EXECUTE 'SELECT coalesce(pg_catalog.array_agg(version_num ORDER BY version_num), ARRAY[]::text[])'
+             ' FROM ledger.alembic_version' INTO v_at;
+    END IF;
+    IF v_at IS DISTINCT FROM {array} THEN
+        RAISE EXCEPTION 'this script''s step to % ({direction}) expects the database at {want}, '
+                        'but it is at %: nothing of this step was applied',
+            {_literal(target)},
+            CASE WHEN pg_catalog.cardinality(v_at) = 0 THEN 'no ledger schema'
+                 ELSE pg_catalog.array_to_string(v_at, ', ') END
+            USING ERRCODE = 'LD502',
+                  HINT = 'generate the script from the revision the database is at: '
+                         'alembic upgrade <that revision>:head --sql (docs/dba.md)';
+    END IF;
+END
+$ledger_version_guard$;
+"""
+
+
+def _guard_for(module_file: str, name: str) -> str:
+    """The offline version guard of the revision whose module is
+    ``module_file``: before ``upgrade.sql`` the database must be at its
+    down revision(s), before ``downgrade.sql`` at the revision itself."""
+    script = getattr(op.get_context(), "script", None)
+    if script is None:
+        return ""
+    path = Path(module_file).resolve()
+    for rev in script.walk_revisions():
+        if rev.path and Path(rev.path).resolve() == path:
+            down = rev.down_revision
+            downs = tuple(down) if isinstance(down, (tuple, list)) else ((down,) if down else ())
+            if name == "upgrade.sql":
+                return version_guard(downs, rev.revision, "upgrade")
+            return version_guard((rev.revision,), ", ".join(downs) or "base", "downgrade")
+    return ""
+
+
+def transaction_settings() -> str:
+    """The run's ``SET LOCAL`` statements (from ``context.configure``'s
+    ``ledger_transaction_settings``), one per line; empty when none."""
+    settings = op.get_context().opts.get("ledger_transaction_settings") or ()
+    return "".join(f"{statement};\n" for statement in settings)
+
+
 def run_revision_file(module_file: str, name: str) -> None:
     """Run ``name`` (``upgrade.sql`` or ``downgrade.sql``) of the revision
     whose module is ``module_file`` (pass ``__file__``): the directory of the
@@ -122,14 +204,20 @@ def run_revision_file(module_file: str, name: str) -> None:
 
     When the directory holds ``concurrently.sql``, its statements run after
     ``upgrade.sql``, each outside a transaction; ``downgrade_concurrently.sql``
-    runs the same way before ``downgrade.sql``.
+    runs the same way before ``downgrade.sql``. The SQL is opened by the
+    run's ``SET LOCAL`` settings and, offline, by the version guard
+    (:func:`version_guard`). A merge revision (no directory of its own)
+    runs nothing.
     """
     module = Path(module_file)
     directory = module.parent / module.stem
     concurrent = directory / ("concurrently.sql" if name == "upgrade.sql" else "downgrade_concurrently.sql")
     if name == "downgrade.sql" and concurrent.exists():
         run_concurrently(concurrent, module.parent)
-    run_sql(expand_includes(directory / name, root=module.parent))
+    if not directory.exists() and _is_merge(module_file):
+        return
+    guard = _guard_for(module_file, name) if op.get_context().as_sql else ""
+    run_sql(guard + transaction_settings() + expand_includes(directory / name, root=module.parent))
     if name == "upgrade.sql" and concurrent.exists():
         run_concurrently(concurrent, module.parent)
 

@@ -25,7 +25,8 @@
 --    resolved as whole tokens, any case; resolution trailers at the start of
 --    a line: Supersedes: and Closes-Bug: (besides the verbs themselves,
 --    e.g. Fixes:, Closes:, Resolves:). Any other 'Name:' at line start is a
---    trailer that does not resolve (Refs:, Partial-Bug:, Related-Bug:).
+--    trailer that does not resolve (Refs:, Partial-Bug:, Related-Bug:),
+--    and no verb on its line does (Co-authored-by: Fixes X <x@example>).
 --  * a verb governs the first token after it, past an optional colon, '!',
 --    quotes, '(', '[', '#', '*' and filler words (a, an, the, this, that,
 --    these, those, finding(s), issue(s), bug(s), ticket(s), problem(s),
@@ -145,6 +146,10 @@ BEGIN
             v_free := false;
             v_sent := NULL;
             i := 1;
+            IF v_default LIKE 'trailer "%' THEN
+                -- nothing on a non-resolving trailer's line is prose: Co-authored-by: Fixes X <x@y>
+                i := coalesce((SELECT min(x) FROM generate_series(2, n) AS x WHERE v_gap[x] ~ '\n'), n + 1);
+            END IF;
             WHILE i <= n LOOP
                 IF v_gap[i] ~ '[.;!?]' AND NOT (v_free AND v_gap[i] ~ '^\)!?:\s*$') THEN
                     v_clause := '{}';

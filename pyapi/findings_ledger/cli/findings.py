@@ -11,8 +11,10 @@ import psycopg
 from rich.table import Table
 
 from .. import api, gitlog, sarif
+from ..errors import migration_hint
 from .helpers import (
     UserError,
+    connect,
     console,
     create_option,
     dsn_option,
@@ -37,7 +39,8 @@ def migrate(dsn: str | None, revision: str) -> None:
     except psycopg.Error as exc:
         if exc.sqlstate is None or exc.sqlstate.startswith("08"):
             raise  # cannot reach PostgreSQL: user_errors has its line
-        raise UserError(f"migration failed: {exc}") from exc
+        hint = migration_hint(exc)
+        raise UserError(f"migration failed: {exc}" + (f": {hint}" if hint else "")) from exc
     click.echo(f"migrated to {revision}")
 
 
@@ -47,7 +50,7 @@ def migrate(dsn: str | None, revision: str) -> None:
 @user_errors
 def active(dsn: str | None, scope: str) -> None:
     """List the active findings of SCOPE in prompt order."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         rows = api.active_findings(conn, scope)
     table = Table(title=f"active findings of {scope} ({len(rows)})")
     for col in ("id", "key", "kind", "severity", "title", "paths"):
@@ -66,7 +69,7 @@ def active(dsn: str | None, scope: str) -> None:
 def audit(dsn: str | None, scope: str, finding_id: int | None, merge_id: int | None) -> None:
     """Print the audit trail of SCOPE: for each decision the finding, the
     commit (short sha) and its subject, the action, the rule and the evidence."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         rows = api.read_audit(conn, scope, finding_id=finding_id, merge_id=merge_id)
     table = Table(title=f"audit of {scope} ({len(rows)} rows)")
     for col in ("id", "when", "finding", "commit", "action", "rule", "evidence"):
@@ -94,7 +97,7 @@ def audit(dsn: str | None, scope: str, finding_id: int | None, merge_id: int | N
 @user_errors
 def hygiene_mode(dsn: str | None, scope: str, mode: str, create: bool) -> None:
     """Set SCOPE's hygiene mode: on (supersede), dry (audit only), off."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn, offer_create():
+    with connect(dsn) as conn, offer_create():
         click.echo(f"{scope}: hygiene_mode = {api.set_hygiene_mode(conn, scope, mode, create=create)}")
 
 
@@ -129,7 +132,7 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     recorded = already = superseded = 0
     lacking: list[gitlog.GitMerge] = []
     changed: list[str] = []
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         progress = progress_bar()
         with progress:
             task = progress.add_task(f"recording {len(history)} commits into {scope}", total=len(history))
@@ -170,7 +173,7 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
 @user_errors
 def export(dsn: str | None, scope: str, fmt: str, include_retired: bool, output: str) -> None:
     """Write SCOPE's active findings as a SARIF 2.1.0 log (docs/sarif.md)."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         log = sarif.export_sarif(conn, scope, include_retired=include_retired)
     with click.open_file(output, "w", encoding="utf-8") as out:
         sarif.write_sarif(log, out)

@@ -22,15 +22,14 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
-import alembic.util
 import click
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from .. import gitlog
-from ..errors import LedgerError, NotFound
+from .. import api, gitlog
+from ..errors import LedgerError, MigrationLocked, NotFound
 from ..testing import cluster
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -120,6 +119,26 @@ def resolve_dsn(dsn: str | None) -> str:
     return dsn
 
 
+def connect(dsn: str | None) -> psycopg.Connection[Any]:
+    """An ``autocommit=True`` connection to the verb's database
+    (:func:`resolve_dsn`), whose ledger schema is at this findings-ledger's
+    head: a database without it, or behind, is a :class:`UserError` saying
+    how to migrate (one read of ``ledger.alembic_version``)."""
+    conn = psycopg.connect(resolve_dsn(dsn), autocommit=True)
+    try:
+        behind = api.schema_behind(conn)
+    except BaseException:
+        conn.close()
+        raise
+    if behind is not None:
+        conn.close()
+        database, again = _target()
+        if behind == "no ledger schema":
+            raise UserError(f"{database} has no ledger schema: run `findings-ledger migrate`{again} first")
+        raise UserError(f"the ledger schema of {database} is {behind}: run `findings-ledger migrate`{again}")
+    return conn
+
+
 def ensure_database(server_dsn: str, name: str) -> None:
     """Create database ``name`` on the server unless it exists."""
     cluster.ensure_database(server_dsn, name)
@@ -148,7 +167,7 @@ def explain(exc: BaseException) -> str | None:
     keeps its traceback). Shared by :func:`user_errors` and the group."""
     if isinstance(exc, UserError):
         return exc.message
-    if isinstance(exc, LedgerError):
+    if isinstance(exc, (LedgerError, MigrationLocked)):
         return f"{exc} [{exc.sqlstate}]"
     if isinstance(exc, cluster.ClusterError):
         return str(exc)
@@ -172,7 +191,7 @@ def explain(exc: BaseException) -> str | None:
         return f"cannot read what {database} returned: {one_line(exc)} (raised by the client, not by PostgreSQL)"
     if isinstance(exc, psycopg.Error):
         return f"PostgreSQL refused: {exc}" + (f" [{exc.sqlstate}]" if exc.sqlstate else "")
-    if isinstance(exc, alembic.util.CommandError):
+    if _is_alembic_command_error(exc):
         return str(exc)
     if isinstance(exc, OSError):
         where = f" ({exc.filename})" if exc.filename and str(exc.filename) not in str(exc) else ""
@@ -180,6 +199,14 @@ def explain(exc: BaseException) -> str | None:
     if isinstance(exc, ValueError):
         return str(exc)
     return None
+
+
+def _is_alembic_command_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is alembic's ``CommandError`` (a bad revision name),
+    without importing alembic: only the verbs that migrate import it (it
+    costs most of the start-up), and before they do no exception can be one."""
+    util = sys.modules.get("alembic.util")
+    return util is not None and isinstance(exc, util.CommandError)
 
 
 def user_errors(fn: F) -> F:

@@ -8,11 +8,10 @@ import json
 from datetime import timedelta
 
 import click
-import psycopg
 
 from .. import lifecycle
 from ..models import FindingLifecycle, HistoryEvent
-from .helpers import dsn_option, resolve_dsn, user_errors
+from .helpers import connect, dsn_option, user_errors
 
 
 def _when(ev: HistoryEvent) -> str:
@@ -61,7 +60,7 @@ def format_event(ev: HistoryEvent) -> str:
 def history(dsn: str | None, finding_id: int) -> None:
     """Print the timeline of finding FINDING_ID: every transition with its
     actor, reason and evidence, and the sessions it was injected into."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         finding = lifecycle.read_finding(conn, finding_id)
         events = lifecycle.read_history(conn, finding_id)
     for line in format_header(finding):
@@ -81,7 +80,7 @@ def history(dsn: str | None, finding_id: int) -> None:
 def dismiss(dsn: str | None, finding_id: int, resolution: str, actor: str, reason: str) -> None:
     """Dismiss finding FINDING_ID with RESOLUTION: it leaves the prompts and
     no automation brings it back (only `restore`)."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         f = lifecycle.dismiss_finding(conn, finding_id, resolution, actor, reason)
     click.echo(f"finding {f.id}: {f.state} ({f.resolution} by {f.dismissed_by})")
 
@@ -94,7 +93,7 @@ def dismiss(dsn: str | None, finding_id: int, resolution: str, actor: str, reaso
 @user_errors
 def restore(dsn: str | None, finding_id: int, actor: str, reason: str) -> None:
     """Make superseded or dismissed finding FINDING_ID active again."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         f = lifecycle.restore_finding(conn, finding_id, actor, reason)
     click.echo(f"finding {f.id}: {f.state} (reopened {f.reopen_count}x)")
 
@@ -117,7 +116,7 @@ def prompt(dsn: str | None, scope: str, kinds: tuple[str, ...], max_age_hours: f
     left out. --group/--max-groups keep only the findings of the last groups,
     on top of supersession (never instead of it)."""
     max_age = timedelta(hours=max_age_hours) if max_age_hours is not None else None
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         sel = lifecycle.read_prompt_findings(conn, scope, kinds=kinds or None, max_age=max_age, max_chars=max_chars,
                                              current_group=current_group, max_groups=max_groups)
     for f in sel.findings:

@@ -8,17 +8,16 @@ import sys
 from pathlib import Path
 
 import click
-import psycopg
 
 from .. import gitlog, importers, matching, sarif
 from ..models import Decision, MatchPolicy
 from .helpers import (
     UserError,
+    connect,
     create_option,
     dsn_option,
     offer_create,
     renames_option,
-    resolve_dsn,
     unreadable_warning,
     user_errors,
 )
@@ -69,7 +68,7 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
         raise click.UsageError("give exactly one of --scope and --workspace")
     if source.is_file() and sarif.is_sarif_path(source):
         runs = sarif.read_sarif(source, root=root)  # bad input: one line, before connecting
-        with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+        with connect(dsn) as conn:
             if workspace is not None:
                 scope = importers.workspace_scope(conn, workspace)
             assert scope is not None
@@ -95,7 +94,7 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
     elif observed_commit:
         sha, repo = observed_commit
         observed_at = importers.commit_time(repo, sha)
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         if workspace is not None:
             scope = importers.workspace_scope(conn, workspace)
         assert scope is not None
@@ -148,7 +147,7 @@ def hygiene(dsn: str | None, mode: str, repo: Path, scope: str, rev_range: str, 
     mode, its decisions are printed, and the transaction is rolled back.
     """
     merges = list(gitlog.read_merges(repo, rev_range, since=since, renames=not no_renames))
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         previews = matching.preview_replay(conn, scope, merges)
     retired: dict[int, str] = {}
     for merge, result in previews:
@@ -225,7 +224,7 @@ def policy(dsn: str | None, scope: str, rules: str | None, path_kinds: str | Non
     stay). An unknown scope is an error unless --create is given."""
     if touch_kind is not None and touch is None:
         raise click.UsageError("--kind needs --touch (retire, recheck, flag or default)")
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn, offer_create():
+    with connect(dsn) as conn, offer_create():
         stored = matching.set_match_policy(
             conn,
             scope,

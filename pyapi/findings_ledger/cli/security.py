@@ -10,10 +10,9 @@
 from __future__ import annotations
 
 import click
-import psycopg
 
 from .. import security
-from .helpers import dsn_option, resolve_dsn, user_errors
+from .helpers import connect, dsn_option, user_errors
 
 
 @click.command("reconcile")
@@ -23,7 +22,7 @@ from .helpers import dsn_option, resolve_dsn, user_errors
 def reconcile_command(dsn: str | None, scope: str) -> None:
     """Apply SCOPE's merges that never went through the triggers
     (session_replication_role = replica), in id order, once."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         results = security.reconcile(conn, scope)
     for r in results:
         click.echo(f"merge {r.merge_id}: {len(r.superseded)} superseded, {len(r.decisions)} audit rows")
@@ -36,7 +35,7 @@ def reconcile_command(dsn: str | None, scope: str) -> None:
 @user_errors
 def scope_rls_command(dsn: str | None, state: str) -> None:
     """Turn per-scope row-level security on or off (run as the owner)."""
-    with psycopg.connect(resolve_dsn(dsn), autocommit=True) as conn:
+    with connect(dsn) as conn:
         tables = security.enable_scope_rls(conn) if state == "on" else security.disable_scope_rls(conn)
     click.echo(f"per-scope row-level security {state}: {', '.join(tables)}")
 

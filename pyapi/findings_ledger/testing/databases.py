@@ -26,10 +26,14 @@ under the exclusive lock never sees a database vanish mid-check.
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
+import re
+import socket
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -40,6 +44,98 @@ from ..api import migrate
 from . import cluster
 
 _counter = itertools.count()
+
+#: The databases a test run creates: ``ledger_tmpl_<pid>`` and ``ledger_test_<pid>_<n>``.
+TEST_DATABASE = re.compile(r"^ledger_(?:tmpl_(?P<tmpl>\d+)|test_(?P<test>\d+)_\d+)$")
+#: The owner recorded in each test database's COMMENT.
+_OWNER = re.compile(r"^findings-ledger test database: host=(?P<host>\S+) pid=(?P<pid>\d+) start=(?P<start>\d*)$")
+
+
+def _process_start(pid: int) -> str:
+    """The start time of process ``pid`` (clock ticks after boot, field 22 of
+    ``/proc/<pid>/stat``), '' when unknown: with the pid it names one process,
+    so a reused pid is not taken for the run that created a database."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def _owner_comment() -> str:
+    pid = os.getpid()
+    return f"findings-ledger test database: host={socket.gethostname()} pid={pid} start={_process_start(pid)}"
+
+
+def _run_is_gone(comment: str | None) -> bool:
+    """Whether the test run named by a database's COMMENT has ended: a
+    process of this host whose pid is not alive, or alive but started at
+    another time (the pid was reused). A database without the comment, or
+    of another host, is never taken for abandoned."""
+    match = _OWNER.match(comment or "")
+    if match is None or match["host"] != socket.gethostname():
+        return False
+    pid = int(match["pid"])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # alive, another user's
+    return bool(match["start"]) and _process_start(pid) not in ("", match["start"])
+
+
+_maintenance: dict[str, psycopg.Connection[Any]] = {}
+
+
+def _maintenance_connection(server: dict[str, Any]) -> psycopg.Connection[Any]:
+    """One autocommit connection per server to its maintenance database,
+    kept for the process (closed at exit)."""
+    key = make_conninfo(**{k: v for k, v in server.items() if v is not None})
+    conn = _maintenance.get(key)
+    if conn is None or conn.closed:
+        conn = _maintenance[key] = psycopg.connect(key, autocommit=True)
+        atexit.register(conn.close)
+    return conn
+
+
+def mark_owner(server: dict[str, Any], dbname: str) -> None:
+    """Record this host and process in ``COMMENT ON DATABASE dbname``, for
+    :func:`drop_abandoned_databases` of a later run."""
+    from psycopg import sql
+
+    _maintenance_connection(server).execute(
+        sql.SQL("COMMENT ON DATABASE {} IS {}").format(sql.Identifier(dbname), sql.Literal(_owner_comment())))
+
+
+def abandoned_databases(server: dict[str, Any]) -> list[str]:
+    """The test databases on ``server`` (:data:`TEST_DATABASE`) whose run has
+    ended (:func:`_run_is_gone`: killed before it could drop them)."""
+    rows = _maintenance_connection(server).execute(
+        "SELECT datname, pg_catalog.shobj_description(oid, 'pg_database') FROM pg_catalog.pg_database"
+        " WHERE datname ~ '^ledger_(tmpl|test)_[0-9]'").fetchall()
+    return sorted(name for name, comment in rows if TEST_DATABASE.match(name) and _run_is_gone(comment))
+
+
+def drop_abandoned_databases(server: dict[str, Any]) -> list[str]:
+    """Drop the databases of test runs that were killed (SIGKILL, a lost CI
+    runner) on this host: :func:`abandoned_databases`, templates included
+    (``IS_TEMPLATE false`` first). Returns their names. A database another
+    process drops meanwhile is skipped."""
+    from psycopg import sql
+
+    conn = _maintenance_connection(server)
+    dropped = []
+    for name in abandoned_databases(server):
+        ident = sql.Identifier(name)
+        try:
+            with cluster.catalog_lock({"host": server.get("host"), "port": server.get("port")}):
+                conn.execute(sql.SQL("ALTER DATABASE {} IS_TEMPLATE false").format(ident))
+                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
+        except psycopg.errors.InvalidCatalogName:
+            continue
+        dropped.append(name)
+    return dropped
 
 
 def server_params(dsn: str | None = None) -> dict[str, Any]:
@@ -101,9 +197,11 @@ def template_database(server: dict[str, Any]) -> Iterator[str]:
     """Create a template database, migrate it to head with the real alembic
     revisions, yield its name, drop it afterwards."""
     name = f"ledger_tmpl_{os.getpid()}"
+    drop_abandoned_databases(server)
     j = janitor(server, name, as_template=True)
     j.drop()
     j.init()
+    mark_owner(server, name)
     try:
         migrate(database_dsn(server, name))
         yield name
@@ -116,6 +214,7 @@ def fresh_database(server: dict[str, Any], template: str | None) -> Iterator[str
     when it is None), dropped afterwards."""
     name = unique_name("ledger_test")
     with janitor(server, name, template=template):
+        mark_owner(server, name)
         yield database_dsn(server, name)
 
 
@@ -137,6 +236,7 @@ def database_factory(server: dict[str, Any], template: Callable[[], str]) -> Ite
         j = janitor(server, name, template=template() if migrated else None)
         j.init()
         janitors.append(j)
+        mark_owner(server, name)
         return database_dsn(server, name)
 
     try:

@@ -1,0 +1,74 @@
+"""A test run killed with SIGKILL leaves its template (``ledger_tmpl_<pid>``)
+and databases (``ledger_test_<pid>_<n>``); the next run's session drops them
+(the same host, a pid that is no longer alive, told apart from a reused pid
+by its start time), and keeps those of another host or of a live run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import make_conninfo
+
+from findings_ledger.testing import databases
+
+KILLED = '''
+import os, signal
+
+def test_killed_mid_run(ledger_dsn):
+    os.kill(os.getpid(), signal.SIGKILL)
+'''
+
+CLEAN = '''
+def test_a_clean_run(ledger_dsn):
+    assert ledger_dsn
+'''
+
+
+def names(server: dict[str, Any]) -> set[str]:
+    with psycopg.connect(make_conninfo(**{k: v for k, v in server.items() if v is not None}), autocommit=True) as c:
+        return {r[0] for r in c.execute("SELECT datname FROM pg_database WHERE datname LIKE 'ledger\\_%'")}
+
+
+def inner_pytest(project: Path, source: str) -> subprocess.Popen[str]:
+    (project / "test_inner.py").write_text(source)
+    return subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-q",
+                             "test_inner.py"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_a_killed_runs_databases_are_dropped_by_the_next_run(tmp_path: Path, ledger_server: dict[str, Any]) -> None:
+    killed = inner_pytest(tmp_path, KILLED)
+    out, _ = killed.communicate(timeout=600)
+    assert killed.returncode == -signal.SIGKILL, out
+    left = {n for n in names(ledger_server) if n in (f"ledger_tmpl_{killed.pid}", f"ledger_test_{killed.pid}_0")}
+    assert left == {f"ledger_tmpl_{killed.pid}", f"ledger_test_{killed.pid}_0"}
+    assert set(databases.abandoned_databases(ledger_server)) >= left
+    # another host's database with the same dead pid: never dropped from here
+    other = f"ledger_test_{killed.pid}_999"
+    admin = make_conninfo(**{k: v for k, v in ledger_server.items() if v is not None})
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {other}")
+        conn.execute(f"COMMENT ON DATABASE {other} IS "
+                     f"'findings-ledger test database: host=elsewhere.invalid pid={killed.pid} start=1'")
+    try:
+        clean = inner_pytest(tmp_path, CLEAN)
+        out, _ = clean.communicate(timeout=600)
+        assert clean.returncode == 0, out
+        after = names(ledger_server)
+        assert not left & after
+        assert other in after
+        assert not any(n.startswith((f"ledger_tmpl_{clean.pid}", f"ledger_test_{clean.pid}_")) for n in after)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {other}")
+
+
+def test_a_live_runs_databases_are_kept(ledger_server: dict[str, Any], ledger_dsn: str) -> None:
+    mine = psycopg.conninfo.conninfo_to_dict(ledger_dsn)["dbname"]
+    assert mine not in databases.abandoned_databases(ledger_server)
+    assert f"ledger_tmpl_{os.getpid()}" not in databases.abandoned_databases(ledger_server)
