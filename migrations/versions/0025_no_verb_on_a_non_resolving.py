@@ -4,9 +4,9 @@ Frozen files:
 
 * functions/_message_tokens.sql
 
-Revision ID: 0020_no_verb_on_a_non_resolving
-Revises: 0019_hunks_per_finding
-Create Date: 2026-12-02 05:19:01.474401
+Revision ID: 0025_no_verb_on_a_non_resolving
+Revises: 0024_replace_findings_re_analysi
+Create Date: 2026-12-02 05:47:29.042326
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen
@@ -17,8 +17,8 @@ restore). Written by tools/new_revision.py; never edited once released
 
 from findings_ledger.migration_ops import run_revision_file
 
-revision = '0020_no_verb_on_a_non_resolving'
-down_revision = '0019_hunks_per_finding'
+revision = '0025_no_verb_on_a_non_resolving'
+down_revision = '0024_replace_findings_re_analysi'
 branch_labels = None
 depends_on = None
 
