@@ -78,9 +78,14 @@ plpgsql-check: pg-ensure
 
 # Two parts: everything not marked serial on $(TEST_JOBS) pytest-xdist workers
 # (one module per worker at a time), then the serial tests (load, crash) alone.
+# The serial part runs even when the parallel part failed; both exit statuses are
+# reported and the target fails when either part did.
 test: venv pgtap pgbouncer plpgsql-check ## run every test against a real PostgreSQL (parallel part on TEST_JOBS workers, then the serial part)
-	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder -m "not serial" --durations=10
-	$(BIN)/pytest -m serial
+	@par=0; ser=0; \
+	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder -m "not serial" --durations=10 || par=$$?; \
+	$(BIN)/pytest -m serial || ser=$$?; \
+	echo "make test: parallel part exit $$par, serial part exit $$ser"; \
+	[ $$par -eq 0 ] && [ $$ser -eq 0 ]
 
 test-stress: venv pg-ensure ## the load and crash tests at full length (60 s of 8 writers; CI runs it too)
 	LEDGER_STRESS_SECONDS=$${LEDGER_STRESS_SECONDS:-60} $(BIN)/pytest -m stress -s

@@ -156,16 +156,19 @@ def test_every_verb_names_a_ledger_pgdir_below_a_file(verb: str, inputs: dict[st
 
 def test_a_ledger_pgdir_the_server_user_cannot_write_is_named(tmp_path: Path) -> None:
     # as root the server runs as the postgres OS user, who cannot enter a 0700 directory of root's;
-    # as a normal user a read-only directory of one's own does it
+    # a normal user (the server's user) cannot create a directory in a read-only one of their own
+    # (a LEDGER_PGDIR of one's own the cluster may make private and use: that is no mistake)
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o700 if os.geteuid() == 0 else 0o500)
-    target = locked / "pg" if os.geteuid() == 0 else locked
+    target, port = locked / "pg", free_port()
     try:
-        proc = run(["active", "spec"], {"LEDGER_PGPORT": str(free_port()), "LEDGER_PGDIR": str(target)})
+        proc = run(["active", "spec"], {"LEDGER_PGPORT": str(port), "LEDGER_PGDIR": str(target)})
         one_error_line(proc, f"LEDGER_PGDIR='{target}'", "set LEDGER_PGDIR to a directory")
-        assert not (locked / "pg").exists()  # what the failed attempt created is gone again
+        assert not target.exists()  # what the failed attempt created is gone again, no server left running
     finally:
         locked.chmod(0o700)
+        if (target / "data" / "postmaster.pid").exists():  # a regression started a server there: stop it
+            cluster.stop_cluster(cluster.Cluster(target, port), mode="immediate")
 
 
 def free_port() -> int:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -23,11 +22,15 @@ from pathlib import Path
 
 import pytest
 
+from findings_ledger.testing.schema_dump import client_binary
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 EXAMPLES_DIR = ROOT / "docs" / "examples"
-PSQL = shutil.which("psql") or "psql"
 BIN = Path(sys.executable).parent
+# seconds; the limit only stops a hung example and measures nothing: cli.sh starts the CLI 15 times,
+# which takes minutes on a loaded 2-core machine
+EXAMPLE_TIMEOUT = 1200
 CLI = str(BIN / "findings-ledger") if (BIN / "findings-ledger").exists() else "findings-ledger"
 
 # How each example runs, as the docs tell a reader to run it (from the checkout,
@@ -130,14 +133,14 @@ def environment(dsn: str) -> dict[str, str]:
 def run_example(name: str, dsn: str) -> str:
     argv = list(EXAMPLES[name])
     if argv[0] == "psql":
-        argv = [PSQL, "-d", dsn, *argv[1:]]
+        argv = [client_binary("psql"), "-d", dsn, *argv[1:]]
     elif argv[0] == "python":
         argv[0] = sys.executable
     elif argv[0] == "findings-ledger":
         argv[0] = CLI
     proc = subprocess.run(
         argv, cwd=ROOT, env=environment(dsn), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True, timeout=300,
+        stderr=subprocess.STDOUT, text=True, timeout=EXAMPLE_TIMEOUT,
     )  # fmt: skip
     assert proc.returncode == 0, f"{' '.join(EXAMPLES[name])} exited {proc.returncode}:\n{proc.stdout}"
     return proc.stdout

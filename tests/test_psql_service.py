@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -21,10 +20,10 @@ from typing import Any
 import psycopg
 
 import findings_ledger as fl
+from findings_ledger.testing.schema_dump import client_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICE_SQL = ROOT / "docs" / "examples" / "service.sql"
-PSQL = shutil.which("psql") or "psql"
 
 SCOPE = "07_nightshift"
 REVIEW = [
@@ -62,7 +61,7 @@ SELECT coalesce(json_agg(a ORDER BY a.id), '[]')
 
 def psql(dsn: str, *args: str) -> str:
     proc = subprocess.run(
-        [PSQL, "-X", "-v", "ON_ERROR_STOP=1", "-d", dsn, *args],
+        [client_binary("psql"), "-X", "-v", "ON_ERROR_STOP=1", "-d", dsn, *args],
         capture_output=True,
         text=True,
         env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "PGCLIENTENCODING": "UTF8"},

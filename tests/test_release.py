@@ -14,6 +14,7 @@ cache or the package index).
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -135,11 +136,49 @@ def test_the_sdist_holds_what_builds_the_wheel(dists: Dists) -> None:
     assert [n for n in names if n.startswith("tests/")] == []
 
 
+def safe_extract(archive: tarfile.TarFile, dest: Path) -> None:
+    """Extract ``archive`` below ``dest``: with tarfile's ``data`` filter where this
+    Python has it (3.12, and 3.11.4+), else after checking every member by hand
+    (regular files and directories only, no absolute path, nothing outside ``dest``)."""
+    if hasattr(tarfile, "data_filter"):
+        archive.extractall(dest, filter="data")
+        return
+    root = dest.resolve()
+    for member in archive.getmembers():
+        target = (root / member.name).resolve()
+        assert member.isfile() or member.isdir(), f"{member.name}: not a regular file or directory"
+        assert not Path(member.name).is_absolute() and target.is_relative_to(root), f"{member.name}: outside {dest}"
+    archive.extractall(dest)  # noqa: S202 - every member checked above
+
+
+@pytest.mark.parametrize("with_filter", [True, False], ids=["data-filter", "pre-3.11.4"])
+def test_safe_extract_refuses_a_member_outside_the_destination(
+        with_filter: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not with_filter:
+        monkeypatch.delattr(tarfile, "data_filter", raising=False)  # what Python 3.10 and 3.11.2 have
+    for name, ok in [("pkg/ok.txt", True), ("../escaped.txt", False)]:
+        archive = tmp_path / f"{ok}.tar"
+        with tarfile.open(archive, "w") as tar:
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b"x\n"))
+        dest = tmp_path / f"dest-{ok}"
+        dest.mkdir()
+        with tarfile.open(archive) as tar:
+            if ok:
+                safe_extract(tar, dest)
+                assert (dest / "pkg" / "ok.txt").read_text() == "x\n"
+            else:
+                with pytest.raises((AssertionError, tarfile.FilterError) if with_filter else AssertionError):
+                    safe_extract(tar, dest)
+                assert not (tmp_path / "escaped.txt").exists()
+
+
 def test_sql_files_at_any_depth_under_a_revision_are_package_data(dists: Dists, tmp_path: Path) -> None:
     """The revisions' layout to come (versions/<rev>.py beside versions/<rev>/**/*.sql)
     ships whole: built from the sdist with such files added."""
     with tarfile.open(dists.sdist) as sdist:
-        sdist.extractall(tmp_path, filter="data")
+        safe_extract(sdist, tmp_path)
     (source,) = tmp_path.glob("findings_ledger-*")
     revision = source / "migrations" / "versions" / "0099_layout_check"
     added = ["upgrade.sql", "downgrade.sql", "tables/finding.sql", "functions/matching/_match_message.sql"]
