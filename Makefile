@@ -19,7 +19,7 @@ MAJOR ?= 18
 COMPAT_MAJORS ?= 13,18
 PGB := $(BIN)/python -m findings_ledger.testing.pg_binaries
 
-.PHONY: help venv db db-stop migrate demo test pgbouncer test-sql test-stress test-compat sql lint bench bench-quick clean pgtap revision lock docs pg pg-ensure
+.PHONY: help venv db db-stop migrate demo test pgbouncer test-sql test-folder test-stress test-compat sql lint bench bench-quick clean pgtap revision lock docs pg pg-ensure
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -72,7 +72,7 @@ pgbouncer:
 
 # plpgsql_check for the throwaway cluster's server when it is Debian's (as root it is
 # installed with apt-get); elsewhere the script says why not, and the one test that
-# needs it (tests/test_plpgsql_check.py) skips only where it cannot be installed
+# needs it (tests/sql/test_plpgsql_check.py) skips only where it cannot be installed
 plpgsql-check: pg-ensure
 	@[ -n "$${LEDGER_DSN:-}" ] || PG_BINDIR=$$($(PGB) bindir) bash tools/ensure-plpgsql-check.sh || true
 
@@ -94,7 +94,12 @@ test-compat: venv ## the compatibility subset on the PostgreSQL majors COMPAT_MA
 	$(BIN)/python tools/compat.py --majors $(COMPAT_MAJORS)
 
 test-sql: venv pgtap ## run only the pgTAP suite in tests/sql
-	$(BIN)/pytest tests/test_pgtap.py
+	$(BIN)/pytest tests/sql/test_pgtap.py
+
+test-folder: venv pg-ensure ## the tests of one folder of tests/: make test-folder F=decisions (docs/testing.md, "Where the tests are")
+	@[ -n "$(F)" ] && [ -d "tests/$(F)" ] && [ "$(F)" != support ] || { \
+	  echo "name a folder of tests/: make test-folder F=<$$(cd tests && ls -d */ | tr -d / | grep -vx 'support\|corpus' | paste -sd'|')>"; exit 2; }
+	$(BIN)/pytest tests/$(F)
 
 sql: venv ## print the offline upgrade script for review (alembic --sql)
 	@$(BIN)/alembic upgrade head --sql

@@ -22,33 +22,45 @@ one of them while the others idle. The order of the tests within a module is unc
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-#: modules that run after the parallel part, and why
+TESTS = Path(__file__).resolve().parent
+
+#: modules (paths below tests/) that run after the parallel part, and why
 SERIAL_MODULES = {
-    "test_faults.py": "kills backends with pg_terminate_backend and crashes its own cluster "
+    "reliability/test_faults.py": "kills backends with pg_terminate_backend and crashes its own cluster "
     "(LEDGER_CRASH_PGPORT) under load: it wants the machine to itself",
 }
 
 
-#: the slowest modules, slowest first (measured on 2 cores: 30 s to several minutes each)
+#: the slowest modules (paths below tests/), slowest first (measured on 2 cores: 30 s to several minutes each)
 SLOW_FIRST = [
-    "test_populated_upgrade.py",
-    "test_release.py",
-    "test_offline_sql.py",
-    "test_security_roles.py",
-    "test_revisions.py",
-    "test_example_service.py",
-    "test_alembic.py",
-    "test_doc_examples.py",
-    "test_cli_errors.py",
+    "migrations/test_populated_upgrade.py",
+    "tooling/test_release.py",
+    "migrations/test_offline_sql.py",
+    "security/test_security_roles.py",
+    "migrations/test_revisions.py",
+    "tooling/test_example_service.py",
+    "migrations/test_alembic.py",
+    "tooling/test_doc_examples.py",
+    "cli/test_cli_errors.py",
 ]
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.path.name in SERIAL_MODULES or item.get_closest_marker("stress"):
+        if module(item) in SERIAL_MODULES or item.get_closest_marker("stress"):
             item.add_marker(pytest.mark.serial)
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
+    items.sort(key=lambda item: rank.get(module(item), len(rank)))  # stable: the rest keep their order
+
+
+def module(item: pytest.Item) -> str:
+    """The item's module as a path below tests/ (``reliability/test_faults.py``)."""
+    try:
+        return item.path.resolve().relative_to(TESTS).as_posix()
+    except ValueError:  # a test outside tests/ (pytest given another directory)
+        return item.path.name
