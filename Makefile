@@ -77,12 +77,13 @@ plpgsql-check: pg-ensure
 	@[ -n "$${LEDGER_DSN:-}" ] || PG_BINDIR=$$($(PGB) bindir) bash tools/ensure-plpgsql-check.sh || true
 
 # Two parts: everything not marked serial on $(TEST_JOBS) pytest-xdist workers
-# (one module per worker at a time), then the serial tests (load, crash) alone.
+# (one module per worker at a time, the tests of tests/conftest.py's SPREAD_MODULES one
+# by one), then the serial tests (load, crash) alone.
 # The serial part runs even when the parallel part failed; both exit statuses are
 # reported and the target fails when either part did.
 test: venv pgtap pgbouncer plpgsql-check ## run every test against a real PostgreSQL (parallel part on TEST_JOBS workers, then the serial part)
 	@par=0; ser=0; \
-	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder -m "not serial" --durations=10 || par=$$?; \
+	$(BIN)/pytest -n $(TEST_JOBS) --dist loadgroup --no-loadscope-reorder -m "not serial" --durations=10 || par=$$?; \
 	$(BIN)/pytest -m serial || ser=$$?; \
 	echo "make test: parallel part exit $$par, serial part exit $$ser"; \
 	[ $$par -eq 0 ] && [ $$ser -eq 0 ]

@@ -35,5 +35,5 @@ def test_module_names_are_unique_across_folders() -> None:
 
 
 def test_the_conftest_lists_name_existing_modules() -> None:
-    for name in [*conftest.SERIAL_MODULES, *conftest.SLOW_FIRST]:
+    for name in [*conftest.SERIAL_MODULES, *conftest.SLOW_FIRST, *conftest.SPREAD_MODULES]:
         assert (TESTS / name).is_file(), f"tests/conftest.py names {name}, which does not exist"
