@@ -129,7 +129,7 @@ def test_allow_data_loss_must_say_true_or_false(ledger_dsn: str) -> None:
 
 
 def test_the_offline_downgrade_carries_the_setting() -> None:
-    from _migrations import offline_sql
+    from support.migrations import offline_sql
 
     assert "SET ledger.allow_data_loss = 'false';" in offline_sql("head:base", downgrade=True)
     assert "SET ledger.allow_data_loss = 'true';" in offline_sql("head:base", downgrade=True, allow_data_loss="true")

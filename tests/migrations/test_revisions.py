@@ -286,7 +286,7 @@ def _head() -> str:
 
 def _same_as_head(dsn: str, ledger_database_factory: Callable[..., str], what: str) -> None:
     """The schema at ``dsn`` equals the repository's head (a fresh database)."""
-    from _migrations import assert_same_schema
+    from support.migrations import assert_same_schema
 
     reference = ledger_database_factory(migrated=False)
     _migrate(reference, ROOT, "head")

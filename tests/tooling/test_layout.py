@@ -5,6 +5,7 @@ package, and the module lists of tests/conftest.py name modules that exist.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import conftest
@@ -37,3 +38,16 @@ def test_module_names_are_unique_across_folders() -> None:
 def test_the_conftest_lists_name_existing_modules() -> None:
     for name in [*conftest.SERIAL_MODULES, *conftest.SLOW_FIRST, *conftest.SPREAD_MODULES]:
         assert (TESTS / name).is_file(), f"tests/conftest.py names {name}, which does not exist"
+
+
+OLD_HELPERS = ("_migrations", "_plans", "_plugin_project", "claims_helpers", "load_helpers", "security_helpers",
+               "matching_support", "gitrepo", "lifecycle_load")
+
+
+def test_no_module_imports_a_helper_by_its_old_flat_name() -> None:
+    """The helpers were flat modules of tests/ once; a test written against that layout fails here
+    with its line rather than with a ModuleNotFoundError in the middle of a run."""
+    pattern = re.compile(rf"^\s*(from|import) ({'|'.join(OLD_HELPERS)})\b")
+    found = [f"{p.relative_to(TESTS)}:{n}" for p in sorted(TESTS.rglob("*.py"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.match(line)]
+    assert found == [], "import the helpers as support.<name> (docs/testing.md, 'Where the tests are')"
