@@ -19,7 +19,7 @@ MAJOR ?= 18
 COMPAT_MAJORS ?= 13,18
 PGB := $(BIN)/python -m findings_ledger.testing.pg_binaries
 
-.PHONY: help venv db db-stop migrate demo test node-deps pgbouncer test-sql test-stress test-compat sql lint bench bench-quick clean pgtap revision lock docs pg pg-ensure psql
+.PHONY: help venv db db-stop migrate demo test node-deps pgbouncer test-sql test-folder test-stress test-compat sql lint bench bench-quick clean pgtap revision lock docs pg pg-ensure psql
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -78,7 +78,7 @@ pgbouncer:
 
 # plpgsql_check for the throwaway cluster's server when it is Debian's (as root it is
 # installed with apt-get); elsewhere the script says why not, and the one test that
-# needs it (tests/test_plpgsql_check.py) skips only where it cannot be installed
+# needs it (tests/sql/test_plpgsql_check.py) skips only where it cannot be installed
 plpgsql-check: pg-ensure
 	@[ -n "$${LEDGER_DSN:-}" ] || PG_BINDIR=$$($(PGB) bindir) bash tools/ensure-plpgsql-check.sh || true
 
@@ -93,10 +93,16 @@ $(NODE_SERVICE)/node_modules/.package-lock.json: $(NODE_SERVICE)/package.json $(
 node-deps: $(NODE_SERVICE)/node_modules/.package-lock.json ## install the Node.js example service's packages (npm ci, only when needed)
 
 # Two parts: everything not marked serial on $(TEST_JOBS) pytest-xdist workers
-# (one module per worker at a time), then the serial tests (load, crash) alone.
+# (one module per worker at a time, the tests of tests/conftest.py's SPREAD_MODULES one
+# by one), then the serial tests (load, crash) alone.
+# The serial part runs even when the parallel part failed; both exit statuses are
+# reported and the target fails when either part did.
 test: venv pgtap pgbouncer plpgsql-check node-deps ## run every test against a real PostgreSQL (parallel part on TEST_JOBS workers, then the serial part)
-	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder -m "not serial" --durations=10
-	$(BIN)/pytest -m serial
+	@par=0; ser=0; \
+	$(BIN)/pytest -n $(TEST_JOBS) --dist loadgroup --no-loadscope-reorder -m "not serial" --durations=10 || par=$$?; \
+	$(BIN)/pytest -m serial || ser=$$?; \
+	echo "make test: parallel part exit $$par, serial part exit $$ser"; \
+	[ $$par -eq 0 ] && [ $$ser -eq 0 ]
 
 test-stress: venv pg-ensure ## the load and crash tests at full length (60 s of 8 writers; CI runs it too)
 	LEDGER_STRESS_SECONDS=$${LEDGER_STRESS_SECONDS:-60} $(BIN)/pytest -m stress -s
@@ -105,7 +111,12 @@ test-compat: venv ## the compatibility subset on the PostgreSQL majors COMPAT_MA
 	$(BIN)/python tools/compat.py --majors $(COMPAT_MAJORS)
 
 test-sql: venv pgtap ## run only the pgTAP suite in tests/sql
-	$(BIN)/pytest tests/test_pgtap.py
+	$(BIN)/pytest tests/sql/test_pgtap.py
+
+test-folder: venv pg-ensure ## the tests of one folder of tests/: make test-folder F=decisions (docs/testing.md, "Where the tests are")
+	@[ -n "$(F)" ] && [ -d "tests/$(F)" ] && [ "$(F)" != support ] || { \
+	  echo "name a folder of tests/: make test-folder F=<$$(cd tests && ls -d */ | tr -d / | grep -vx 'support\|corpus' | paste -sd'|')>"; exit 2; }
+	$(BIN)/pytest tests/$(F)
 
 sql: venv ## print the offline upgrade script for review (alembic --sql)
 	@$(BIN)/alembic upgrade head --sql

@@ -13,42 +13,78 @@ A plain ``pytest -n 4`` runs everything at once and passes too (the fixtures
 are parallel-safe); the split only keeps the load tests honest and the
 parallel part fast.
 
-The slowest modules (:data:`SLOW_FIRST`) are collected first, so that under
-``--dist loadfile --no-loadscope-reorder`` (one module per worker at a time,
-in collection order; without the flag xdist orders modules by their number
-of tests) a worker starts them at once instead of finishing the run with
-one of them while the others idle. The order of the tests within a module is unchanged.
+``make test`` runs the parallel part with ``--dist loadgroup
+--no-loadscope-reorder``: a work unit is an ``xdist_group``, in collection
+order (without the flag xdist orders units by their number of tests). Every
+test is put in the group of its module (one module per worker at a time, so
+a module's fixtures are built once), except the tests of
+:data:`SPREAD_MODULES`: each of those is a unit of its own, so their minutes
+are shared among the workers instead of running on one while the others idle.
+
+The slowest grouped modules (:data:`SLOW_FIRST`) are collected first, so that
+a worker starts them at once instead of finishing the run with one of them;
+the spread tests come last, where their small units fill the workers evenly.
+The order of the tests within a module is unchanged.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-#: modules that run after the parallel part, and why
+TESTS = Path(__file__).resolve().parent
+
+#: modules (paths below tests/) that run after the parallel part, and why
 SERIAL_MODULES = {
-    "test_faults.py": "kills backends with pg_terminate_backend and crashes its own cluster "
+    "reliability/test_faults.py": "kills backends with pg_terminate_backend and crashes its own cluster "
     "(LEDGER_CRASH_PGPORT) under load: it wants the machine to itself",
 }
 
 
-#: the slowest modules, slowest first (measured on 2 cores: 30 s to several minutes each)
+#: the slowest grouped modules (paths below tests/), slowest first (on 2 cores: 30 s to minutes each)
 SLOW_FIRST = [
-    "test_populated_upgrade.py",
-    "test_release.py",
-    "test_offline_sql.py",
-    "test_security_roles.py",
-    "test_revisions.py",
-    "test_example_service.py",
-    "test_alembic.py",
-    "test_doc_examples.py",
-    "test_cli_errors.py",
+    "migrations/test_populated_upgrade.py",
+    "tooling/test_release.py",
+    "tooling/test_example_service.py",
+    "migrations/test_alembic.py",
+]
+
+#: modules whose tests are spread over the workers one by one: long in all, and no test depends
+#: on another (function-scoped fixtures; cli/test_cli_errors' module fixture is read-only input),
+#: largest first
+SPREAD_MODULES = [
+    "cli/test_cli_errors.py",
+    "migrations/test_offline_sql.py",
+    "sql/test_scope_names_and_times.py",
+    "tooling/test_doc_examples.py",
+    "tooling/test_pytest_plugin.py",
+    "migrations/test_revisions.py",
+    "sql/test_merge_integrity.py",
+    "security/test_security_roles.py",
+    "sql/test_paths.py",
+    "sql/test_unicode_paths.py",
+    "api/test_record_merges.py",
 ]
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    spread = set(SPREAD_MODULES)
     for item in items:
-        if item.path.name in SERIAL_MODULES or item.get_closest_marker("stress"):
+        name = module(item)
+        if name in SERIAL_MODULES or item.get_closest_marker("stress"):
             item.add_marker(pytest.mark.serial)
+        if name not in spread and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(name))
     rank = {name: i for i, name in enumerate(SLOW_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
+    rank.update({name: len(rank) + 1 + i for i, name in enumerate(SPREAD_MODULES)})
+    items.sort(key=lambda item: rank.get(module(item), len(SLOW_FIRST)))  # stable: the rest keep their order
+
+
+def module(item: pytest.Item) -> str:
+    """The item's module as a path below tests/ (``reliability/test_faults.py``)."""
+    try:
+        return item.path.resolve().relative_to(TESTS).as_posix()
+    except ValueError:  # a test outside tests/ (pytest given another directory)
+        return item.path.name

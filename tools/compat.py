@@ -51,48 +51,52 @@ from findings_ledger.testing import cluster, pg_binaries  # noqa: E402
 #: test modules left out of the compatibility subset, and why
 SUBSET_EXCLUDES = {
     # no database: the same on every PostgreSQL version
-    "tests/test_error_codes.py": "static: SQLSTATEs in sql/ against errors.py and docs/errors.md",
-    "tests/test_lint_sql.py": "static: squawk over the offline SQL",
-    "tests/test_pg_versions.py": "static: no SQL feature newer than 13 (this run checks it for real)",
+    "tests/sql/test_error_codes.py": "static: SQLSTATEs in sql/ against errors.py and docs/errors.md",
+    "tests/tooling/test_lint_sql.py": "static: squawk over the offline SQL",
+    "tests/migrations/test_pg_versions.py": "static: no SQL feature newer than 13 (this run checks it for real)",
     # slow, and their SQL runs in the subset through other modules
-    "tests/test_populated_upgrade.py": "25-70 s: the revisions test_alembic and test_offline_sql apply, on 10^5 rows",
-    "tests/test_bench_smoke.py": "the benchmark harness: the API calls the other modules make",
-    "tests/test_example_service.py": "the example project's suite in a subprocess: fixtures every module uses",
-    "tests/test_paths.py": "table-driven path normalisation: the same functions as test_path_properties, "
+    "tests/migrations/test_populated_upgrade.py": "25-70 s: the revisions test_alembic and test_offline_sql apply, "
+    "on 10^5 rows",
+    "tests/tooling/test_bench_smoke.py": "the benchmark harness: the API calls the other modules make",
+    "tests/tooling/test_example_service.py": "the example project's suite in a subprocess: fixtures every module uses",
+    "tests/sql/test_paths.py": "table-driven path normalisation: the same functions as test_path_properties, "
     "test_hostile_input",
-    "tests/test_bad_input.py": "input validation: the same triggers and LD codes as test_hostile_input",
-    "tests/test_cli.py": "output of the command line: the API calls the other modules make",
-    "tests/test_lifecycle_cli.py": "output of the command line",
-    "tests/test_security_cli.py": "output of the command line",
-    "tests/test_cli_errors.py": "one-line errors of the command line, most before any server is reached; "
+    "tests/sql/test_bad_input.py": "input validation: the same triggers and LD codes as test_hostile_input",
+    "tests/cli/test_cli.py": "output of the command line: the API calls the other modules make",
+    "tests/cli/test_lifecycle_cli.py": "output of the command line",
+    "tests/cli/test_security_cli.py": "output of the command line",
+    "tests/cli/test_cli_errors.py": "one-line errors of the command line, most before any server is reached; "
     "its one server error (no schema) is a catalog lookup every version answers alike",
-    "tests/test_gitlog.py": "git parsing (Python); its replay is record_merge",
-    "tests/test_importers.py": "file importers (Python); their writes are add_finding",
-    "tests/test_matcher_properties.py": "hypothesis over the matcher test_matching_cases and test_matching_policy run",
-    "tests/test_claims_replay.py": "a replay of record_claim calls other modules make",
-    "tests/test_matching_replay.py": "a replay of record_merge calls other modules make",
-    "tests/test_corpus_decisions.py": "40 s: real histories replayed through record_merge, the merge rules "
+    "tests/cli/test_gitlog.py": "git parsing (Python); its replay is record_merge",
+    "tests/api/test_importers.py": "file importers (Python); their writes are add_finding",
+    "tests/decisions/test_matcher_properties.py": "hypothesis over the matcher test_matching_cases and "
+    "test_matching_policy run",
+    "tests/claims/test_claims_replay.py": "a replay of record_claim calls other modules make",
+    "tests/decisions/test_matching_replay.py": "a replay of record_merge calls other modules make",
+    "tests/decisions/test_corpus_decisions.py": "40 s: real histories replayed through record_merge, the merge rules "
     "test_decisions and test_decisions_writers run case by case",
-    "tests/test_evaluate.py": "the corpus evaluation (Python); its writes are the COPY of test_decisions_writers",
-    "tests/test_bulk_equivalence.py": "25 s: hypothesis histories through the merge triggers test_decisions_writers "
-    "runs by plain INSERT, multi-row INSERT and COPY",
-    "tests/test_release.py": "35 s: the wheel, the sdist and the release pins (packaging)",
-    "tests/test_pytest_plugin.py": "35 s: the pytest plugin in a subprocess; its fixtures are every module's",
-    "tests/test_revisions.py": "the revision tool (tools/new_revision.py); the revisions themselves run in "
+    "tests/cli/test_evaluate.py": "the corpus evaluation (Python); its writes are the COPY of test_decisions_writers",
+    "tests/api/test_bulk_equivalence.py": "25 s: hypothesis histories through the merge triggers "
+    "test_decisions_writers runs by plain INSERT, multi-row INSERT and COPY",
+    "tests/tooling/test_release.py": "35 s: the wheel, the sdist and the release pins (packaging)",
+    "tests/tooling/test_pytest_plugin.py": "35 s: the pytest plugin in a subprocess; its fixtures are every module's",
+    "tests/migrations/test_revisions.py": "the revision tool (tools/new_revision.py); the revisions themselves run in "
     "test_alembic, test_offline_sql and test_revision_locks",
-    "tests/test_connections.py": "pgbouncer in front of the API: the protocol, not the server's SQL",
-    "tests/test_doc_examples.py": "35 s: the documentation's examples, the calls the other modules make; "
+    "tests/api/test_connections.py": "pgbouncer in front of the API: the protocol, not the server's SQL",
+    "tests/tooling/test_doc_examples.py": "35 s: the documentation's examples, the calls the other modules make; "
     "their psql output is the default server's",
-    "tests/test_scope_names_and_times.py": "40 s: 12 ways of writing x 7 refused scope names, the scope and time "
+    "tests/sql/test_scope_names_and_times.py": "40 s: 12 ways of writing x 7 refused scope names, the scope and time "
     "checks test_hostile_input runs too (the coverage check proves they ran)",
-    "tests/test_offline_sql.py": "70 s: every revision applied a second and third way (alembic --sql, psql -f) "
-    "and compared; the same SQL files run on this server online in test_alembic and test_revision_locks",
+    "tests/migrations/test_offline_sql.py": "70 s: every revision applied a second and third way "
+    "(alembic --sql, psql -f) and compared; the same SQL files run on this server online in test_alembic and "
+    "test_revision_locks",
 }
 
 #: tests of included modules left out too (pytest --deselect, a node id prefix), and why
 SUBSET_DESELECTS = {
-    "tests/test_security_roles.py::test_role_is_denied": "about 100 denials, one database each (35-55 s): each "
-    "re-checks one grant that test_privileges_are_exactly_the_documented_ones compares with the catalog",
+    "tests/security/test_security_roles.py::test_role_is_denied": "about 100 denials, one database each "
+    "(35-55 s): each re-checks one grant that test_privileges_are_exactly_the_documented_ones compares with "
+    "the catalog",
 }
 
 DEFAULT_MAJORS = (13, 18)
@@ -101,7 +105,7 @@ COVERAGE_SINCE = 15
 
 def subset(run_all: bool) -> list[str]:
     """pytest's arguments for the subset: the modules, then the deselected tests."""
-    modules = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py"))
+    modules = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py"))
     if run_all:
         return modules
     return [m for m in modules if m not in SUBSET_EXCLUDES] + [f"--deselect={d}" for d in SUBSET_DESELECTS]

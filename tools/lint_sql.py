@@ -74,8 +74,8 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "constraint-missing-not-valid",
         "each constraint checks a column this revision adds, in the transaction whose ADD COLUMN already holds "
         "ACCESS EXCLUSIVE on the table; every existing row holds the column's constant default or NULL, so the "
-        "validation is one scan that cannot fail (tests/test_populated_upgrade.py), and leaving it NOT VALID "
-        "would make the database differ from sql/",
+        "validation is one scan that cannot fail (tests/migrations/test_populated_upgrade.py), and leaving it "
+        "NOT VALID would make the database differ from sql/",
     ),
     (
         "0003_decisions_on_real_histories",

@@ -31,7 +31,7 @@ upgrade.sql, in this order:
 3. new and changed files are included in ``sql/install.sql``'s order; a
    changed table or policies.sql is a ``-- TODO(new_revision)`` block with
    the diff, for the ALTER statements only a person can write (a table's
-   rows cannot be re-created by its CREATE TABLE; tests/test_revisions.py
+   rows cannot be re-created by its CREATE TABLE; tests/migrations/test_revisions.py
    fails while one is left, and the tool exits 2);
 4. privileges.sql (re-runnable: it revokes, then grants exactly) runs last
    whenever grants, tables, views or function signatures changed.
@@ -48,7 +48,7 @@ dropped), privileges last.
 
 Known limit: a view whose columns are removed or reordered cannot be
 replaced by CREATE OR REPLACE VIEW; the upgrade then fails in the tests
-(tests/test_offline_sql.py), and the revision needs a hand-written DROP
+(tests/migrations/test_offline_sql.py), and the revision needs a hand-written DROP
 VIEW of it and its dependents.
 
 A released revision (pinned in migrations/released.sha256) never changes;

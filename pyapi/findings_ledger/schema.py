@@ -8,7 +8,7 @@ For Python services that query the ledger with SQLAlchemy::
     stmt = sa.select(finding.c.id, finding.c.title).where(finding.c.superseded_at.is_(None))
 
 ``sql/`` (built by the migrations in ``migrations/versions``) is the
-truth; this module describes it. ``tests/test_schema_metadata.py`` fails, naming
+truth; this module describes it. ``tests/sql/test_schema_metadata.py`` fails, naming
 every difference, when the migrated schema and this metadata disagree, and
 alembic's autogenerate (``test_model_definitions_match_ddl``) compares the
 same metadata through ``migrations/env.py``.
@@ -446,7 +446,7 @@ AUTOGENERATE_OPTIONS: dict[str, Any] = {
     "compare_type": True,
     "compare_server_default": True,
     # Comments are documentation owned by sql/ (and compared by the drift
-    # check, tests/test_schema_drift.py), not by this metadata; CHECK
+    # check, tests/migrations/test_schema_drift.py), not by this metadata; CHECK
     # constraints are compared by name.
     "autogenerate_plugins": [
         "alembic.autogenerate.*",

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from pytest_postgresql.janitor import DatabaseJanitor
 
@@ -160,8 +161,28 @@ def cluster_lock(timeout: float = 600) -> AbstractContextManager[None]:
     return cluster.start_lock(cluster.default_cluster(), timeout=timeout)
 
 
+#: ``server_version_num`` from which ``CREATE DATABASE`` takes ``STRATEGY``
+FILE_COPY_SINCE = 150000
+
+
 class _Janitor(DatabaseJanitor):  # type: ignore[misc]
-    """pytest-postgresql's janitor, dropping under the shared catalog lock."""
+    """pytest-postgresql's janitor, cloning a template with ``STRATEGY = FILE_COPY``
+    where the server has it (PostgreSQL 15+; 13 and 14 copy files anyway) and
+    dropping under the shared catalog lock.
+
+    A test database is a clone of a template of a few MB: FILE_COPY copies its
+    files and checkpoints, where 15's default WAL_LOG writes every block to the
+    WAL, which costs more for a database this small."""
+
+    def init(self) -> None:
+        with self.cursor() as cur:
+            query = self._build_create_database_sql()
+            if self.template_dbname:
+                # no one may be connected to the template while it is copied
+                self._terminate_connection(cur, self.template_dbname)
+                if cur.connection.info.server_version >= FILE_COPY_SINCE:
+                    query += sql.SQL(" STRATEGY = FILE_COPY")
+            cur.execute(query)
 
     def drop(self) -> None:
         with cluster.catalog_lock({"host": self.host, "port": self.port}):

@@ -2,7 +2,7 @@
 
 The form the schema is compared in:
 
-* the drift check (``tests/test_schema_drift.py``) compares this dump of a
+* the drift check (``tests/migrations/test_schema_drift.py``) compares this dump of a
   database built by ``psql -f sql/install.sql`` with that of
   ``alembic upgrade head``;
 * the offline-SQL tests compare this dump of a database built by

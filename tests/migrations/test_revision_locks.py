@@ -1,0 +1,103 @@
+"""The locks each revision takes on tables that already exist are the ones
+docs/dba.md ("What each revision does") promises a DBA.
+
+For every revision after the first, the transactional part of its offline
+script (``alembic upgrade PREV:REV --sql``, up to the first ``COMMIT;``: a
+revision that builds an index CONCURRENTLY builds it after that) runs in
+an open transaction on a database at the previous revision; the strongest
+lock held on each pre-existing ledger table is read from ``pg_locks``
+before rolling back. A new revision fails here until its row in
+``EXPECTED`` (and in docs/dba.md) says what it locks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import psycopg
+import pytest
+from support.migrations import offline_sql, revisions, upgrade
+
+# Strongest lock per pre-existing table, by revision (docs/dba.md).
+EXPECTED: dict[str, dict[str, str]] = {
+    # "0002_name": {"finding": "ShareUpdateExclusiveLock"},  -- one row per revision after the baseline
+    # the new merge triggers (SHARE ROW EXCLUSIVE on merge); the LANGUAGE sql functions it replaces or
+    # adds are parsed against finding and supersession (ACCESS SHARE). The concurrent index build and
+    # reindex after the transaction take SHARE UPDATE EXCLUSIVE on merge and finding.
+    "0002_harden_hostile_input": {"finding": "AccessShareLock", "supersession": "AccessShareLock",
+                                  "merge": "ShareRowExclusiveLock"},
+    # ADD COLUMN (constant defaults: no rewrite) and the new triggers
+    "0003_decisions_on_real_histories": {
+        "scope": "AccessExclusiveLock", "finding": "AccessExclusiveLock", "merge": "AccessExclusiveLock"},
+    # CREATE OR REPLACE of _revert_targets (LANGUAGE sql) parses its body against merge
+    "0004_perf_import_and_claim": {"merge": "AccessShareLock"},
+    "0005_plpgsql_typed_array_literal": {},  # CREATE OR REPLACE FUNCTION only
+    # COMMENT ON COLUMN merge.hunks; _match_changes (LANGUAGE sql) is parsed against finding
+    "0006_anchors_follow_renames": {"merge": "ShareUpdateExclusiveLock", "finding": "AccessShareLock"},
+    # the two new path triggers on finding (SHARE ROW EXCLUSIVE, which also keeps the backfill exact);
+    # the GIN path index goes in concurrently.sql, after the transaction
+    "0007_merge_trigger_phase_2": {"finding": "ShareRowExclusiveLock"},
+    "0008_record_merges_in_batches": {},  # new and replaced PL/pgSQL functions, the grants re-run
+    "0009_title_words_in_plpgsql": {},  # two functions replaced
+    "0010_sha_lookup_in_byte_order": {},  # one function replaced; the index is built concurrently
+    "0011_statement_merge_trigger": {"merge": "AccessExclusiveLock"},  # DROP TRIGGER, for milliseconds
+    "0012_hunk_arithmetic_in_bigint": {},  # one function replaced
+    "0013_claim_reads_the_task_once": {},  # functions replaced, one added
+    "0014_prefilter_on_distinct_words": {},  # two functions replaced
+    "0015_reconcile_lowercases_shas": {},  # one function replaced
+    "0016_cheaper_row_triggers": {},  # five functions replaced
+    "0017_record_merges_row_index": {},  # a function replaced, one added
+    "0018_prefilter_splits_tokens": {},  # a function replaced, two added
+    "0019_hunks_per_finding": {},  # one function replaced
+    "0021_replace_findings_re_analysi": {},  # replace_findings dropped and created with two more arguments
+}
+
+STRENGTH = [
+    "AccessShareLock", "RowShareLock", "RowExclusiveLock", "ShareUpdateExclusiveLock",
+    "ShareLock", "ShareRowExclusiveLock", "ExclusiveLock", "AccessExclusiveLock",
+]
+
+LOCKS = """
+SELECT c.relname::text, l.mode
+  FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+ WHERE l.pid = pg_backend_pid() AND l.granted AND c.oid = ANY (%s)
+"""
+
+TABLES = """
+SELECT array_agg(c.oid) FROM pg_class c
+ WHERE c.relnamespace = 'ledger'::regnamespace AND c.relkind = 'r' AND c.relname <> 'alembic_version'
+"""
+
+
+def transactional_part(script: str) -> str:
+    """The block of the offline script's one revision (its version check and
+    ``SET LOCAL`` settings included), from the BEGIN before its ``-- Running``
+    line to its COMMIT, without the BEGIN."""
+    begin = script.rindex("BEGIN;", 0, script.index("-- Running "))
+    return script[begin + len("BEGIN;"):script.index("COMMIT;", begin)]
+
+
+@pytest.mark.parametrize("step", range(1, len(revisions())), ids=revisions()[1:])
+def test_a_revision_takes_the_documented_locks_on_existing_tables(
+    ledger_database_factory: Callable[..., str], step: int
+) -> None:
+    before, revision = revisions()[step - 1], revisions()[step]
+    dsn = ledger_database_factory(migrated=False)
+    upgrade(dsn, before)
+    body = transactional_part(offline_sql(f"{before}:{revision}"))
+    with psycopg.connect(dsn) as conn:
+        tables = conn.execute(TABLES).fetchone()[0]
+        conn.execute(body)
+        strongest: dict[str, str] = {}
+        for table, mode in conn.execute(LOCKS, (tables,)).fetchall():
+            strongest[table] = max(mode, strongest.get(table, mode), key=STRENGTH.index)
+        conn.rollback()
+        server_version = conn.info.server_version
+    if server_version >= 180000:
+        # PostgreSQL 18 takes ACCESS SHARE on every table a GRANT names (13-17 take no lock); it conflicts
+        # only with ACCESS EXCLUSIVE. Any other ACCESS SHARE still shows on 13-17, where this test runs too.
+        listed = EXPECTED.get(revision) or {}
+        strongest = {t: m for t, m in strongest.items() if m != "AccessShareLock" or t in listed}
+    assert strongest == EXPECTED.get(revision), (
+        f"{revision} locks {strongest} on tables that already exist; say so in EXPECTED here and in "
+        "docs/dba.md (What each revision does)"
+    )

@@ -1,0 +1,56 @@
+"""The plan of the anchor-versus-hunks comparison in ledger._match_changes
+(a subquery per pair).
+
+Each matched (finding, path) pair with an anchor is compared with the
+hunks of its file once: the plan reads that file's hunks once per pair
+(a LATERAL subquery of its own). Before, the comparison was a grouped join
+whose CTE row estimates let PostgreSQL 17 and 18 plan a nested loop that
+read every pair's hunks again for each pair (0.4 s instead of 17 ms for 100
+anchors and 100 hunks on 18). The plans are read with auto_explain
+(log_nested_statements, log_analyze: row and loop counts, not times);
+tests never time anything. PostgreSQL 13 to 16 happened to plan the old
+query well, so there the test passes with it too: the compat run on 18
+(make test-compat) is the one that would catch it coming back.
+"""
+
+from __future__ import annotations
+
+import re
+
+import psycopg
+from psycopg.types.json import Jsonb
+from support.plans import load_auto_explain, nested_plans
+
+FILE = "src/hot/file.py"
+ANCHORS = 30
+HUNKS = 20
+#: the node that reads a file's hunks, with its row and loop counts (log_timing off)
+SCAN = r"Function Scan on jsonb_array_elements h\w* .*?\(actual rows=([0-9.]+) loops=([0-9]+)\)"
+
+
+def test_each_anchored_finding_reads_its_files_hunks_once(ledger_conn: psycopg.Connection) -> None:
+    load_auto_explain(ledger_conn)
+    ledger_conn.execute(
+        "INSERT INTO ledger.finding (scope, title, kind, severity, paths) "
+        "SELECT 'hunkplan', 'anchored finding ' || g, 'drift', 'medium', ARRAY[%s || ':' || (10 * g + 5)] "
+        "  FROM generate_series(0, %s - 1) AS g", (FILE, ANCHORS))
+    first = 10 * ANCHORS + 100  # below every anchor: none overlaps, each is kept
+    hunks = [[first + 3 * k, 1, first + 3 * k, 1] for k in range(HUNKS)]
+    with ledger_conn.transaction(force_rollback=True), \
+            nested_plans(ledger_conn, lambda text: "jsonb_array_elements(p_hunks -> pp.fpath)" in text,
+                         "auto_explain.log_analyze = on", "auto_explain.log_timing = off") as plans:
+        for k in range(8):  # past the custom plans: the session's generic plan too
+            ledger_conn.execute(
+                "INSERT INTO ledger.merge (scope, commit_sha, paths, message, hunks) "
+                "VALUES ('hunkplan', %s, %s, 'Edit the tail of the file', %s)",
+                (f"{0xabc000 + k:x}", [FILE], Jsonb({FILE: hunks})))
+        kept = ledger_conn.execute("SELECT count(*) FROM ledger.supersession WHERE scope = 'hunkplan' "
+                                   "AND action = 'anchor_kept'").fetchone()
+    assert kept == (8 * ANCHORS,)  # every anchor compared with every hunk, each merge
+    assert len(plans) == 8
+    for plan in plans:
+        scans = re.findall(SCAN, plan)
+        assert scans, plan
+        for rows, loops in scans:
+            assert int(loops) <= ANCHORS, plan  # once per pair, not once per pair per pair
+            assert float(rows) * int(loops) <= ANCHORS * HUNKS, plan

@@ -1,0 +1,57 @@
+"""The plan of the lifecycle trigger's duplicate-key lookup.
+
+tg_finding__lifecycle looks up (scope, finding_key) once per inserted row
+and keeps one cached generic plan for the session. That plan must be an
+index scan of finding_scope_finding_key_key in every state of the table:
+a plan that walks finding_scope_slug_key by scope alone (its cost ties with
+the unique index's while the table looks empty) or scans the table makes
+one INSERT ... SELECT of N findings O(N^2) (docs/performance.md, "Importing
+findings"). The plans are read with auto_explain (log_nested_statements);
+tests never time anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+import pytest
+from support.plans import load_auto_explain, nested_plans
+
+IMPORT = """
+INSERT INTO ledger.finding (scope, finding_key, title, slug, paths)
+SELECT 'import', %s || g, 'Finding ' || g, %s || g, ARRAY['src/file' || g || '.py']
+  FROM generate_series(1, %s) AS g
+"""
+
+
+def lookup_plans(conn: psycopg.Connection[Any], stmt: str, params: Any) -> list[str]:
+    """The plans auto_explain logs for the lookup while ``stmt`` runs."""
+    with nested_plans(conn, lambda text: "f.finding_key = NEW.finding_key" in text) as plans:
+        conn.execute(stmt, params)
+    return plans
+
+
+def assert_unique_index(plans: list[str]) -> None:
+    assert plans
+    for plan in plans:
+        assert "Index Scan using finding_scope_finding_key_key" in plan, plan
+        assert "finding_scope_slug_key" not in plan and "Seq Scan" not in plan, plan
+
+
+def test_the_duplicate_key_lookup_probes_the_unique_index_whatever_the_statistics(
+        ledger_conn: psycopg.Connection) -> None:
+    load_auto_explain(ledger_conn)
+    # a fresh, never analysed table: the generic plan is made at the sixth row
+    assert_unique_index(lookup_plans(ledger_conn, IMPORT, ("A-", "a-", 20))[6:])
+    # analysed while small: a sequential scan would be the cheapest
+    ledger_conn.execute("ANALYZE ledger.finding")
+    assert_unique_index(lookup_plans(ledger_conn, IMPORT, ("B-", "b-", 20))[6:])
+    # grown, analysed again
+    ledger_conn.execute(IMPORT, ("C-", "c-", 2000))
+    ledger_conn.execute("ANALYZE ledger.finding")
+    assert_unique_index(lookup_plans(ledger_conn, IMPORT, ("D-", "d-", 20))[6:])
+    # and the lookup still finds what it must
+    with pytest.raises(psycopg.Error) as info:
+        ledger_conn.execute(IMPORT, ("A-", "e-", 1))
+    assert info.value.sqlstate == "LD301"

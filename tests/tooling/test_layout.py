@@ -1,0 +1,53 @@
+"""The layout of tests/ (docs/testing.md, "Where the tests are"): every test
+module sits in the folder of what it tests, the helpers are the ``support``
+package, and the module lists of tests/conftest.py name modules that exist.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import conftest
+
+TESTS = Path(__file__).resolve().parents[1]
+FOLDERS = {"api", "claims", "cli", "decisions", "lifecycle", "migrations", "reliability", "security", "sql",
+           "support", "tooling"}
+
+
+def test_every_test_module_is_in_a_folder_of_what_it_tests() -> None:
+    flat = sorted(p.name for p in TESTS.glob("*.py") if p.name != "conftest.py")
+    assert flat == [], "move these into a folder of tests/ (docs/testing.md lists them)"
+    folders = {p.parent.relative_to(TESTS).parts[0] for p in TESTS.rglob("*.py") if p.parent != TESTS}
+    assert folders <= FOLDERS, f"folders docs/testing.md does not describe: {sorted(folders - FOLDERS)}"
+
+
+def test_helpers_are_in_support_and_test_modules_nowhere_else() -> None:
+    outside = sorted(str(p.relative_to(TESTS)) for p in TESTS.rglob("*.py")
+                     if p.parent != TESTS and not p.name.startswith("test_") and p.parent.name != "support")
+    assert outside == [], "helper modules belong in tests/support/ (imported as support.<name>)"
+    tests_in_support = sorted(p.name for p in (TESTS / "support").glob("test_*.py"))
+    assert tests_in_support == []
+
+
+def test_module_names_are_unique_across_folders() -> None:
+    names = [p.name for p in TESTS.rglob("test_*.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []  # pytest imports them by base name
+
+
+def test_the_conftest_lists_name_existing_modules() -> None:
+    for name in [*conftest.SERIAL_MODULES, *conftest.SLOW_FIRST, *conftest.SPREAD_MODULES]:
+        assert (TESTS / name).is_file(), f"tests/conftest.py names {name}, which does not exist"
+
+
+OLD_HELPERS = ("_migrations", "_plans", "_plugin_project", "claims_helpers", "load_helpers", "security_helpers",
+               "matching_support", "gitrepo", "lifecycle_load")
+
+
+def test_no_module_imports_a_helper_by_its_old_flat_name() -> None:
+    """The helpers were flat modules of tests/ once; a test written against that layout fails here
+    with its line rather than with a ModuleNotFoundError in the middle of a run."""
+    pattern = re.compile(rf"^\s*(from|import) ({'|'.join(OLD_HELPERS)})\b")
+    found = [f"{p.relative_to(TESTS)}:{n}" for p in sorted(TESTS.rglob("*.py"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.match(line)]
+    assert found == [], "import the helpers as support.<name> (docs/testing.md, 'Where the tests are')"

@@ -1,0 +1,257 @@
+"""The release, as a user gets it: ``python -m build`` makes the sdist and,
+from it, the wheel; the wheel ships the whole package and every migration
+file (``env.py``, ``script.py.mako``, ``versions/*.py``,
+``versions/**/*.sql``); installed (not editable, without extras) into a
+fresh virtual environment, its ``findings-ledger migrate`` and
+``findings-ledger demo`` work against a fresh database of the test server;
+and with pytest added, and nothing else, pytest runs in an unrelated
+directory (the plugin needs the ``pytest`` extra only for its fixtures).
+
+The wheel and the virtual environment are made once per session; pip takes
+the runtime dependencies at the versions of requirements/dev.lock (from its
+cache or the package index).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from support.plugin_project import WITHOUT_THE_EXTRA
+
+from findings_ledger.testing.pytest_plugin import MISSING_EXTRA
+
+pytestmark = pytest.mark.release
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCK = ROOT / "requirements" / "dev.lock"
+VERSION = "0.1.0"
+# What the wheel must carry of migrations/ (as findings_ledger/_migrations/).
+MIGRATION_FILES = ("env.py", "script.py.mako", "versions/*.py", "versions/**/*.sql")
+
+
+@dataclass(frozen=True)
+class Dists:
+    wheel: Path
+    sdist: Path
+
+
+def _env(venv: Path | None = None) -> dict[str, str]:
+    """This process's environment without what would leak the checkout or
+    the outer pytest into a child (and with ``venv`` first on PATH)."""
+    drop = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PYTEST_ADDOPTS", "PYTEST_PLUGINS",
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "LEDGER_DSN")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    if venv is not None:
+        env["VIRTUAL_ENV"] = str(venv)
+        env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def _run(cmd: Sequence[str | Path], *, cwd: Path, env: dict[str, str], check: bool = True,
+         timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        pytest.fail(f"{' '.join(map(str, cmd))} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def _build(source: Path, out: Path, *args: str) -> None:
+    _run([sys.executable, "-m", "build", *args, "--outdir", out, source], cwd=out, env=_env())
+
+
+def _expected_migration_files(migrations: Path) -> set[str]:
+    return {
+        p.relative_to(migrations).as_posix()
+        for pattern in MIGRATION_FILES
+        for p in migrations.glob(pattern)
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+@pytest.fixture(scope="session")
+def dists(tmp_path_factory: pytest.TempPathFactory) -> Dists:
+    """The sdist and the wheel built from it, as ``python -m build`` makes them."""
+    out = tmp_path_factory.mktemp("dist")
+    _build(ROOT, out)
+    (wheel,) = out.glob("*.whl")
+    (sdist,) = out.glob("*.tar.gz")
+    return Dists(wheel=wheel, sdist=sdist)
+
+
+@pytest.fixture(scope="session")
+def release_venv(dists: Dists, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtual environment with the wheel installed, no extras."""
+    venv = tmp_path_factory.mktemp("venv") / "release"
+    here = venv.parent
+    _run([sys.executable, "-m", "venv", venv], cwd=here, env=_env())
+    _run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+          "-c", LOCK, dists.wheel], cwd=here, env=_env(venv))
+    return venv
+
+
+@pytest.fixture(scope="session")
+def release_venv_with_pytest(release_venv: Path) -> Path:
+    """The same environment with pytest added, and nothing else."""
+    _run([release_venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+          "-c", LOCK, "pytest"], cwd=release_venv.parent, env=_env(release_venv))
+    return release_venv
+
+
+def test_the_wheel_ships_the_package_and_every_migration_file(dists: Dists) -> None:
+    assert dists.wheel.name == f"findings_ledger-{VERSION}-py3-none-any.whl"
+    with zipfile.ZipFile(dists.wheel) as whl:
+        names = set(whl.namelist())
+        metadata = whl.read(f"findings_ledger-{VERSION}.dist-info/METADATA").decode()
+    package = ROOT / "pyapi" / "findings_ledger"
+    sources = {f"findings_ledger/{p.relative_to(package).as_posix()}" for p in package.rglob("*.py")
+               if "__pycache__" not in p.parts}
+    migrations = {f"findings_ledger/_migrations/{name}" for name in _expected_migration_files(ROOT / "migrations")}
+    assert {"findings_ledger/_migrations/env.py", "findings_ledger/_migrations/script.py.mako"} <= migrations
+    assert sorted(sources - names) == []
+    assert sorted(migrations - names) == []
+    assert "findings_ledger/py.typed" in names
+    # the SARIF 2.1.0 schema findings_ledger.sarif validates with, and its notice
+    data = {"findings_ledger/py.typed", "findings_ledger/schemas/sarif-schema-2.1.0.json",
+            "findings_ledger/schemas/NOTICE"}
+    assert sorted(data - names) == []
+    shipped = {n for n in names if n.startswith("findings_ledger/")}
+    assert sorted(shipped - sources - migrations - data) == []  # nothing stale or stray
+    assert [n for n in names if n.startswith("tests/")] == []
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line]
+    assert any(line.startswith("Requires-Dist: psycopg<4,>=3.2") for line in requires), requires
+    assert [line for line in requires if "==" in line or "binary" in line] == []  # ranges; the app picks psycopg's
+
+
+def test_the_sdist_holds_what_builds_the_wheel(dists: Dists) -> None:
+    with tarfile.open(dists.sdist) as sdist:
+        names = {n.split("/", 1)[1] for n in sdist.getnames() if "/" in n}
+    assert {"pyproject.toml", "README.md", "pyapi/findings_ledger/__init__.py"} <= names
+    assert sorted(f"migrations/{n}" for n in _expected_migration_files(ROOT / "migrations") if
+                  f"migrations/{n}" not in names) == []
+    assert [n for n in names if n.startswith("tests/")] == []
+
+
+def safe_extract(archive: tarfile.TarFile, dest: Path) -> None:
+    """Extract ``archive`` below ``dest``: with tarfile's ``data`` filter where this
+    Python has it (3.12, and 3.11.4+), else after checking every member by hand
+    (regular files and directories only, no absolute path, nothing outside ``dest``)."""
+    if hasattr(tarfile, "data_filter"):
+        archive.extractall(dest, filter="data")
+        return
+    root = dest.resolve()
+    for member in archive.getmembers():
+        target = (root / member.name).resolve()
+        assert member.isfile() or member.isdir(), f"{member.name}: not a regular file or directory"
+        assert not Path(member.name).is_absolute() and target.is_relative_to(root), f"{member.name}: outside {dest}"
+    archive.extractall(dest)  # noqa: S202 - every member checked above
+
+
+# the manual check always; tarfile's data filter too where this Python has it
+EXTRACT_WAYS = ["data-filter", "manual"] if hasattr(tarfile, "data_filter") else ["manual"]
+
+
+@pytest.mark.parametrize("way", EXTRACT_WAYS)
+def test_safe_extract_refuses_a_member_outside_the_destination(
+        way: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with_filter = way == "data-filter"
+    if not with_filter:
+        monkeypatch.delattr(tarfile, "data_filter", raising=False)  # what Python 3.10 and 3.11.2 have
+    for name, ok in [("pkg/ok.txt", True), ("../escaped.txt", False)]:
+        archive = tmp_path / f"{ok}.tar"
+        with tarfile.open(archive, "w") as tar:
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b"x\n"))
+        dest = tmp_path / f"dest-{ok}"
+        dest.mkdir()
+        with tarfile.open(archive) as tar:
+            if ok:
+                safe_extract(tar, dest)
+                assert (dest / "pkg" / "ok.txt").read_text() == "x\n"
+            else:
+                with pytest.raises((AssertionError, tarfile.FilterError) if with_filter else AssertionError):
+                    safe_extract(tar, dest)
+                assert not (tmp_path / "escaped.txt").exists()
+
+
+def test_sql_files_at_any_depth_under_a_revision_are_package_data(dists: Dists, tmp_path: Path) -> None:
+    """The revisions' layout to come (versions/<rev>.py beside versions/<rev>/**/*.sql)
+    ships whole: built from the sdist with such files added."""
+    with tarfile.open(dists.sdist) as sdist:
+        safe_extract(sdist, tmp_path)
+    (source,) = tmp_path.glob("findings_ledger-*")
+    revision = source / "migrations" / "versions" / "0099_layout_check"
+    added = ["upgrade.sql", "downgrade.sql", "tables/finding.sql", "functions/matching/_match_message.sql"]
+    for name in added:
+        (revision / name).parent.mkdir(parents=True, exist_ok=True)
+        (revision / name).write_text("SELECT 1;\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    _build(source, out, "--wheel")
+    (wheel,) = out.glob("*.whl")
+    with zipfile.ZipFile(wheel) as whl:
+        names = set(whl.namelist())
+    expected = {f"findings_ledger/_migrations/versions/0099_layout_check/{name}" for name in added}
+    assert sorted(expected - names) == []
+
+
+def test_the_installed_wheel_migrates_and_replays_the_demo(
+    release_venv: Path, ledger_empty_dsn: str, tmp_path: Path
+) -> None:
+    bin_ = release_venv / "bin"
+    env = _env(release_venv)
+    where = _run([bin_ / "python", "-c",
+                  "import findings_ledger, psycopg\n"
+                  "from findings_ledger.api import migrations_dir\n"
+                  "print(findings_ledger.__file__); print(migrations_dir()); print(psycopg.pq.__impl__)"],
+                 cwd=tmp_path, env=env).stdout.split()
+    assert all(p.startswith(str(release_venv)) for p in where[:2]), where  # the wheel, not the checkout
+    assert where[2] == "python"  # plain psycopg over the system libpq: no binary package needed
+    _run([bin_ / "python", "-m", "pip", "check"], cwd=tmp_path, env=env)
+
+    env["LEDGER_DSN"] = ledger_empty_dsn
+    migrated = _run([bin_ / "findings-ledger", "migrate"], cwd=tmp_path, env=env)
+    assert migrated.stdout.strip() == "migrated to head"
+    demo = _run([bin_ / "findings-ledger", "demo"], cwd=tmp_path, env=env)
+    assert "Drift findings injected into each group's coder prompt" in demo.stdout, demo.stdout
+    assert "Still active after group 7" in demo.stdout, demo.stdout
+    assert demo.stderr == ""
+
+
+def test_pytest_runs_in_an_unrelated_directory_without_the_pytest_extra(
+    release_venv_with_pytest: Path, tmp_path: Path
+) -> None:
+    python = release_venv_with_pytest / "bin" / "python"
+    env = _env(release_venv_with_pytest)
+    absent = _run([python, "-c", "import pytest_postgresql"], cwd=tmp_path, env=env, check=False)
+    assert "No module named 'pytest_postgresql'" in absent.stderr  # the extra really is missing
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    collected = _run([python, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider"], cwd=empty, env=env,
+                     check=False)
+    out = collected.stdout + collected.stderr
+    assert collected.returncode == 5, out  # no tests collected, and nothing else
+    assert "rror" not in out and "Traceback" not in out, out
+
+    fixtures = _run([python, "-m", "pytest", "--fixtures", "-p", "no:cacheprovider"], cwd=empty, env=env,
+                    check=False)
+    assert "ledger_conn" in fixtures.stdout  # the plugin is loaded, through its entry point
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_it.py").write_text(WITHOUT_THE_EXTRA)
+    ran = _run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project, env=env, check=False)
+    out = ran.stdout + ran.stderr
+    assert ran.returncode == 1, out
+    assert "1 passed, 1 error" in out and MISSING_EXTRA in out, out
+    assert "Traceback" not in out, out
