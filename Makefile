@@ -88,7 +88,7 @@ NODE_SERVICE := examples/node-service
 $(NODE_SERVICE)/node_modules/.package-lock.json: $(NODE_SERVICE)/package.json $(NODE_SERVICE)/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
 	  cd $(NODE_SERVICE) && npm ci --no-audit --no-fund --loglevel=error; \
-	else echo "npm not found: tests/test_node_service.py skips (Node.js 20 and npm run the example service)"; fi
+	else echo "npm not found: tests/tooling/test_node_service.py skips (Node.js 20 and npm run the example service)"; fi
 
 node-deps: $(NODE_SERVICE)/node_modules/.package-lock.json ## install the Node.js example service's packages (npm ci, only when needed)
 

@@ -1,6 +1,6 @@
 -- The current schema of findings-ledger, in dependency order: psql -f sql/install.sql
 -- on an empty database builds exactly what alembic upgrade head builds
--- (tests/test_schema_drift.py compares the catalogs). Every object has one
+-- (tests/migrations/test_schema_drift.py compares the catalogs). Every object has one
 -- file below; tools/new_revision.py diffs these files against the last
 -- frozen revision.
 \ir schema.sql

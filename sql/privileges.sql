@@ -1,6 +1,6 @@
 -- Privileges: the one place grants live. One block per role; each line is one
 -- object. A new table or function belongs to exactly the roles that need it
--- (none is the default); tests/test_security_roles.py fails for a function or
+-- (none is the default); tests/security/test_security_roles.py fails for a function or
 -- table nobody classified.
 -- Re-runnable, and exact when re-run: everything the four roles and PUBLIC
 -- hold in the schema is revoked first (revoking a table's privileges revokes

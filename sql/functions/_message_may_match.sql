@@ -19,7 +19,7 @@
 --     active finding of the scope carries one of them.
 -- So a false is exact and a true may be a finding that does not match in
 -- the end (its evidence inside one segment only, a triple across two).
--- tests/test_message_prefilter.py checks false => no match on random
+-- tests/decisions/test_message_prefilter.py checks false => no match on random
 -- messages. Cost: the keys (about 0.6 ms for a 2 KB message) and one GIN
 -- probe (docs/performance.md); PL/pgSQL with a generic plan, so that the
 -- query is planned once per session.

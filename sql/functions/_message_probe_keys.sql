@@ -15,7 +15,7 @@
 -- Distinct, in no particular order; '{}' for a message without a token.
 -- A superset of the matcher's keys: a segment of ledger._message_segments is
 -- a run of whole lines, so its tokens and word runs are the message's.
--- Two ways to the same set (tests/test_message_prefilter.py compares them
+-- Two ways to the same set (tests/decisions/test_message_prefilter.py compares them
 -- with a reference tokeniser):
 --   * a message with a line end after '-' or '/' (where an alt form can
 --     be): one regexp_matches pass with the separator before each token

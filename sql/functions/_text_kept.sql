@@ -7,7 +7,7 @@
 -- then). The fast path of the BEFORE row triggers (tg_finding__prepare,
 -- tg_merge__prepare, tg_agent_task__prepare): a value it accepts is stored
 -- as written without the call of _check_text; any other value goes through
--- _check_text and gets its error (tests/test_trigger_fast_paths.py).
+-- _check_text and gets its error (tests/sql/test_trigger_fast_paths.py).
 -- LANGUAGE sql without SET, so that it is inlined into the triggers'
 -- expressions (no call at all); schema-qualified operators, so that a
 -- caller's search_path cannot change it. Raises nothing.

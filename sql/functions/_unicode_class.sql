@@ -18,7 +18,7 @@
 --                  the line and paragraph separators U+2028, U+2029.
 -- Any other p_class gives NULL. Used by ledger.normalize_path,
 -- ledger.normalize_paths, ledger._check_scope and ledger.workspace_scope;
--- tests/test_unicode_rules.py compares the classes with Python's
+-- tests/sql/test_unicode_paths.py compares the classes with Python's
 -- unicodedata. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._unicode_class(p_class text)
 RETURNS text

@@ -11,7 +11,7 @@
 -- array of {finding_id, action, rule, evidence, reason, detail} in id order.
 -- The merge triggers decide every row as they decide a service's multi-row
 -- INSERT: the same decisions as recording the elements one by one, in order
--- (tests/test_bulk_equivalence.py, tests/test_record_merges.py).
+-- (tests/api/test_bulk_equivalence.py, tests/api/test_record_merges.py).
 --
 -- p_merges: a JSON array of at most 10,000 objects
 --   {"commit_sha": text (required), "paths": [text], "message": text,

@@ -36,7 +36,7 @@
 --                              table looks empty and which would walk every
 --                              row of the scope (one INSERT ... SELECT of N
 --                              findings: O(N^2)).
--- (docs/performance.md, "Importing findings"); tests/test_import_plan.py
+-- (docs/performance.md, "Importing findings"); tests/sql/test_import_plan.py
 -- checks the plan.
 CREATE OR REPLACE FUNCTION ledger.tg_finding__lifecycle()
 RETURNS trigger

@@ -13,7 +13,7 @@
 -- order they were written in), each by _apply_merge then _apply_revert,
 -- exactly as if each had been inserted by a statement of its own: a
 -- multi-row INSERT, a COPY and ledger.record_merges give the same result as
--- the same rows inserted one by one (tests/test_bulk_equivalence.py, which
+-- the same rows inserted one by one (tests/api/test_bulk_equivalence.py, which
 -- also compares with ledger.reconcile, which decides every merge).
 -- A merge that cannot decide anything is not run through them: one query
 -- over new_merges keeps the merges whose scope's hygiene_mode is not off

@@ -1,5 +1,5 @@
 // node --test against a migrated, empty ledger database: LEDGER_DSN (a URI)
-// or libpq's PG* variables (tests/test_node_service.py sets both from a
+// or libpq's PG* variables (tests/tooling/test_node_service.py sets both from a
 // database of the findings-ledger pytest fixtures). The scenario is
 // scenario.json, which the Python side replays through the Python API on a
 // second database to compare the decisions; with LEDGER_DECISIONS_OUT set,

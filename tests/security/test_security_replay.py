@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from gitrepo import git, write
+from support.gitrepo import git, write
 
 from findings_ledger import gitlog
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from click.testing import CliRunner
-from gitrepo import git, write
+from support.gitrepo import git, write
 
 from findings_ledger import api, gitlog
 from findings_ledger.cli import main

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from gitrepo import git, write
+from support.gitrepo import git, write
 
 import findings_ledger as fl
 from findings_ledger import gitlog

@@ -33,7 +33,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 import findings_ledger as fl
 
-SERVICE = Path(__file__).resolve().parent.parent / "examples" / "node-service"
+SERVICE = Path(__file__).resolve().parents[2] / "examples" / "node-service"
 NODE = shutil.which("node")
 NPM = shutil.which("npm")
 

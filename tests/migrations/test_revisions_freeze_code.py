@@ -12,7 +12,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from _migrations import (
+from support.migrations import (
     ROOT,
     VERSION_TABLE,
     assert_same_schema,

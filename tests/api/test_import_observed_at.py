@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg
 from click.testing import CliRunner
-from gitrepo import git, write
+from support.gitrepo import git, write
 
 from findings_ledger.cli import main
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from _migrations import offline_sql, psql_apply
+from support.migrations import offline_sql, psql_apply
 from alembic import command
 from test_connections import Bouncer, bouncer, dbname  # noqa: F401 (bouncer: the fixture)
 
@@ -23,7 +23,7 @@ import findings_ledger as fl
 from findings_ledger import api
 from findings_ledger.testing.schema_dump import client_binary
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CLI = str(Path(sys.executable).with_name("findings-ledger"))
 ALEMBIC = str(Path(sys.executable).with_name("alembic"))
 START = "0005_plpgsql_typed_array_literal"

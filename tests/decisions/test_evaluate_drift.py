@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from gitrepo import git, write
+from support.gitrepo import git, write
 
 from findings_ledger import evaluate_drift as ed
 from findings_ledger.cli import main

@@ -29,7 +29,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from security_helpers import as_role, connect_as, counts, wait_until_blocked
+from support.security import as_role, connect_as, counts, wait_until_blocked
 
 import findings_ledger as fl
 from findings_ledger.errors import LedgerError
