@@ -15,8 +15,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from support.migrations import offline_sql, psql_apply
 from alembic import command
+from support.migrations import offline_sql, psql_apply
 from test_connections import Bouncer, bouncer, dbname  # noqa: F401 (bouncer: the fixture)
 
 import findings_ledger as fl
