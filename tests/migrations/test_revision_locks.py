@@ -48,7 +48,17 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0017_record_merges_row_index": {},  # a function replaced, one added
     "0018_prefilter_splits_tokens": {},  # a function replaced, two added
     "0019_hunks_per_finding": {},  # one function replaced
-    "0021_replace_findings_re_analysi": {},  # replace_findings dropped and created with two more arguments
+    # COMMENT ON COLUMN of scope and finding (the comments that state the present)
+    "0020_task_transitions_one_helper": {"scope": "ShareUpdateExclusiveLock", "finding": "ShareUpdateExclusiveLock"},
+    "0021_writer_times_bounded_redeli": {},  # trigger functions replaced, one added
+    # the two new statement triggers on finding (the per-scope totals); the prompt-order index is built concurrently
+    "0022_prompt_read_at_scale_per_sc": {"finding": "ShareRowExclusiveLock"},
+    # ADD COLUMN on scope and finding (constant defaults: no rewrite), the check trigger on finding, the merge
+    # trigger's function replaced with a new signature of _apply_merge
+    "0023_finding_checks_file_state_r": {
+        "finding": "AccessExclusiveLock", "scope": "AccessExclusiveLock", "merge": "ShareRowExclusiveLock"},
+    "0024_replace_findings_re_analysi": {},  # replace_findings dropped and created with two more arguments
+    "0025_no_verb_on_a_non_resolving": {},  # one function replaced
 }
 
 STRENGTH = [
