@@ -25,7 +25,12 @@ help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
 
 $(STAMP): pyproject.toml $(LOCK)
-	$(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || { \
+	  echo "make: findings-ledger needs Python 3.10 or newer, and PYTHON=$(PYTHON) is $$($(PYTHON) --version 2>&1 || echo 'not found'): run make PYTHON=python3.11 (or another 3.10+)"; exit 1; }
+	@# a .venv an older Python made (a run that failed before this check) is made again, not reused
+	@if [ -x $(BIN)/python ] && ! $(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then \
+	  echo "$(VENV) was made by $$($(BIN)/python --version 2>&1): making it again with $(PYTHON)"; $(PYTHON) -m venv --clear $(VENV); \
+	else $(PYTHON) -m venv $(VENV); fi
 	$(BIN)/pip install --quiet --disable-pip-version-check -c $(LOCK) -e '.[dev]'
 	touch $(STAMP)
 

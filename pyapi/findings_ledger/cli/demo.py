@@ -35,7 +35,9 @@ def demo_command(dsn: str | None, scope: str | None) -> None:
     api.migrate(target)
     with psycopg.connect(target, autocommit=True) as conn:
         console.print(pg_binaries.server_line(conn, throwaway=throwaway), soft_wrap=True, markup=False, highlight=False)
-        report = demo.run_scenario(conn, scope or demo.default_scope())
+        # one transaction: an interrupted demo (Ctrl-C) leaves no partial scope behind
+        with conn.transaction():
+            report = demo.run_scenario(conn, scope or demo.default_scope())
     print_report(report, console)
 
 
