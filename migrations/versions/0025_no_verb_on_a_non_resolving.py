@@ -6,7 +6,7 @@ Frozen files:
 
 Revision ID: 0025_no_verb_on_a_non_resolving
 Revises: 0024_replace_findings_re_analysi
-Create Date: 2026-12-02 05:47:29.042326
+Create Date: 2026-12-02 06:07:29.775067
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

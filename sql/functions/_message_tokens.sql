@@ -26,7 +26,8 @@
 --    a line: Supersedes: and Closes-Bug: (besides the verbs themselves,
 --    e.g. Fixes:, Closes:, Resolves:). Any other 'Name:' at line start is a
 --    trailer that does not resolve (Refs:, Partial-Bug:, Related-Bug:),
---    and no verb on its line does (Co-authored-by: Fixes X <x@example>).
+--    and no verb on its line does (Co-authored-by: Fixes X <x@example>)
+--    except on the subject line (a conventional-commit "docs: closes X").
 --  * a verb governs the first token after it, past an optional colon, '!',
 --    quotes, '(', '[', '#', '*' and filler words (a, an, the, this, that,
 --    these, those, finding(s), issue(s), bug(s), ticket(s), problem(s),
@@ -146,7 +147,7 @@ BEGIN
             v_free := false;
             v_sent := NULL;
             i := 1;
-            IF v_default LIKE 'trailer "%' THEN
+            IF v_default LIKE 'trailer "%' AND v_s.line > 1 THEN
                 -- nothing on a non-resolving trailer's line is prose: Co-authored-by: Fixes X <x@y>
                 i := coalesce((SELECT min(x) FROM generate_series(2, n) AS x WHERE v_gap[x] ~ '\n'), n + 1);
             END IF;

@@ -87,20 +87,30 @@ def test_upgrading_twice_is_a_no_op(
     ],
     ids=["defaults", "environment", "x-arguments-win"],
 )
-def test_every_online_run_sets_the_session_timeouts(
+def test_every_online_run_sets_the_timeouts_in_each_revision_and_leaves_the_session_as_it_was(
     ledger_empty_dsn: str, monkeypatch: pytest.MonkeyPatch, env: dict, x: dict, expected: dict
 ) -> None:
+    """Each revision's SQL opens with SET LOCAL of the run's timeouts; none
+    outlives its transaction (behind a transaction-mode pooler the next
+    client of the server connection would inherit it)."""
     for name in ("LEDGER_LOCK_TIMEOUT", "LEDGER_STATEMENT_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     engine = _engine(ledger_empty_dsn)
+    statements: list[str] = []
     with engine.connect() as conn:
+        before = settings(conn, "lock_timeout", "statement_timeout", "search_path")
+        conn.rollback()
+        sa.event.listen(conn, "before_cursor_execute", lambda c, cur, stmt, *a: statements.append(stmt))
         cfg = ini_config(**x)
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
-        assert settings(conn, "lock_timeout", "statement_timeout") == expected
+        assert settings(conn, "lock_timeout", "statement_timeout", "search_path") == before
     engine.dispose()
+    opening = (f"SET LOCAL lock_timeout = '{expected['lock_timeout']}';\n"
+               f"SET LOCAL statement_timeout = '{expected['statement_timeout']}';\n")
+    assert sum(stmt.startswith(opening) for stmt in statements) == len(revisions())
 
 
 def test_a_migration_blocked_by_a_lock_fails_fast_and_changes_nothing(ledger_dsn: str) -> None:

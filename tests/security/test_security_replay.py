@@ -70,7 +70,7 @@ def test_an_odd_path_and_a_long_message_do_not_stop_a_replay(
     assert "LD001" in warnings[0] and "src\\u202eevil.txt" in warnings[0]
     assert warnings[1].startswith(f"warning: commit {shas['long'][:12]} recorded changed: message cut from")
     rows = dict(ledger_conn.execute("SELECT commit_sha, paths FROM ledger.merge WHERE scope = 'r'").fetchall())
-    assert rows[shas["odd"]] == ["src/good.py"]
+    assert rows[shas["odd"]] == ["src/good.py", "src/"]  # src/ is new in that commit
     notes = dict(ledger_conn.execute(
         "SELECT commit_sha, substring(message FROM 'Ledger-Replay-Note: (.*)$') FROM ledger.merge WHERE scope = 'r' "
         "AND message LIKE '%%Ledger-Replay-Note: %%'").fetchall())

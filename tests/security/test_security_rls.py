@@ -32,7 +32,8 @@ def tenants(ledger_conn: psycopg.Connection) -> psycopg.Connection:
 
 #: Every table with a scope_isolation policy, in creation order.
 TABLES = ["ledger.scope", "ledger.merge", "ledger.finding", "ledger.supersession", "ledger.issue",
-          "ledger.agent_task", "ledger.injection", "ledger.scope_active_total"]
+          "ledger.agent_task", "ledger.injection", "ledger.scope_active_total", "ledger.file_state_request",
+          "ledger.recheck_request"]
 
 
 def ids(conn: psycopg.Connection, table: str, scope: str) -> list[int]:

@@ -120,8 +120,10 @@ def test_the_wheel_ships_the_package_and_every_migration_file(dists: Dists) -> N
     assert sorted(migrations - names) == []
     assert "findings_ledger/py.typed" in names
     # the SARIF 2.1.0 schema findings_ledger.sarif validates with, and its notice
+    # and the JSON Schemas of the drift-review and findings-file formats (findings-ledger schema)
     data = {"findings_ledger/py.typed", "findings_ledger/schemas/sarif-schema-2.1.0.json",
-            "findings_ledger/schemas/NOTICE"}
+            "findings_ledger/schemas/NOTICE", "findings_ledger/schemas/drift-review.schema.json",
+            "findings_ledger/schemas/findings-file.schema.json"}
     assert sorted(data - names) == []
     shipped = {n for n in names if n.startswith("findings_ledger/")}
     assert sorted(shipped - sources - migrations - data) == []  # nothing stale or stray

@@ -81,7 +81,7 @@ BEGIN
             v_free := false;
             v_sent := NULL;
             i := 1;
-            IF v_default LIKE 'trailer "%' THEN
+            IF v_default LIKE 'trailer "%' AND v_s.line > 1 THEN
                 -- nothing on a non-resolving trailer's line is prose: Co-authored-by: Fixes X <x@y>
                 i := coalesce((SELECT min(x) FROM generate_series(2, n) AS x WHERE v_gap[x] ~ '\n'), n + 1);
             END IF;
