@@ -177,7 +177,7 @@ NO_GRANTS = [
     "ledger._merge_file_states(text[],text[],text[],text[])",
     "ledger._settle_checks(bigint)",
     "ledger._touch_mode(jsonb,text)",
-    "ledger._default_touch_mode()",
+    "ledger._default_touch_mode(text)",
     "ledger.tg_finding__prepare_check()",
     "ledger._apply_revert(bigint)",
     "ledger._path_keys(text[])",

@@ -1,0 +1,27 @@
+"""The touch policy a test of the path rule on drift findings states.
+
+The shipped touch mode of kind ``drift`` is ``flag`` (a touch of an
+unchecked drift finding leaves it active, audited ``flagged``). A test of
+the path rule itself (anchors, hunks, ``expects``, a file touch) retiring
+drift findings states that policy for its scope: :func:`retire_drift_on_touch`
+(``policy --touch retire --kind drift``), or the SQL :data:`RETIRE_DRIFT_SQL`
+for a psql script or a plain INSERT writer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+import findings_ledger as fl
+
+#: the same policy in SQL, for a scope given as %s (or formatted in)
+RETIRE_DRIFT_SQL = "SELECT ledger.set_match_policy(%s, p_create => true, p_touch => 'retire', p_touch_kind => 'drift')"
+
+
+def retire_drift_on_touch(conn: psycopg.Connection[Any], *scopes: str) -> None:
+    """Each scope (created if absent) retires an unchecked drift finding on a
+    resolving touch: the path rule as such."""
+    for scope in scopes:
+        fl.set_match_policy(conn, scope, create=True, touch="retire", touch_kind="drift")
