@@ -11,6 +11,7 @@ import psycopg
 import pytest
 
 import findings_ledger as fl
+from touch_policy import retire_drift_on_touch
 
 SHA_1 = "1" * 40
 SHA_2 = "2" * 40
@@ -18,6 +19,9 @@ SHA_3 = "3" * 40
 
 
 def drift(conn: psycopg.Connection, title: str, paths: list[str], scope: str = "spec") -> int:
+    """A drift finding in a scope that retires drift findings on a touch:
+    the path rule as such (the shipped touch mode of drift is flag)."""
+    retire_drift_on_touch(conn, scope)
     return fl.add_finding(conn, scope, title, paths=paths, kind="drift").id
 
 
