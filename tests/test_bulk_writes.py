@@ -9,6 +9,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 import psycopg
+from touch_policy import drift_retires_on_touch
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("07_nightshift")
 
 SCOPE = "07_nightshift"
 WHEN = datetime(2026, 6, 24, 16, 51, tzinfo=timezone.utc)

@@ -12,9 +12,13 @@ import psycopg
 import pytest
 from click.testing import CliRunner, Result
 from gitrepo import build_repo
+from touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
 from findings_ledger.cli import main
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("s", "spec", "repo")
 
 
 def run(*args: str) -> Result:

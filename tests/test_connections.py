@@ -24,9 +24,13 @@ from typing import Any
 
 import psycopg
 import pytest
+from touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
 from findings_ledger.testing import cluster
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("spec")
 
 
 def pgbouncer_binary() -> str | None:

@@ -20,9 +20,9 @@ from typing import Any
 import psycopg
 import pytest
 from matching_support import module_conn, module_dsn  # noqa: F401
+from touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
-from touch_policy import retire_drift_on_touch
 
 #: Day 0 of every case; a finding is observed on day ``observed`` (default 0),
 #: a merge lands on day ``at`` (default 1; None: now).

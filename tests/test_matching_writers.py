@@ -10,8 +10,12 @@ from typing import Any
 
 import psycopg
 from matching_support import add
+from touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("api", "s")
 
 FINDINGS = [
     dict(title="Retry storm after connection resets in the pool", key="F-41", keywords=["ECONNRESET_POOL"]),

@@ -19,8 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("07_nightshift")
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICE_SQL = ROOT / "docs" / "examples" / "service.sql"

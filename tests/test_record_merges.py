@@ -15,8 +15,12 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg.types.json import Jsonb
+from touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("s")
 
 T = datetime(2026, 6, 2, tzinfo=timezone.utc)
 

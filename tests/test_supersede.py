@@ -9,9 +9,9 @@ from typing import Any
 
 import psycopg
 import pytest
+from touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
-from touch_policy import retire_drift_on_touch
 
 SHA_1 = "1" * 40
 SHA_2 = "2" * 40

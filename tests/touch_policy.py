@@ -25,3 +25,19 @@ def retire_drift_on_touch(conn: psycopg.Connection[Any], *scopes: str) -> None:
     resolving touch: the path rule as such."""
     for scope in scopes:
         fl.set_match_policy(conn, scope, create=True, touch="retire", touch_kind="drift")
+
+
+def drift_retires_on_touch(*scopes: str) -> Any:
+    """An autouse fixture for a module whose tests exercise the path rule on
+    drift findings: before each test, ``scopes`` (created if absent) retire
+    an unchecked drift finding on a resolving touch, in the test's database
+    (``ledger_dsn``, the one ``ledger_conn`` connects to). Assign it to a
+    module-level name: ``_touch = drift_retires_on_touch("spec", "s")``."""
+    import pytest
+
+    @pytest.fixture(autouse=True)
+    def _drift_retires_on_touch(ledger_dsn: str) -> None:
+        with psycopg.connect(ledger_dsn, autocommit=True) as conn:
+            retire_drift_on_touch(conn, *scopes)
+
+    return _drift_retires_on_touch
