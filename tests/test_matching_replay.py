@@ -15,9 +15,9 @@ from typing import Any
 import psycopg
 import pytest
 from click.testing import CliRunner
+from touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
-from touch_policy import retire_drift_on_touch
 from findings_ledger.cli import main
 from findings_ledger.gitlog import read_merges, replay
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import psycopg
 import pytest
 from gitrepo import git, write
+from touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
-from touch_policy import retire_drift_on_touch
 from findings_ledger import gitlog
 
 

@@ -183,8 +183,8 @@ def format_policy(p: MatchPolicy) -> list[str]:
               help="lines around a line anchor a hunk may change to retire it (0: only the anchored lines)")
 @click.option("--touch", type=click.Choice(["retire", "recheck", "flag", "default"]), default=None,
               help="what a resolving touch does to findings without a check: retire (the path rule), recheck "
-                   "(queue a recheck request), flag (keep it, list the merge as touched_by); default: back to the shipped "
-                   "mode (flag for drift, retire for every other kind)")
+                   "(queue a recheck request), flag (keep it, list the merge as touched_by); default: back to the "
+                   "shipped mode (flag for drift, retire for every other kind)")
 @click.option("--kind", "touch_kind", default=None, help="the finding kind --touch applies to (default: every kind)")
 @create_option
 @user_errors
