@@ -24,13 +24,10 @@ from typing import Any
 
 import psycopg
 import pytest
-from touch_policy import drift_retires_on_touch
+from touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 from findings_ledger.testing import cluster
-
-#: these tests exercise the path rule on drift findings: their scopes retire on a touch
-_touch_retire = drift_retires_on_touch("spec")
 
 
 def pgbouncer_binary() -> str | None:
@@ -173,6 +170,7 @@ def test_the_api_in_transaction_mode_with_prepare_threshold_none(
         try:
             with psycopg.connect(target, autocommit=True, prepare_threshold=None) as conn:
                 scope = f"svc-{n}"
+                retire_drift_on_touch(conn, scope)  # the path rule as such on the drift findings
                 for i in range(12):
                     fl.add_finding(conn, scope, f"finding {i}", paths=[f"src/m{i}.py"], kind="drift",
                                    finding_key=f"F{i:02}")

@@ -10,12 +10,9 @@ from typing import Any
 
 import psycopg
 from matching_support import add
-from touch_policy import drift_retires_on_touch
+from touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
-
-#: these tests exercise the path rule on drift findings: their scopes retire on a touch
-_touch_retire = drift_retires_on_touch("api", "s")
 
 FINDINGS = [
     dict(title="Retry storm after connection resets in the pool", key="F-41", keywords=["ECONNRESET_POOL"]),
@@ -43,6 +40,7 @@ def setup_scope(conn: psycopg.Connection[Any], scope: str) -> dict[int, str]:
     ids = {add(conn, scope, f["title"], key=f["key"], slug=f.get("slug"), keywords=f.get("keywords", ()),
                kind=f.get("kind", "review"), paths=f.get("paths", ())): f["key"] for f in FINDINGS}
     fl.set_match_policy(conn, scope, default_branch="main")
+    retire_drift_on_touch(conn, scope)  # the path rule as such on the drift findings
     return ids
 
 

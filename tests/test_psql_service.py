@@ -19,12 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from touch_policy import drift_retires_on_touch
+from touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
-
-#: these tests exercise the path rule on drift findings: their scopes retire on a touch
-_touch_retire = drift_retires_on_touch("07_nightshift")
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICE_SQL = ROOT / "docs" / "examples" / "service.sql"
@@ -94,6 +91,7 @@ def without_created_at(rows: list[Any]) -> list[dict[str, Any]]:
 
 def write_with_python(dsn: str) -> list[fl.MergeResult]:
     with psycopg.connect(dsn, autocommit=True) as conn:
+        retire_drift_on_touch(conn, SCOPE)  # as service.sql's scope row: touch retire for kind drift
         for key, severity, title, paths in REVIEW:
             fl.add_finding(
                 conn, SCOPE, title, paths=paths, kind="drift", severity=severity, finding_key=key,

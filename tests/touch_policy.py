@@ -27,15 +27,17 @@ def retire_drift_on_touch(conn: psycopg.Connection[Any], *scopes: str) -> None:
         fl.set_match_policy(conn, scope, create=True, touch="retire", touch_kind="drift")
 
 
-def drift_retires_on_touch(*scopes: str) -> Any:
-    """An autouse fixture for a module whose tests exercise the path rule on
-    drift findings: before each test, ``scopes`` (created if absent) retire
-    an unchecked drift finding on a resolving touch, in the test's database
+def drift_retires_on_touch(*scopes: str, autouse: bool = True) -> Any:
+    """A fixture (``drift_retires_on_touch``; autouse unless ``autouse=False``,
+    then ``@pytest.mark.usefixtures("drift_retires_on_touch")`` on the tests
+    that need it) for a module whose tests exercise the path rule on drift
+    findings: before each test, ``scopes`` (created if absent) retire an
+    unchecked drift finding on a resolving touch, in the test's database
     (``ledger_dsn``, the one ``ledger_conn`` connects to). Assign it to a
     module-level name: ``_touch = drift_retires_on_touch("spec", "s")``."""
     import pytest
 
-    @pytest.fixture(autouse=True)
+    @pytest.fixture(autouse=autouse, name="drift_retires_on_touch")
     def _drift_retires_on_touch(ledger_dsn: str) -> None:
         with psycopg.connect(ledger_dsn, autocommit=True) as conn:
             retire_drift_on_touch(conn, *scopes)
