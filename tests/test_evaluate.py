@@ -196,7 +196,8 @@ def test_evaluate_prints_the_table_and_writes_the_doc_block(ledger_dsn: str, tmp
     assert "path: line anchor" in result.stdout
     text = doc.read_text(encoding="utf-8")
     assert "old" not in text and text.endswith("<!-- evaluate:end -->\n\nAfter.\n")
-    assert "| default | named | all | 3 | 3 | 3 | 0 (0) | 0 | 0 | 100% | 100% |" in text
+    # 002 by its key; 004 and 005 (kind drift, no check) are flagged by the shipped touch mode, never retired
+    assert "| default | named | all | 3 | 3 | 1 | 0 (0) | 0 | 2 | 100% | 33% |" in text
     assert " s\n" not in text  # no timing in the doc: rerunning changes nothing
     markdown = run("evaluate", str(corpus), "--dsn", ledger_dsn, "--policy", "default", "--markdown")
     assert markdown.stdout.startswith("| policy | case | rule |")
@@ -207,10 +208,10 @@ def test_evaluate_prints_the_table_and_writes_the_doc_block(ledger_dsn: str, tmp
 
 
 def test_check_fails_on_a_false_retirement_under_the_default_policy(ledger_dsn: str, tmp_path: Path) -> None:
-    # label the deletion's finding as fixed by a later commit: the deletion becomes a false retirement
-    corpus = _subset(tmp_path, {"005"}, relabel={"005": "000d" + "0" * 36})
+    # label the key rule's finding as fixed by a later commit: "Fixes F-42." becomes a false retirement
+    corpus = _subset(tmp_path, {"002"}, relabel={"002": "000d" + "0" * 36})
     result = run("evaluate", str(corpus), "--dsn", ledger_dsn, "--policy", "default", "--check")
-    assert "false retirement under 'default': findings-ledger__handmade-005 by 000900000000" in result.stdout
+    assert "false retirement under 'default': findings-ledger__handmade-002 by 000a00000000" in result.stdout
     assert_user_error(result, "the 'default' policy retired 1 finding(s) at a commit other than its fix")
 
 
