@@ -48,6 +48,11 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0017_record_merges_row_index": {},  # a function replaced, one added
     "0018_prefilter_splits_tokens": {},  # a function replaced, two added
     "0019_hunks_per_finding": {},  # one function replaced
+    # ADD COLUMN on scope and finding (constant defaults: no rewrite), the finding's check trigger,
+    # the merge trigger function replaced
+    "0020_finding_checks_file_state_r": {"scope": "AccessExclusiveLock", "finding": "AccessExclusiveLock",
+                                         "merge": "ShareRowExclusiveLock"},
+    "0021_drift_touch_default_flag": {"scope": "ShareUpdateExclusiveLock"},  # COMMENT ON COLUMN scope.touch_modes
 }
 
 STRENGTH = [
