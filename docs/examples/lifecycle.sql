@@ -1,6 +1,8 @@
 -- The finding lifecycle walkthrough of docs/lifecycle.md; one statement fails on purpose, so no ON_ERROR_STOP
 -- (run: psql -X -a -f docs/examples/lifecycle.sql, from the checkout, on a freshly migrated database).
 \set SHOW_CONTEXT never
+-- This scope retires a drift finding on a touch (the shipped touch mode of kind drift is flag).
+INSERT INTO ledger.scope (scope, touch_modes) VALUES ('spec-07', '{"drift": "retire"}');
 -- Report a finding, then report it again: counted, not duplicated.
 SELECT * FROM ledger.report_finding(p_scope => 'spec-07', p_finding_key => 'drift-3',
     p_title => 'packages/nightshift/ does not exist', p_paths => '{packages/nightshift/}',

@@ -12,6 +12,8 @@ import findings_ledger as fl
 dsn = os.environ["LEDGER_DSN"]
 fl.migrate(dsn)  # alembic upgrade head: nothing to do on a database already at head
 with psycopg.connect(dsn, autocommit=True) as conn:
+    # this scope retires a drift finding on a touch (the shipped touch mode of kind drift is flag)
+    fl.set_match_policy(conn, "spec-08", create=True, touch="retire", touch_kind="drift")
     f = fl.add_finding(conn, "spec-08", "packages/af/af/app.py registers night-shift.",
                        paths=["./packages/af/af/app.py:88"], kind="drift", severity="high", finding_key="F03")
     print(f.finding_key, f.paths)                       # the path as stored

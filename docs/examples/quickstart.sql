@@ -1,4 +1,6 @@
 -- The README's SQL example (run: psql -X -v ON_ERROR_STOP=1 -f docs/examples/quickstart.sql).
+-- This scope retires a drift finding on a touch (the shipped default flags it instead).
+INSERT INTO ledger.scope (scope, touch_modes) VALUES ('spec-07', '{"drift": "retire"}');
 -- A drift review reports three findings; paths are normalised on write.
 INSERT INTO ledger.finding (scope, finding_key, kind, severity, title, paths) VALUES
   ('spec-07', 'F01', 'drift', 'high', 'app.py still registers night-shift.', ARRAY['./packages/af/af/app.py:88']),

@@ -2,6 +2,8 @@
 -- (the role that ran the migrations); one statement fails on purpose, so no ON_ERROR_STOP
 -- (run: psql -X -a -f docs/examples/security.sql, from the checkout, on a freshly migrated database).
 \set SHOW_CONTEXT never
+-- These scopes retire a drift finding on a touch (the shipped touch mode of kind drift is flag).
+INSERT INTO ledger.scope (scope, touch_modes) VALUES ('spec-07', '{"drift": "retire"}'), ('spec-08', '{"drift": "retire"}');
 INSERT INTO ledger.finding (scope, kind, title, paths) VALUES
   ('spec-07', 'drift', 'a.py is stale', '{src/a.py}'),
   ('spec-08', 'drift', 'b.py is stale', '{src/b.py}');

@@ -1,4 +1,8 @@
 -- What a service writes with plain SQL (run: psql -X -v ON_ERROR_STOP=1 -f docs/examples/service.sql).
+-- 0. This scope retires a drift finding on a touch (the path rule alone); the shipped
+--    touch mode of kind drift is flag: the finding stays, audited 'flagged'.
+INSERT INTO ledger.scope (scope, touch_modes) VALUES ('07_nightshift', '{"drift": "retire"}');
+
 -- 1. A drift review reports findings; paths are normalised on write.
 INSERT INTO ledger.finding (scope, finding_key, kind, severity, title, paths, source) VALUES
   ('07_nightshift', 'F01', 'drift', 'high', 'The packages/nightshift/ directory does not exist.',

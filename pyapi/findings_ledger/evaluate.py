@@ -30,7 +30,7 @@ finding, ``path:line`` (an anchored path: that line is the problem); else
 none, because a ``named`` finding's ``path`` and ``line`` are where its note
 was written (the README's case B: a deprecation note in ``CHANGELOG.md``),
 not what it is about: filed there, every edit of the changelog would retire
-it (the policy ``default, named filed at their note`` replays them so, to
+it (the policy ``touch retire, named filed at their note`` replays them so, to
 show it). Findings of one
 repository share the scope because they do not interact, with one
 exception the ledger reports itself: evidence that names two active
@@ -218,7 +218,7 @@ POLICIES: tuple[Policy, ...] = (
     Policy("kinds *, line_context 3", {"path_supersede_kinds": ["*"], "line_context": 3}),
     Policy("kinds *, no hunks", {"path_supersede_kinds": ["*"]}, hunks=False),
     Policy("slug mentions resolve", {"slug_mention_resolves": True}),
-    Policy("default, named filed at their note", at_note=True),
+    Policy("touch retire, named filed at their note", {"touch": "retire", "touch_kind": "drift"}, at_note=True),
 )
 
 #: How the path rule's deciding piece (audit ``detail.pieces[].form``) is shown.

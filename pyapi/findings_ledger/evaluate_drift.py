@@ -119,10 +119,10 @@ class DriftPolicy:
     max_groups: int | None = None
 
 
-#: The policies compared on a drift case, today's default first.
+#: The policies compared on a drift case, the shipped default first.
 DRIFT_POLICIES: tuple[DriftPolicy, ...] = (
     DriftPolicy("default (spec commit's date)"),
-    DriftPolicy("Option A: retire on first touch", anchored=False),
+    DriftPolicy("Option A: retire on first touch", {"touch": "retire", "touch_kind": "drift"}, anchored=False),
     DriftPolicy("Option C: last 2 task groups", max_groups=2),
     DriftPolicy("Option C: last 3 task groups", max_groups=3),
     DriftPolicy("checks (resolved_when), default touch", checks=True),

@@ -170,7 +170,8 @@ class MatchPolicy:
     context around a finding's anchor within which a hunk changes it;
     ``touch_modes``: what a resolving touch does to a finding without a
     check, per kind (``{"drift": "recheck", "*": "flag"}``; a kind not
-    listed: ``retire``).
+    listed and no ``*``: ``flag`` for ``drift``, ``retire`` for every other
+    kind, ``ledger._default_touch_mode``).
     """
 
     scope: str

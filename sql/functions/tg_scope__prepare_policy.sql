@@ -19,9 +19,10 @@
 --                          within which a merge's hunk changes it, 0 to
 --                          1000 (default 0: one of the anchored lines);
 --   touch_modes            {"<kind>" | "*": "retire" | "recheck" | "flag"}
---                          (default {}: ledger._default_touch_mode() for
---                          every kind); kinds lower-cased, modes trimmed and
---                          lower-cased.
+--                          (default {}: ledger._default_touch_mode(kind)
+--                          for every kind, flag for drift and retire for
+--                          the others); kinds lower-cased, modes trimmed
+--                          and lower-cased.
 -- Raises LD002 (NULL enabled_rules / path_supersede_kinds /
 -- slug_mention_resolves), LD003 (an unknown rule, a NULL or blank kind, a
 -- blank default_branch, a line_context outside 0-1000), LD004 (a kind over

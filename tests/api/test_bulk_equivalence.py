@@ -35,6 +35,7 @@ import psycopg
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.touch_policy import retire_drift_on_touch
 
 MODES = ("on", "dry", "off")
 WHEN = datetime(2026, 6, 24, 16, 0, tzinfo=timezone.utc)
@@ -225,6 +226,7 @@ class Ledgers:
             for mode in MODES:
                 scope = f"h{n}-{mode}"
                 conn.execute("SELECT ledger.set_hygiene_mode(%s, %s, p_create => true)", (scope, mode))
+                retire_drift_on_touch(conn, scope)  # the path rule as such on the drift findings
                 write(conn, scope, findings, merges)
             states[way] = {mode: state(conn, f"h{n}-{mode}") for mode in MODES}
         return states

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import psycopg
+from support.touch_policy import retire_drift_on_touch
 
 SCOPE = "07_nightshift"
 WHEN = datetime(2026, 6, 24, 16, 51, tzinfo=timezone.utc)
@@ -108,6 +109,8 @@ def states_of(factory: Callable[[], str], merges: list[tuple[str, str, list[str]
     out = []
     for write in ways:
         dsn = factory()
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            retire_drift_on_touch(conn, SCOPE)  # the path rule as such on the drift findings
         write(dsn, merges)
         out.append(end_state(dsn))
     return out

@@ -24,6 +24,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 from findings_ledger.testing import cluster
@@ -169,6 +170,7 @@ def test_the_api_in_transaction_mode_with_prepare_threshold_none(
         try:
             with psycopg.connect(target, autocommit=True, prepare_threshold=None) as conn:
                 scope = f"svc-{n}"
+                retire_drift_on_touch(conn, scope)  # the path rule as such on the drift findings
                 for i in range(12):
                     fl.add_finding(conn, scope, f"finding {i}", paths=[f"src/m{i}.py"], kind="drift",
                                    finding_key=f"F{i:02}")

@@ -10,10 +10,14 @@ from typing import Any
 
 import psycopg
 from click.testing import CliRunner
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
 from findings_ledger.cli import main
 from findings_ledger.importers import drift_key, read_finding_file
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("s", "spec07")
 
 DRIFT = {"drift_findings": [
     {"severity": "major", "description": "packages/af/af/nightshift.py still exists in the repository.",

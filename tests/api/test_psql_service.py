@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 from findings_ledger.testing.schema_dump import client_binary
@@ -89,6 +90,7 @@ def without_created_at(rows: list[Any]) -> list[dict[str, Any]]:
 
 def write_with_python(dsn: str) -> list[fl.MergeResult]:
     with psycopg.connect(dsn, autocommit=True) as conn:
+        retire_drift_on_touch(conn, SCOPE)  # as service.sql's scope row: touch retire for kind drift
         for key, severity, title, paths in REVIEW:
             fl.add_finding(
                 conn, SCOPE, title, paths=paths, kind="drift", severity=severity, finding_key=key,

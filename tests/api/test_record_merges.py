@@ -15,6 +15,7 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg.types.json import Jsonb
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 
@@ -30,6 +31,7 @@ def state(conn: psycopg.Connection[Any]) -> list[list[tuple[Any, ...]]]:
 
 
 def history(conn: psycopg.Connection[Any], scope: str) -> list[int]:
+    retire_drift_on_touch(conn, scope)  # the path rule as such on the drift findings
     return [
         fl.add_finding(conn, scope, "a.py is stale", paths=["src/a.py:42"], kind="drift", observed_at=T),
         fl.add_finding(conn, scope, "Login fails", finding_key="F-7", kind="review", observed_at=T),

@@ -11,6 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from support.gitrepo import git, write
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 from findings_ledger import gitlog
@@ -80,6 +81,7 @@ def test_replay_retires_directory_findings_when_the_directory_goes_or_comes(
     dirs_repo: tuple[Path, dict[str, str]], ledger_conn: psycopg.Connection
 ) -> None:
     repo, shas = dirs_repo
+    retire_drift_on_touch(ledger_conn, "dirs")  # expects present / absent: the path rule as such
     observed = datetime(2026, 7, 1, 12, tzinfo=timezone.utc)  # after the root commit
     gone = fl.add_finding(ledger_conn, "dirs", "a/b/ should not exist", paths=["a/b/"], kind="drift",
                           expects="absent", observed_at=observed)

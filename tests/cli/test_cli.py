@@ -12,9 +12,13 @@ import psycopg
 import pytest
 from click.testing import CliRunner, Result
 from support.gitrepo import build_repo
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
 from findings_ledger.cli import main
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("s", "spec", "repo", autouse=False)
 
 
 def run(*args: str) -> Result:
@@ -75,6 +79,7 @@ def test_demo_prints_the_per_group_table_from_a_fresh_scope(ledger_dsn: str) -> 
         assert conn.execute("SELECT count(*) FROM ledger.active_finding").fetchone() == (4,)
 
 
+@pytest.mark.usefixtures("drift_retires_on_touch")
 def test_active_and_audit_list_what_the_database_holds(ledger_dsn: str) -> None:
     with psycopg.connect(ledger_dsn, autocommit=True) as conn:
         fl.add_finding(conn, "spec", "stale app", paths=["app.py"], kind="drift", finding_key="K1")
@@ -93,6 +98,7 @@ def test_active_and_audit_list_what_the_database_holds(ledger_dsn: str) -> None:
                      r"\s+app\.py\s+│", audit.stdout), audit.stdout
 
 
+@pytest.mark.usefixtures("drift_retires_on_touch")
 def test_replay_git_records_the_history_and_resumes(ledger_dsn: str, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shas = build_repo(repo)

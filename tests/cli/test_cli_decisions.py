@@ -15,9 +15,13 @@ import psycopg
 import pytest
 from click.testing import CliRunner, Result
 from support.gitrepo import build_hunk_repo, git, lines, write
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
 from findings_ledger.cli import main
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("c", "g", "h", "p", "r", "s", autouse=False)
 
 
 def run(*args: str) -> Result:
@@ -45,6 +49,7 @@ def merges(dsn: str, scope: str) -> list[tuple[str, list[str], list[str] | None,
                             "ORDER BY id", (scope,)).fetchall()
 
 
+@pytest.mark.usefixtures("drift_retires_on_touch")
 def test_replay_git_records_added_deleted_and_hunks(ledger_dsn: str, hunk_repo: tuple[Path, dict[str, str]]) -> None:
     path, shas = hunk_repo
     with psycopg.connect(ledger_dsn, autocommit=True) as conn:
@@ -75,6 +80,7 @@ def test_replay_git_records_added_deleted_and_hunks(ledger_dsn: str, hunk_repo: 
     assert anchors == ({"src/a.py": [15, 15]},)
 
 
+@pytest.mark.usefixtures("drift_retires_on_touch")
 def test_a_commit_older_than_the_finding_never_retires_it(ledger_dsn: str, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -152,7 +158,7 @@ def test_policy_shows_and_sets_the_match_policy(ledger_dsn: str) -> None:
         "slug_mentions   off",
         "default_branch  (none: every branch counts)",
         "line_context    0",
-        "touch           (default: retire for every kind)",
+        "touch           (default: flag for drift, retire for every other kind)",
     ]
     changed = run("policy", "spec7", "--path-kinds", "drift, review", "--slug-mentions", "on", "--line-context", "3",
                   "--default-branch", "main", "--rules", "path,key", "--dsn", ledger_dsn)
@@ -163,7 +169,7 @@ def test_policy_shows_and_sets_the_match_policy(ledger_dsn: str) -> None:
         "slug_mentions   on",
         "default_branch  main",
         "line_context    3",
-        "touch           (default: retire for every kind)",
+        "touch           (default: flag for drift, retire for every other kind)",
     ]
     kept = run("policy", "spec7", "--path-kinds", "*", "--default-branch", "", "--dsn", ledger_dsn)
     assert kept.stdout.splitlines()[2:] == [
@@ -172,7 +178,7 @@ def test_policy_shows_and_sets_the_match_policy(ledger_dsn: str) -> None:
         "slug_mentions   on",
         "default_branch  (none: every branch counts)",
         "line_context    3",
-        "touch           (default: retire for every kind)",
+        "touch           (default: flag for drift, retire for every other kind)",
     ]
     assert_user_error(run("policy", "spec7", "--line-context", "-1", "--dsn", ledger_dsn), "line_context", "LD003")
     assert_user_error(run("policy", "spec7", "--rules", "key,paths", "--dsn", ledger_dsn), "paths", "LD003")

@@ -54,16 +54,23 @@ def outcomes(result: ev.Evaluation, policy: str) -> dict[str, tuple[str | None, 
 
 def test_the_hand_made_cases(ledger_conn: psycopg.Connection[Any]) -> None:
     corpora = ev.load_corpus(HANDMADE)
-    result = ev.evaluate(ledger_conn, corpora)
+    retire = ev.Policy("default, touch retire", {"touch": "retire", "touch_kind": "drift"})
+    result = ev.evaluate(ledger_conn, corpora, [*ev.POLICIES, retire])
     default = outcomes(result, "default")
     assert {k: v for k, v in default.items() if k not in ("001", "008")} == {
         "002": ("00a", "key"),  # "Fixes F-42."; not "Refs F-42" nor "Does not fix F-42 yet"
         "003": ("00c", "keyword"),  # "Fixes ECONNRESET_POOL."; not "Handle ECONNRESET_POOL in ..."
-        "004": ("007", "path: added (present)"),  # the scaffold adds files under packages/nightshift/
-        "005": ("009", "path: deleted (absent)"),  # the deletion, not the reformatting before it
+        "004": (None, None),  # kind drift without a check: the shipped touch mode flags, never retires
+        "005": (None, None),
         "006": (None, None),  # kind todo: the default path rule only records candidates
         "007": (None, None),
     }
+    # the path rule as such (touch retire for kind drift): expects present / absent
+    by_path = outcomes(result, "default, touch retire")
+    assert by_path["004"] == ("007", "path: added (present)")  # the scaffold adds files under packages/nightshift/
+    assert by_path["005"] == ("009", "path: deleted (absent)")  # the deletion, not the reformatting before it
+    assert {k: v for k, v in by_path.items() if k not in ("004", "005")} == {
+        k: v for k, v in default.items() if k not in ("004", "005")}
     every_kind = outcomes(result, "kinds *")
     # the anchor moves down 5 lines with the insertion above it, is kept by the edit below it,
     # and retires at the rewrite (line_context 0)
@@ -82,6 +89,10 @@ def test_the_hand_made_cases(ledger_conn: psycopg.Connection[Any]) -> None:
     assert (no_hunks.tp, no_hunks.fp, no_hunks.fp_hard) == (0, 2, 2)
     # present and absent never depend on hunks
     assert outcomes(result, "default, no hunks")["004"] == outcomes(result, "default")["004"]
+    flags = ledger_conn.execute(
+        "SELECT count(*) FROM ledger.supersession a JOIN ledger.finding f ON f.id = a.finding_id "
+        "WHERE a.action = 'flagged' AND f.kind = 'drift'").fetchone()
+    assert flags is not None and flags[0] > 0
 
 
 def test_commit_prose_as_people_write_it(ledger_conn: psycopg.Connection[Any]) -> None:
@@ -185,7 +196,8 @@ def test_evaluate_prints_the_table_and_writes_the_doc_block(ledger_dsn: str, tmp
     assert "path: line anchor" in result.stdout
     text = doc.read_text(encoding="utf-8")
     assert "old" not in text and text.endswith("<!-- evaluate:end -->\n\nAfter.\n")
-    assert "| default | named | all | 3 | 3 | 3 | 0 (0) | 0 | 0 | 100% | 100% |" in text
+    # 002 by its key; 004 and 005 (kind drift, no check) are flagged by the shipped touch mode, never retired
+    assert "| default | named | all | 3 | 3 | 1 | 0 (0) | 0 | 2 | 100% | 33% |" in text
     assert " s\n" not in text  # no timing in the doc: rerunning changes nothing
     markdown = run("evaluate", str(corpus), "--dsn", ledger_dsn, "--policy", "default", "--markdown")
     assert markdown.stdout.startswith("| policy | case | rule |")
@@ -196,10 +208,10 @@ def test_evaluate_prints_the_table_and_writes_the_doc_block(ledger_dsn: str, tmp
 
 
 def test_check_fails_on_a_false_retirement_under_the_default_policy(ledger_dsn: str, tmp_path: Path) -> None:
-    # label the deletion's finding as fixed by a later commit: the deletion becomes a false retirement
-    corpus = _subset(tmp_path, {"005"}, relabel={"005": "000d" + "0" * 36})
+    # label the key rule's finding as fixed by a later commit: "Fixes F-42." becomes a false retirement
+    corpus = _subset(tmp_path, {"002"}, relabel={"002": "000d" + "0" * 36})
     result = run("evaluate", str(corpus), "--dsn", ledger_dsn, "--policy", "default", "--check")
-    assert "false retirement under 'default': findings-ledger__handmade-005 by 000900000000" in result.stdout
+    assert "false retirement under 'default': findings-ledger__handmade-002 by 000a00000000" in result.stdout
     assert_user_error(result, "the 'default' policy retired 1 finding(s) at a commit other than its fix")
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from support.gitrepo import NON_ASCII, QUOTE, SPACE, build_hunk_repo, build_repo, git
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 from findings_ledger import gitlog
@@ -102,6 +103,7 @@ def test_replay_supersedes_by_the_paths_of_each_commit(
 ) -> None:
     path, shas = repo
     scope = "repo"
+    retire_drift_on_touch(ledger_conn, scope)  # the path rule as such
     keys = {
         "old-side": ["src/old.py"],  # the rename's old path
         "new-side": ["src/new.py"],  # the rename's new path

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import psycopg
 from click.testing import CliRunner
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
 from findings_ledger.cli import main
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("spec")
 
 
 def run(*args: str) -> tuple[int, str]:

@@ -244,8 +244,15 @@ def test_naming_evidence_passes_the_gate_on_the_day_of_a_date_only_observation(
 
 
 def test_the_shipped_default_touch_mode_is_in_one_place(ledger_conn: psycopg.Connection) -> None:
-    assert ledger_conn.execute("SELECT ledger._default_touch_mode()").fetchone() == ("retire",)
-    assert ledger_conn.execute("SELECT ledger._touch_mode('{}', 'drift')").fetchone() == ("retire",)
+    assert ledger_conn.execute(
+        "SELECT ledger._default_touch_mode('drift'), ledger._default_touch_mode('review'), "
+        "ledger._default_touch_mode('todo')").fetchone() == ("flag", "retire", "retire")
+    assert ledger_conn.execute("SELECT ledger._touch_mode('{}', 'drift'), ledger._touch_mode('{}', 'review')"
+                               ).fetchone() == ("flag", "retire")
+    # an entry of the scope wins over the shipped mode; "*" too
+    assert ledger_conn.execute(
+        "SELECT ledger._touch_mode(%s, 'drift'), ledger._touch_mode(%s, 'drift')",
+        (Jsonb({"drift": "retire"}), Jsonb({"*": "recheck"}))).fetchone() == ("retire", "recheck")
     assert ledger_conn.execute(
         "SELECT ledger._touch_mode(%s, 'drift'), ledger._touch_mode(%s, 'review')",
         (Jsonb({"drift": "flag", "*": "recheck"}), Jsonb({"drift": "flag", "*": "recheck"}))).fetchone() == (

@@ -20,6 +20,7 @@ from typing import Any
 import psycopg
 import pytest
 from support.matching import module_conn, module_dsn  # noqa: F401
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 
@@ -215,6 +216,9 @@ def test_the_table_covers_every_rule() -> None:
 
 
 def insert_findings(conn: psycopg.Connection[Any], scope: str, case: DCase) -> dict[int, str]:
+    """The case's findings in a scope that retires drift findings on a touch
+    (the path rule as such; a case's own policy may set another touch mode)."""
+    retire_drift_on_touch(conn, scope)
     labels = {}
     for label, spec in case.findings.items():
         row = conn.execute(
@@ -267,6 +271,7 @@ def audit(conn: psycopg.Connection[Any], scope: str) -> list[tuple[Any, ...]]:
 def test_a_move_is_audited_with_both_ranges_and_the_finding_reads_the_new_one(
     ledger_conn: psycopg.Connection[Any],
 ) -> None:
+    retire_drift_on_touch(ledger_conn, "s")  # the path rule as such
     f = fl.add_finding(ledger_conn, "s", "Off-by-one in the pager", paths=["src/a.py:42"], kind="drift")
     assert (f.paths, f.anchors) == (["src/a.py"], {"src/a.py": [42, 42]})
     m = fl.record_merge(ledger_conn, "s", "aa01", ["src/a.py"], message="Add a licence header",
@@ -287,6 +292,7 @@ def test_a_move_is_audited_with_both_ranges_and_the_finding_reads_the_new_one(
 
 
 def test_the_causality_reason_names_both_times(ledger_conn: psycopg.Connection[Any]) -> None:
+    retire_drift_on_touch(ledger_conn, "s")  # the path rule as such
     fl.add_finding(ledger_conn, "s", "stale", paths=["a.py"], kind="drift",
                    observed_at=datetime(2026, 5, 24, 9, 30, tzinfo=timezone.utc))
     r = fl.record_merge(ledger_conn, "s", "bb01", ["a.py"], merged_at=datetime(2026, 5, 17, 8, 0, tzinfo=timezone.utc))
@@ -327,6 +333,7 @@ def test_an_older_merge_replayed_through_record_merge_retires_nothing(
     the file a week before the finding was filed leaves it alone; a commit
     after it retires it."""
     filed = datetime(2026, 5, 24, tzinfo=timezone.utc)
+    retire_drift_on_touch(ledger_conn, "replay")  # the path rule as such
     f = fl.add_finding(ledger_conn, "replay", "claims never expire", paths=["internal/manager.go"], kind="drift",
                        observed_at=filed)
     history = [("c0ffee01", filed - timedelta(days=7), "Add the claim manager"),

@@ -73,7 +73,7 @@ def _rows(result: Result) -> dict[str, list[str]]:
 
 def test_the_drift_case_per_policy(case_dir: Path, ledger_dsn: str) -> None:
     policies = ["default (spec commit's date)", "Option A: retire on first touch", "Option C: last 2 task groups",
-                "checks (resolved_when), default touch", "--touch flag"]
+                "checks (resolved_when), default touch", "--touch flag", "--touch retire"]
     args = ["evaluate", str(case_dir), "--dsn", ledger_dsn, "--markdown"]
     for p in policies:
         args += ["--policy", p]
@@ -81,8 +81,10 @@ def test_the_drift_case_per_policy(case_dir: Path, ledger_dsn: str) -> None:
     assert result.exit_code == 0, result.output
     rows = _rows(result)
     # columns: at the fix, early, late, never, kept, precision, recall
-    # the version bump touched pyproject.toml: a touch retires F01 there, while still true
-    assert rows["default (spec commit's date)"] == ["1", "1", "0", "0", "0", "50%", "50%"]
+    # the shipped touch mode of drift is flag: a touch retires no unchecked finding
+    assert rows["default (spec commit's date)"] == ["0", "0", "0", "2", "0", "–", "0%"]
+    # retire on touch: the version bump touched pyproject.toml and retires F01 there, while still true
+    assert rows["--touch retire"] == ["1", "1", "0", "0", "0", "50%", "50%"]
     assert rows["Option A: retire on first touch"] == ["1", "1", "0", "0", "0", "50%", "50%"]
     # group 2 begins at the fix of F01: F02 leaves the prompts while still true
     assert rows["Option C: last 2 task groups"] == ["1", "1", "0", "0", "0", "50%", "50%"]
@@ -90,7 +92,7 @@ def test_the_drift_case_per_policy(case_dir: Path, ledger_dsn: str) -> None:
     assert rows["checks (resolved_when), default touch"] == ["2", "0", "0", "0", "0", "100%", "100%"]
     # flag never retires an unchecked finding
     assert rows["--touch flag"] == ["0", "0", "0", "2", "0", "–", "0%"]
-    assert "drift case owner__drift: 4 commits, 1 specs, 2 findings (2 labelled fixes), 5 policies" in result.stdout
+    assert "drift case owner__drift: 4 commits, 1 specs, 2 findings (2 labelled fixes), 6 policies" in result.stdout
 
 
 def test_a_custom_touch_policy_and_mistakes(case_dir: Path, ledger_dsn: str) -> None:

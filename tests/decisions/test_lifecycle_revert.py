@@ -7,8 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("spec-07", "other-scope")
 
 SCOPE = "spec-07"
 C1 = "1111111111111111111111111111111111111111"

@@ -18,6 +18,7 @@ from typing import Any
 import psycopg
 import pytest
 from support.matching import add, module_conn, module_dsn  # noqa: F401
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 
@@ -321,6 +322,7 @@ def test_the_table_has_at_least_80_cases() -> None:
 def test_message_case(module_conn: psycopg.Connection[Any], case: Case) -> None:  # noqa: F811
     conn = module_conn
     scope = f"case:{case.id}"
+    retire_drift_on_touch(conn, scope)  # a drift touch: the path rule as such
     labels: dict[int | None, str] = {None: "(merge)"}
     for n, (label, spec) in enumerate(case.findings.items()):
         title = spec.get("title") or f"Placeholder zqx{n} entry"

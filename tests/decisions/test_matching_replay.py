@@ -15,6 +15,7 @@ from typing import Any
 import psycopg
 import pytest
 from click.testing import CliRunner
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 from findings_ledger.cli import main
@@ -127,6 +128,7 @@ def test_import_reports_bad_files_and_imports_the_rest(ledger_conn: psycopg.Conn
 def test_replay_retires_exactly_the_resolved_findings(ledger_conn: psycopg.Connection[Any],
                                                       workspace: tuple[Path, Path]) -> None:
     findings, repo = workspace
+    retire_drift_on_touch(ledger_conn, "ws")  # the path rule as such on the drift findings
     fl.import_findings(ledger_conn, "ws", findings)
     merges = list(read_merges(repo, "HEAD~8..HEAD"))
     assert len(merges) == 8  # after the initial import; the feature branch's own commit is not first-parent
@@ -154,6 +156,7 @@ def test_dry_mode_changes_nothing_and_reports_the_same_decisions(ledger_conn: ps
                                                                  workspace: tuple[Path, Path]) -> None:
     findings, repo = workspace
     merges = list(read_merges(repo, "HEAD~8..HEAD"))
+    retire_drift_on_touch(ledger_conn, "live", "dry")  # the path rule as such on the drift findings
     for scope in ("live", "dry"):
         fl.import_findings(ledger_conn, scope, findings)
     fl.set_hygiene_mode(ledger_conn, "dry", "dry")
@@ -168,6 +171,7 @@ def test_dry_mode_changes_nothing_and_reports_the_same_decisions(ledger_conn: ps
 def test_preview_and_cli_hygiene_dry_change_nothing(ledger_conn: psycopg.Connection[Any], ledger_dsn: str,
                                                     workspace: tuple[Path, Path]) -> None:
     findings, repo = workspace
+    retire_drift_on_touch(ledger_conn, "ws")  # the path rule as such on the drift findings
     fl.import_findings(ledger_conn, "ws", findings)
     merges = list(read_merges(repo, "HEAD~8..HEAD"))
     preview = fl.preview_replay(ledger_conn, "ws", merges)

@@ -10,6 +10,7 @@ from typing import Any
 
 import psycopg
 from support.matching import add
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 
@@ -39,6 +40,7 @@ def setup_scope(conn: psycopg.Connection[Any], scope: str) -> dict[int, str]:
     ids = {add(conn, scope, f["title"], key=f["key"], slug=f.get("slug"), keywords=f.get("keywords", ()),
                kind=f.get("kind", "review"), paths=f.get("paths", ())): f["key"] for f in FINDINGS}
     fl.set_match_policy(conn, scope, default_branch="main")
+    retire_drift_on_touch(conn, scope)  # the path rule as such on the drift findings
     return ids
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 
@@ -18,6 +19,9 @@ SHA_3 = "3" * 40
 
 
 def drift(conn: psycopg.Connection, title: str, paths: list[str], scope: str = "spec") -> int:
+    """A drift finding in a scope that retires drift findings on a touch:
+    the path rule as such (the shipped touch mode of drift is flag)."""
+    retire_drift_on_touch(conn, scope)
     return fl.add_finding(conn, scope, title, paths=paths, kind="drift").id
 
 

@@ -31,13 +31,79 @@ def active(conn: psycopg.Connection[Any], scope: str = "s") -> list[int]:
     return sorted(f.id for f in fl.active_findings(conn, scope))
 
 
-def test_retire_is_the_default_and_today_s_path_rule(ledger_conn: psycopg.Connection) -> None:
+def test_flag_is_the_shipped_default_for_drift(ledger_conn: psycopg.Connection) -> None:
+    """An unchecked drift finding touched by a merge stays active, its audit
+    row says flagged, and the prompt read lists the touching merge."""
+    f = drift(ledger_conn, "F1", "a.py")
+    r = fl.record_merge(ledger_conn, "s", "342b7a0" + "0" * 33, paths=["a.py"],
+                        message="Move night-shift into its own package\n\nDetails.")
+    assert [(d.finding_id, d.action, d.rule) for d in r.decisions] == [(f, "flagged", "path")]
+    assert "touch mode flag" in r.decisions[0].reason
+    assert active(ledger_conn) == [f]
+    assert ledger_conn.execute("SELECT superseded_at, superseded_by FROM ledger.finding WHERE id = %s",
+                               (f,)).fetchone() == (None, None)
+    assert ledger_conn.execute("SELECT finding_id, action, rule, evidence FROM ledger.supersession").fetchall() == [
+        (f, "flagged", "path", "a.py")]
+    findings = ledger_conn.execute("SELECT findings FROM ledger.read_prompt_findings('s')").fetchone()[0]
+    assert [(x["id"], x["touched_by"]) for x in findings] == [
+        (f, [{"sha": "342b7a0" + "0" * 33, "subject": "Move night-shift into its own package"}])]
+    policy = fl.set_match_policy(ledger_conn, "s")
+    assert policy.touch_modes == {}
+    assert ledger_conn.execute("SELECT count(*) FROM ledger.recheck_request").fetchone() == (0,)
+
+
+def test_the_default_flags_plain_insert_writers_too(ledger_conn: psycopg.Connection) -> None:
+    """A service writing rows gets the same default as the API."""
+    fid = ledger_conn.execute(
+        "INSERT INTO ledger.finding (scope, title, kind, paths, observed_at) "
+        "VALUES ('p', 'cli.py is stale', 'drift', '{cli.py}', '2020-01-01Z') RETURNING id").fetchone()[0]
+    ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, message, paths) "
+                        "VALUES ('p', %s, 'Edit cli.py', '{cli.py}')", ("b" * 40,))
+    assert ledger_conn.execute("SELECT action FROM ledger.supersession WHERE finding_id = %s",
+                               (fid,)).fetchall() == [("flagged",)]
+    assert active(ledger_conn, "p") == [fid]
+
+
+def test_a_checked_drift_finding_is_not_flagged_by_the_default(ledger_conn: psycopg.Connection) -> None:
+    """A checked finding is decided by its check, whatever the touch mode:
+    a touch opens a file-state request and the check retires it."""
+    f = fl.add_finding(ledger_conn, "s", "extraction.py does not exist", finding_key="F1", kind="drift",
+                       paths=["extraction.py"], observed_at=OLD,
+                       resolved_when={"path_exists": "extraction.py"}).id
+    r = fl.record_merge(ledger_conn, "s", "c" * 40, paths=["extraction.py"], added=["extraction.py"])
+    assert [(d.finding_id, d.action, d.rule) for d in r.decisions] == [
+        (f, "check_requested", "path"), (f, "superseded", "check")]
+    assert active(ledger_conn) == []
+    assert ledger_conn.execute("SELECT count(*) FROM ledger.supersession WHERE action = 'flagged'"
+                               ).fetchone() == (0,)
+
+
+def test_other_kinds_keep_retire_and_candidate(ledger_conn: psycopg.Connection) -> None:
+    """Kinds other than drift keep their behaviour: outside the path kinds a
+    touch is a candidate; inside them (path_supersede_kinds '*') it retires."""
+    review = drift(ledger_conn, "R1", "a.py", kind="review")
+    r = fl.record_merge(ledger_conn, "s", "d" * 40, paths=["a.py"])
+    assert [(d.finding_id, d.action) for d in r.decisions] == [(review, "candidate")]
+    fl.set_match_policy(ledger_conn, "t", path_supersede_kinds=["*"], create=True)
+    todo = drift(ledger_conn, "T1", "b.py", kind="todo", scope="t")
+    flagged = drift(ledger_conn, "D1", "b.py", scope="t")
+    r = fl.record_merge(ledger_conn, "t", "e" * 40, paths=["b.py"])
+    assert sorted((d.finding_id, d.action, d.rule) for d in r.decisions) == sorted(
+        [(todo, "superseded", "path"), (flagged, "flagged", "path")])
+    assert active(ledger_conn, "t") == [flagged]
+
+
+def test_touch_retire_restores_the_path_rule(ledger_conn: psycopg.Connection) -> None:
+    fl.set_match_policy(ledger_conn, "s", touch="retire", touch_kind="drift", create=True)
     f = drift(ledger_conn, "F1", "a.py")
     r = fl.record_merge(ledger_conn, "s", "a" * 40, paths=["a.py"])
     assert [(d.action, d.rule) for d in r.decisions] == [("superseded", "path")]
     assert f not in active(ledger_conn)
-    policy = fl.set_match_policy(ledger_conn, "s")
-    assert policy.touch_modes == {}
+    # back to the shipped mode: the next drift finding is flagged
+    assert fl.set_match_policy(ledger_conn, "s", touch="", touch_kind="drift").touch_modes == {}
+    g = drift(ledger_conn, "F2", "a.py")
+    r = fl.record_merge(ledger_conn, "s", "f" * 40, paths=["a.py"])
+    assert [(d.finding_id, d.action) for d in r.decisions] == [(g, "flagged")]
 
 
 def test_touch_modes_per_kind_and_star(ledger_conn: psycopg.Connection) -> None:
@@ -51,7 +117,7 @@ def test_touch_modes_per_kind_and_star(ledger_conn: psycopg.Connection) -> None:
         (flagged, "flagged"), (rechecked, "recheck_requested")]
     assert active(ledger_conn) == sorted([flagged, rechecked])
     assert "touch mode flag" in next(d.reason for d in r.decisions if d.finding_id == flagged)
-    # '' removes an entry: back to retire for drift? no: '*' still says recheck
+    # '' removes an entry: back to the shipped flag for drift? no: '*' still says recheck
     assert fl.set_match_policy(ledger_conn, "s", touch="", touch_kind="drift").touch_modes == {"*": "recheck"}
 
 
@@ -186,4 +252,7 @@ def test_cli_policy_touch(ledger_dsn: str) -> None:
     assert out.exit_code != 0
     assert "--kind needs --touch" in out.output
     out = runner.invoke(main, ["policy", "--dsn", ledger_dsn, "s", "--touch", "default", "--kind", "drift"])
-    assert "touch           (default: retire for every kind)" in out.output
+    assert "touch           (default: flag for drift, retire for every other kind)" in out.output
+    out = runner.invoke(main, ["policy", "--dsn", ledger_dsn, "s", "--touch", "retire", "--kind", "drift"])
+    assert out.exit_code == 0, out.output
+    assert "touch           drift: retire" in out.output

@@ -5,8 +5,12 @@ second connection when the transaction commits, and never when it rolls back.
 from __future__ import annotations
 
 import psycopg
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("spec-07")
 
 SCOPE = "spec-07"
 

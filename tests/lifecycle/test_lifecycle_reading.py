@@ -9,8 +9,12 @@ from typing import Any
 
 import psycopg
 import pytest
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("s", "spec-07")
 
 SCOPE = "spec-07"
 

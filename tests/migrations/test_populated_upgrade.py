@@ -299,6 +299,9 @@ def test_upgrade_from_the_first_revision_keeps_every_row_and_derived_value(
             "AND f.paths[1] LIKE 'src/%.py' ORDER BY f.id LIMIT 1"
         ).fetchone()
         assert target is not None
+        # ... under touch retire for kind drift (an upgraded scope without touch_modes takes
+        # the shipped mode of drift, flag, which keeps a touched unchecked finding active) ...
+        conn.execute("SELECT ledger.set_match_policy(%s, p_touch => 'retire', p_touch_kind => 'drift')", (target[2],))
         merge_id = conn.execute(
             "INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES (%s, 'feedface', %s) RETURNING id",
             (target[2], [target[1]]),

@@ -32,8 +32,12 @@ import psycopg
 import pytest
 from support.lifecycle_load import check_audit_replay, run, seed
 from support.security import connect_as, wait_until_blocked
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("spec")
 
 LOAD_SECONDS = float(os.environ.get("LEDGER_STRESS_SECONDS", "3"))
 

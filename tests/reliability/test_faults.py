@@ -23,6 +23,7 @@ import psycopg
 import pytest
 from support.load import check_serial_replay, run_load, setup
 from support.security import connect_as, counts, wait_until_blocked
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 from findings_ledger.testing import cluster
@@ -48,6 +49,7 @@ def victim_locks(observer: psycopg.Connection[Any], pid: int) -> set[tuple[str, 
 def test_backend_terminated_inside_the_merge_trigger_leaves_nothing(
     ledger_conn: psycopg.Connection, ledger_dsn: str, where: str
 ) -> None:
+    retire_drift_on_touch(ledger_conn, "spec")  # the path rule as such on the drift findings
     first = fl.add_finding(ledger_conn, "spec", "first", paths=["src/a.py"], kind="drift").id
     second = fl.add_finding(ledger_conn, "spec", "second", paths=["src/"], kind="drift").id
     before = counts(ledger_conn)

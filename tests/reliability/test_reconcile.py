@@ -16,6 +16,7 @@ import psycopg
 import pytest
 from psycopg.types.json import Jsonb
 from support.security import as_role, counts, wait_until_blocked
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 
@@ -41,6 +42,7 @@ def replica(conn: psycopg.Connection[Any], on: bool) -> None:
 
 
 def write_findings(conn: psycopg.Connection[Any], via_replica: bool) -> None:
+    retire_drift_on_touch(conn, *sorted({f[0] for f in FINDINGS}))  # the path rule as such
     for scope, title, paths, by_replica in FINDINGS:
         replica(conn, via_replica and by_replica)
         conn.execute("INSERT INTO ledger.finding (scope, title, kind, paths) VALUES (%s, %s, 'drift', %s)",
@@ -95,6 +97,7 @@ def test_reconcile_is_idempotent(ledger_conn: psycopg.Connection) -> None:
 
 
 def test_reconcile_follows_hygiene_mode(ledger_conn: psycopg.Connection) -> None:
+    retire_drift_on_touch(ledger_conn, "spec")
     fid = fl.add_finding(ledger_conn, "spec", "stale", paths=["a.py"], kind="drift").id
     fl.set_hygiene_mode(ledger_conn, "spec", "dry")
     replica(ledger_conn, True)
@@ -114,7 +117,8 @@ def test_reconcile_creates_a_scope_only_replicated_rows_name(ledger_conn: psycop
     replica(ledger_conn, False)
     assert ledger_conn.execute("SELECT count(*) FROM ledger.scope").fetchone() == (0,)
     [result] = fl.reconcile(ledger_conn, "replicated")
-    assert len(result.superseded) == 1
+    # the created scope has the shipped touch mode: the unchecked drift finding is flagged
+    assert result.superseded == [] and [d.action for d in result.decisions] == ["flagged"]
     assert ledger_conn.execute("SELECT scope, hygiene_mode FROM ledger.scope").fetchall() == [("replicated", "on")]
 
 
@@ -182,6 +186,7 @@ MATCHING_MERGES = [
 
 def write_matching(conn: psycopg.Connection[Any], via_replica: bool) -> None:
     fl.set_match_policy(conn, "spec", default_branch="main", create=True)
+    retire_drift_on_touch(conn, "spec")  # the path rule as such
     for key, title, keywords, paths in (("F-1", "parser drops data", [], ["src/a.py"]),
                                         ("F-2", "lexer is slow", [], ["lib/"]),
                                         (None, "socket reset", ["ECONNRESET_7"], [])):
@@ -246,6 +251,7 @@ DECISION_MERGES = [
 
 
 def write_decisions(conn: psycopg.Connection[Any], via_replica: bool) -> None:
+    retire_drift_on_touch(conn, "spec")  # the path rule as such
     for title, paths, expects, observed, by_replica in DECISION_FINDINGS:
         replica(conn, via_replica and by_replica)
         conn.execute("INSERT INTO ledger.finding (scope, title, kind, paths, expects, observed_at) "

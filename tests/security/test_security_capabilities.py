@@ -10,8 +10,12 @@ from __future__ import annotations
 import psycopg
 import pytest
 from support.security import as_role, connect_as
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("s")
 
 SHA = "1234abcd" * 5
 

@@ -19,8 +19,12 @@ from __future__ import annotations
 import psycopg
 import pytest
 from support.security import as_role, ensure_login_role
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("att", "victim")
 
 ATTACKER = "ledger_test_attacker"
 HOSTILE_PATH = "SET search_path = pg_temp, public, pg_catalog"

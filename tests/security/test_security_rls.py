@@ -10,6 +10,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 from support.security import as_role, counts
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 
@@ -19,6 +20,7 @@ def tenants(ledger_conn: psycopg.Connection) -> psycopg.Connection:
     """Scopes 'tenant-a' and 'tenant-b', each with a finding on src/a.py and
     one merge on docs/, then per-scope row-level security turned on."""
     for scope in ("tenant-a", "tenant-b"):
+        retire_drift_on_touch(ledger_conn, scope)  # the path rule as such on the drift findings
         fl.add_finding(ledger_conn, scope, f"{scope}: a.py is stale", paths=["src/a.py"], kind="drift")
         fl.add_finding(ledger_conn, scope, f"{scope}: docs", paths=["docs/"], kind="drift")
         fl.record_merge(ledger_conn, scope, "d0c5" + ("a" if scope == "tenant-a" else "b"), ["docs/x.md"])

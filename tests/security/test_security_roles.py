@@ -16,6 +16,7 @@ import pytest
 from alembic import command
 from support.migrations import below_baseline
 from support.security import ROLES, as_role
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 from findings_ledger.api import alembic_config
@@ -178,7 +179,7 @@ NO_GRANTS = [
     "ledger._merge_file_states(text[],text[],text[],text[])",
     "ledger._settle_checks(bigint)",
     "ledger._touch_mode(jsonb,text)",
-    "ledger._default_touch_mode()",
+    "ledger._default_touch_mode(text)",
     "ledger.tg_finding__prepare_check()",
     "ledger._apply_revert(bigint)",
     "ledger._path_keys(text[])",
@@ -366,6 +367,7 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
 
 
 def test_writer_plain_insert_supersedes_and_audits(ledger_conn: psycopg.Connection) -> None:
+    retire_drift_on_touch(ledger_conn, "s")  # the path rule as such on the drift findings
     with as_role(ledger_conn, "ledger_writer") as conn:
         fid = conn.execute(
             "INSERT INTO ledger.finding (scope, title, kind, paths) VALUES ('s', 'a.py is stale', 'drift', "
@@ -388,6 +390,7 @@ def test_writer_plain_insert_supersedes_and_audits(ledger_conn: psycopg.Connecti
 
 
 def test_writer_api_calls_work(ledger_conn: psycopg.Connection) -> None:
+    retire_drift_on_touch(ledger_conn, "s")  # the path rule as such on the drift findings
     with as_role(ledger_conn, "ledger_writer") as conn:
         f = fl.add_finding(conn, "s", "stale", paths=["./b.py:3"], kind="drift")
         r = fl.record_merge(conn, "s", "abcd", ["b.py"], node_id="n1")
@@ -396,6 +399,7 @@ def test_writer_api_calls_work(ledger_conn: psycopg.Connection) -> None:
 
 
 def test_reader_and_admin_api_calls_work(ledger_conn: psycopg.Connection) -> None:
+    retire_drift_on_touch(ledger_conn, "s")  # the path rule as such on the drift findings
     fid = fl.add_finding(ledger_conn, "s", "stale", paths=["b.py"], kind="drift").id
     mid = fl.record_merge(ledger_conn, "s", "abcd", ["b.py"]).merge_id
     fl.add_finding(ledger_conn, "s", "open", paths=["c.py"], kind="drift")

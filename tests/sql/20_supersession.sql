@@ -67,13 +67,16 @@ SELECT is((SELECT superseded FROM f WHERE finding_key = 'lg-1'), true,
     'Once the scope is on, a merge touching the file supersedes the finding.');
 
 -- a multi-row INSERT behaves like the same rows one by one, in order
+-- (the path rule alone: touch retire for kind drift)
+INSERT INTO ledger.scope (scope, touch_modes) VALUES ('multi', '{"drift": "retire"}');
 INSERT INTO ledger.finding (scope, finding_key, kind, title, paths) VALUES ('multi', 'm-1', 'drift', 'Two merges race', ARRAY['x.py']);
 INSERT INTO ledger.merge (scope, commit_sha, node_id, paths)
 VALUES ('multi', 'aaaa1111', 'first', ARRAY['x.py']), ('multi', 'bbbb2222', 'second', ARRAY['x.py']);
 SELECT is((SELECT superseded_by FROM f WHERE finding_key = 'm-1'), 'first',
     'In a multi-row INSERT the first merge in the statement supersedes the finding.');
 
--- the path rule follows the scope's path_supersede_kinds (0004; default {drift})
+-- the path rule follows the scope's path_supersede_kinds (default {drift});
+-- the shipped touch mode of kind drift is flag: the touched drift finding stays
 INSERT INTO ledger.finding (scope, finding_key, kind, title, paths) VALUES
     ('kinds', 'k-review', 'review', 'A review note on y.py', ARRAY['y.py']),
     ('kinds', 'k-drift', 'drift', 'A drift note on y.py', ARRAY['y.py']);
@@ -81,8 +84,8 @@ INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('kinds', 'cccc1111',
 SELECT results_eq(
     $$SELECT fi.finding_key, fi.superseded_at IS NOT NULL, s.action FROM ledger.finding fi
         JOIN ledger.supersession s ON s.finding_id = fi.id WHERE fi.scope = 'kinds' ORDER BY 1$$,
-    $$VALUES ('k-drift', true, 'superseded'), ('k-review', false, 'candidate')$$,
-    'With the default policy a touched drift finding is superseded and a review finding only audited as a candidate.');
+    $$VALUES ('k-drift', false, 'flagged'), ('k-review', false, 'candidate')$$,
+    'With the default policy a touched drift finding is flagged (it stays active) and a review finding only audited as a candidate.');
 SELECT is((ledger.set_match_policy('kinds', p_path_supersede_kinds => '{*}')).path_supersede_kinds, '{*}'::text[],
     'set_match_policy can make the path rule supersede every kind.');
 INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES ('kinds', 'cccc2222', ARRAY['y.py']);

@@ -6,6 +6,11 @@
 BEGIN;
 SELECT plan(22);
 
+-- the path rule as such on drift findings: these scopes retire on a touch
+-- (touch retire for kind drift; the shipped mode of drift is flag)
+INSERT INTO ledger.scope (scope, touch_modes) VALUES
+    ('anchors', '{"drift": "retire"}'), ('kinds', '{"drift": "retire"}'), ('causal', '{"drift": "retire"}');
+
 -- line anchors
 INSERT INTO ledger.finding (scope, finding_key, kind, title, paths) VALUES
     ('anchors', 'A-42', 'drift', 'Off-by-one in the pager', ARRAY['src/pager.py:42']),

@@ -6,6 +6,8 @@
 BEGIN;
 SELECT plan(24);
 
+-- the path rule as such: this scope retires a drift finding on a touch
+INSERT INTO ledger.scope (scope, touch_modes) VALUES ('hard', '{"drift": "retire"}');
 INSERT INTO ledger.finding (scope, finding_key, kind, title, paths) VALUES
     ('hard', 'H1', 'drift', 'The café docs are stale.', ARRAY[U&'docs/caf\00e9.md']),
     ('hard', 'H2', 'drift', 'The worker is stale.', ARRAY['src/worker.py']);

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 
 import psycopg
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 from findings_ledger import lifecycle
@@ -35,6 +36,7 @@ def _check(conn: psycopg.Connection, *scopes: str) -> list[tuple[str, str, int]]
 def test_side_table_follows_every_lifecycle_step(ledger_conn: psycopg.Connection) -> None:
     scope = f"fp-{next(_scopes)}"
     other = f"fp-{next(_scopes)}"
+    retire_drift_on_touch(ledger_conn, scope, other)  # the path rule as such
     a = fl.add_finding(ledger_conn, scope, "a", paths=["src/a.py", "docs/"], kind="drift", finding_key="ka")
     b = fl.add_finding(ledger_conn, scope, "b", paths=["src/a.py", "src/b.py"], kind="drift", finding_key="kb")
     fl.add_finding(ledger_conn, scope, "no paths", kind="drift")
@@ -78,6 +80,7 @@ def test_side_table_follows_every_lifecycle_step(ledger_conn: psycopg.Connection
 
 def test_reconcile_files_findings_written_while_triggers_did_not_fire(ledger_conn: psycopg.Connection) -> None:
     scope = f"fp-{next(_scopes)}"
+    retire_drift_on_touch(ledger_conn, scope)  # the path rule as such
     kept = fl.add_finding(ledger_conn, scope, "kept", paths=["a/k.py"], kind="drift")
     with ledger_conn.transaction():
         ledger_conn.execute("SET LOCAL session_replication_role = replica")

@@ -32,10 +32,14 @@ from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from psycopg.types.json import Jsonb
 from support.security import counts
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
 from findings_ledger.errors import CONSTRAINT_ERRORS, SQLSTATE_ERRORS
 from findings_ledger.testing.cluster import catalog_lock
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("spec", "s")
 
 MB = "x" * 1_048_576
 PATHS_10K = [f"p/{i}.py" for i in range(10_000)]

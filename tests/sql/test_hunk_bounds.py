@@ -9,11 +9,14 @@ from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
+from support.touch_policy import RETIRE_DRIFT_SQL
 
 MAX = 2147483647
 
 
 def anchored(conn: psycopg.Connection[Any], scope: str, path: str) -> int:
+    """An anchored drift finding in a scope that retires on a touch (the path rule as such)."""
+    conn.execute(RETIRE_DRIFT_SQL, (scope,))
     row = conn.execute("INSERT INTO ledger.finding (scope, title, kind, paths) VALUES (%s, 'x', 'drift', %s) "
                        "RETURNING id", (scope, [path])).fetchone()
     assert row is not None

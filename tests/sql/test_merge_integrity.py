@@ -19,8 +19,12 @@ from typing import Any
 import psycopg
 import pytest
 from support.security import as_role
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("spec", "other")
 
 FULL = "abcdef12" + "34567890" * 4  # 40 digits
 SHORT = FULL[:8]

@@ -12,8 +12,12 @@ import psycopg
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata, produce_migrations, render_python_code
 from alembic.migration import MigrationContext
+from support.touch_policy import drift_retires_on_touch
 
 from findings_ledger import schema
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("s")
 
 
 def _describe(diff: Any) -> str:

@@ -26,8 +26,12 @@ from typing import Any
 import psycopg
 import pytest
 from support.gitrepo import git, write
+from support.touch_policy import drift_retires_on_touch
 
 import findings_ledger as fl
+
+#: these tests exercise the path rule on drift findings: their scopes retire on a touch
+_touch_retire = drift_retires_on_touch("s", "spec")
 
 NFC = unicodedata.normalize("NFC", "docs/café.md")
 NFD = unicodedata.normalize("NFD", "docs/café.md")

@@ -65,6 +65,7 @@ def seed(conn: psycopg.Connection[Any]) -> None:
     rnd = random.Random(0)
     for scope in SCOPES:
         fl.set_hygiene_mode(conn, scope, "on", create=True)
+        fl.set_match_policy(conn, scope, touch="retire", touch_kind="drift")  # the path rule as such
         for key in KEYS:
             fl.report_finding(conn, scope, key, f"{key} is stale", paths=rnd.sample(FILES + DIRS, 2), kind="drift")
 

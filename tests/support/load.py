@@ -52,6 +52,7 @@ def setup(conn: psycopg.Connection[Any]) -> None:
     conn.execute(SETUP)
     for scope in SCOPES:
         fl.set_hygiene_mode(conn, scope, "on", create=True)
+        fl.set_match_policy(conn, scope, touch="retire", touch_kind="drift")  # the path rule as such
 
 
 @dataclass

@@ -195,7 +195,7 @@ def format_policy(p: MatchPolicy) -> list[str]:
         f"default_branch  {p.default_branch or '(none: every branch counts)'}",
         f"line_context    {p.line_context}",
         "touch           " + (", ".join(f"{k}: {v}" for k, v in sorted(p.touch_modes.items()))
-                              or "(default: retire for every kind)"),
+                              or "(default: flag for drift, retire for every other kind)"),
     ]
 
 
@@ -213,7 +213,8 @@ def format_policy(p: MatchPolicy) -> list[str]:
               help="lines around a line anchor a hunk may change to retire it (0: only the anchored lines)")
 @click.option("--touch", type=click.Choice(["retire", "recheck", "flag", "default"]), default=None,
               help="what a resolving touch does to findings without a check: retire (the path rule), recheck "
-                   "(queue a recheck request), flag (keep it, list the merge as touched_by); default: back to retire")
+                   "(queue a recheck request), flag (keep it, list the merge as touched_by); default: back to the "
+                   "shipped mode (flag for drift, retire for every other kind)")
 @click.option("--kind", "touch_kind", default=None, help="the finding kind --touch applies to (default: every kind)")
 @create_option
 @user_errors

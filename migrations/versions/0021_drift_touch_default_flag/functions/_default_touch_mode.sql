@@ -1,0 +1,18 @@
+-- ledger._default_touch_mode(p_kind text) -> text
+--
+-- The touch mode of a finding kind that a scope's touch_modes does not list
+-- (neither the kind nor "*"): the one place the shipped default lives.
+-- drift: flag (a touch of an unchecked drift finding leaves it in the
+-- prompts, audited as flagged, with the touching merges listed by
+-- read_prompt_findings as touched_by); every other kind: retire (the path
+-- rule supersedes on a resolving touch). Raises nothing.
+CREATE OR REPLACE FUNCTION ledger._default_touch_mode(p_kind text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog
+AS $$
+    SELECT CASE WHEN p_kind = 'drift' THEN 'flag' ELSE 'retire' END
+$$;
+
+COMMENT ON FUNCTION ledger._default_touch_mode(text) IS
+'The shipped touch mode for a kind a scope''s touch_modes does not list (neither the kind nor *): flag for drift (the finding stays in the prompts, audited as flagged, read_prompt_findings lists the touching merges as touched_by), retire for every other kind (the path rule supersedes on a resolving touch). (kind text) -> text. Raises nothing.';
