@@ -155,11 +155,7 @@ SELECT has_function('ledger', 'normalize_paths', ARRAY['text[]', 'text', 'intege
     'normalize_paths(text[], text, integer) exists.');
 SELECT has_function('ledger', 'add_finding', ARRAY['text', 'text', 'text', 'text[]', 'text', 'text', 'text', 'text',
     'timestamp with time zone', 'text', 'text', 'jsonb', 'text'],
-<<<<<<< HEAD
     'add_finding exists with its thirteen parameters (resolved_when, observed_at_precision last).');
-=======
-    'add_finding exists with its thirteen parameters (observed_at, expects, task_group, resolved_when, observed_at_precision last).');
->>>>>>> h9
 SELECT has_function('ledger', 'record_merge',
     ARRAY['text', 'text', 'text[]', 'text', 'text', 'timestamp with time zone', 'text', 'text[]', 'text[]', 'jsonb'],
     'record_merge exists with its ten parameters (p_branch, then p_added, p_deleted, p_hunks).');
@@ -180,25 +176,15 @@ SELECT has_function('ledger', 'requeue_task', ARRAY['bigint'], 'requeue_task exi
 SELECT has_function('ledger', 'cancel_task', ARRAY['bigint', 'text'], 'cancel_task exists.');
 SELECT has_function('ledger', 'report_finding', ARRAY['text', 'text', 'text', 'text', 'text[]', 'text', 'text', 'text', 'text',
     'timestamp with time zone', 'text', 'text', 'jsonb', 'text'],
-<<<<<<< HEAD
     'report_finding exists with its fourteen parameters (resolved_when, observed_at_precision last).');
 SELECT has_function('ledger', 'replace_findings', ARRAY['text', 'text', 'text', 'jsonb', 'text', 'text', 'text'], 'replace_findings exists.');
-=======
-    'report_finding exists with its fourteen parameters (observed_at, expects, task_group, resolved_when, observed_at_precision last).');
-SELECT has_function('ledger', 'replace_findings', ARRAY['text', 'text', 'text', 'jsonb', 'text'], 'replace_findings exists.');
->>>>>>> h9
 SELECT function_returns('ledger', 'dismiss_finding', ARRAY['bigint', 'text', 'text', 'text'], 'ledger.finding_lifecycle',
     'dismiss_finding returns the finding''s lifecycle row.');
 SELECT function_returns('ledger', 'restore_finding', ARRAY['bigint', 'text', 'text'], 'ledger.finding_lifecycle',
     'restore_finding returns the finding''s lifecycle row.');
 SELECT has_function('ledger', 'set_match_policy', ARRAY['text', 'text[]', 'text[]', 'boolean', 'text', 'integer', 'boolean',
-<<<<<<< HEAD
                                                         'text', 'text'],
     'set_match_policy exists (create, then touch and touch_kind last).');
-=======
-    'text', 'text'],
-    'set_match_policy exists (line_context, create, touch and touch_kind last).');
->>>>>>> h9
 SELECT has_function('ledger', 'read_prompt_findings', ARRAY['text', 'text[]', 'interval', 'integer', 'text', 'integer'],
     'read_prompt_findings exists (current_group and max_groups last).');
 SELECT volatility_is('ledger', '_evidence_keys', ARRAY['text', 'text', 'text', 'text[]', 'text'], 'immutable',
@@ -208,13 +194,8 @@ SELECT volatility_is('ledger', '_evidence_keys', ARRAY['text', 'text', 'text', '
 SELECT triggers_are('ledger', 'merge', ARRAY['_010_immutable', '_050_scope_access', '_100_prepare', '_110_branch',
                                              '_120_changes', '_120_redelivery', '_200_supersede'],
     'merge has exactly the immutable, scope-access, prepare, branch, changes, redelivery and supersede triggers.');
-<<<<<<< HEAD
 SELECT triggers_are('ledger', 'finding', ARRAY['_050_scope_access', '_100_forbid_delete', '_100_prepare', '_110_evidence', '_120_check',
                                                '_200_lifecycle', '_300_paths_insert', '_300_paths_update'],
-=======
-SELECT triggers_are('ledger', 'finding', ARRAY['_050_scope_access', '_100_forbid_delete', '_100_prepare', '_110_evidence',
-                                               '_120_check', '_200_lifecycle', '_300_paths_insert', '_300_paths_update'],
->>>>>>> h9
     'finding has exactly the scope-access, forbid-delete, prepare, evidence, check, lifecycle and path side table triggers.');
 SELECT triggers_are('ledger', 'scope', ARRAY['_050_scope_access', '_100_prepare', '_110_policy'],
     'scope has exactly the scope-access, prepare and policy triggers.');

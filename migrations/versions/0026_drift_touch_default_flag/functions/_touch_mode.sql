@@ -1,9 +1,3 @@
--- ledger._touch_mode(p_touch_modes jsonb, p_kind text) -> text
---
--- What a resolving touch does to a finding of kind p_kind without a check,
--- under a scope's touch_modes: the kind's entry, else "*", else
--- ledger._default_touch_mode(p_kind) (flag for drift, retire for
--- every other kind). retire, recheck or flag. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._touch_mode(p_touch_modes jsonb, p_kind text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE

@@ -1,11 +1,3 @@
--- ledger._default_touch_mode(p_kind text) -> text
---
--- The touch mode of a finding kind that a scope's touch_modes does not list
--- (neither the kind nor "*"): the one place the shipped default lives.
--- drift: flag (a touch of an unchecked drift finding leaves it in the
--- prompts, audited as flagged, with the touching merges listed by
--- read_prompt_findings as touched_by); every other kind: retire (the path
--- rule supersedes on a resolving touch). Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._default_touch_mode(p_kind text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE

@@ -10,14 +10,13 @@ upgrade: set touch retire for kind drift to keep the path rule alone.
 
 Frozen files:
 
-* tables/scope.sql
 * functions/_default_touch_mode.sql
 * functions/_touch_mode.sql
-* functions/tg_scope__prepare_policy.sql
+* comments/tables/scope.sql (its COMMENT ON statements only)
 
-Revision ID: 0021_drift_touch_default_flag
-Revises: 0020_finding_checks_file_state_r
-Create Date: 2026-12-02 05:32:18.553930
+Revision ID: 0026_drift_touch_default_flag
+Revises: 0025_no_verb_on_a_non_resolving
+Create Date: 2026-12-02 06:08:31.158792
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen
@@ -28,8 +27,8 @@ restore). Written by tools/new_revision.py; never edited once released
 
 from findings_ledger.migration_ops import run_revision_file
 
-revision = '0021_drift_touch_default_flag'
-down_revision = '0020_finding_checks_file_state_r'
+revision = '0026_drift_touch_default_flag'
+down_revision = '0025_no_verb_on_a_non_resolving'
 branch_labels = None
 depends_on = None
 
