@@ -133,6 +133,31 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "it back; squawk asks for IF NOT EXISTS because concurrently.sql's DROP INDEX CONCURRENTLY follows "
         "the COMMIT in the same offline script",
     ),
+    (
+        "0020_task_transitions_one_helper",
+        re.compile(r"^DROP FUNCTION ledger\.(_match_paths|_resumed_task|_scoped_paths|_write_issue_snapshot|"
+                   r"claim_task)\("),
+        "ban-drop-function",
+        "_match_paths, _resumed_task and _write_issue_snapshot were called by nothing (no role may call them) and "
+        "_scoped_paths is created again as _scoped_evidence_keys; claim_task is created again right after "
+        "without its always-true snapshot_written column (a result type cannot change with CREATE OR REPLACE)",
+    ),
+    (
+        "0022_prompt_read_at_scale_per_sc",
+        re.compile(r"^(CREATE TABLE ledger\.scope_active_total \(|"
+                   r"CREATE INDEX CONCURRENTLY finding_prompt_order_idx)"),
+        "prefer-robust-stmts",
+        "the table is created inside the upgrade's transaction, so a failure rolls it back; the index "
+        "build follows DROP INDEX CONCURRENTLY IF EXISTS of the same index (concurrently.sql), so a re-run "
+        "after a failure part way through starts from no index",
+    ),
+    (
+        "0026_drift_touch_default_flag",
+        re.compile(r"^DROP FUNCTION ledger\._default_touch_mode\(\);"),
+        "ban-drop-function",
+        "the internal _default_touch_mode (no role may call it) is created again right after with the kind "
+        "as its argument",
+    ),
 ]
 
 # Line-level ignores in the downgrade scripts, as above.

@@ -62,8 +62,8 @@ DECLARE
     v_prefix         text;
     v_id             bigint;
     v_chars          integer;
-    v_ids            bigint[] := '{}';
-    v_included_chars bigint := 0;
+    v_ids            bigint[] := '{}'::bigint[];
+    v_included_chars bigint := 0::bigint;
     v_all_count      bigint;
     v_all_chars      bigint;
     v_order          refcursor;
@@ -120,7 +120,7 @@ BEGIN
         FETCH v_order INTO v_id, v_chars;
         EXIT WHEN NOT FOUND OR v_included_chars + v_chars > p_max_chars;
         v_ids := v_ids || v_id;
-        v_included_chars := v_included_chars + v_chars;
+        v_included_chars := v_included_chars + v_chars::bigint;
     END LOOP;
     CLOSE v_order;
 
@@ -128,7 +128,7 @@ BEGIN
     -- (ledger.scope_active_total), else a count over the scope (the same
     -- filter as above)
     IF v_kinds IS NULL AND p_max_age IS NULL AND v_number IS NULL THEN
-        SELECT coalesce(sum(t.findings), 0), coalesce(sum(t.chars), 0) INTO v_all_count, v_all_chars
+        SELECT coalesce(sum(t.findings), 0)::bigint, coalesce(sum(t.chars), 0)::bigint INTO v_all_count, v_all_chars
           FROM ledger.scope_active_total t
          WHERE t.scope = p_scope;
     ELSE

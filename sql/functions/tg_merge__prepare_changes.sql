@@ -76,7 +76,7 @@ BEGIN
             RAISE EXCEPTION 'invalid merge.hunks[%]: % is not an array of hunks', quote_literal(v_path), left(v_text, 200)
                 USING ERRCODE = 'LD003';
         END IF;
-        SELECT e.key, jsonb_array_length(e.value) INTO v_path, v_ord
+        SELECT e.key, jsonb_array_length(e.value)::bigint INTO v_path, v_ord
           FROM jsonb_each(NEW.hunks) AS e WHERE jsonb_array_length(e.value) > 10000 LIMIT 1;
         IF FOUND THEN
             RAISE EXCEPTION 'invalid merge.hunks[%]: % hunks, at most 10000 per path are accepted', quote_literal(v_path), v_ord

@@ -63,7 +63,7 @@ def test_validate_names_each_problem(tmp_path: Path) -> None:
 
 
 def test_the_checks_page_example_conforms_and_the_ledger_takes_it(ledger_conn: Any, tmp_path: Path) -> None:
-    page = (Path(__file__).resolve().parents[1] / "docs" / "checks.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "checks.md").read_text(encoding="utf-8")
     block = page.split("```json\n", 1)[1].split("```", 1)[0]
     review = json.loads(block)
     assert formats.validate("drift-review", review) == []

@@ -60,6 +60,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0024_replace_findings_re_analysi": {},  # replace_findings dropped and created with two more arguments
     "0025_no_verb_on_a_non_resolving": {},  # one function replaced
     "0026_drift_touch_default_flag": {"scope": "ShareUpdateExclusiveLock"},  # COMMENT ON COLUMN scope.touch_modes
+    "0027_explicit_casts_in_read_prom": {},  # two functions replaced
 }
 
 STRENGTH = [

@@ -268,7 +268,7 @@ def test_evaluate_refuses_a_dsn_with_replication_role_replica(ledger_dsn: str) -
     import sys
     from pathlib import Path
 
-    handmade = Path(__file__).resolve().parent / "corpus"
+    handmade = Path(__file__).resolve().parents[1] / "corpus"
     dsn = ledger_dsn + " options='-c session_replication_role=replica'"
     proc = subprocess.run([sys.executable, "-m", "findings_ledger.cli", "evaluate", str(handmade), "--check"],
                           capture_output=True, text=True, env={**os.environ, "LEDGER_DSN": dsn}, timeout=300)

@@ -22,7 +22,7 @@ SELECT has_view('ledger', 'finding_lifecycle', 'The finding_lifecycle view exist
 SELECT tables_are('ledger',
     ARRAY['scope', 'finding', 'merge', 'supersession', 'alembic_version', 'issue', 'agent_task',
           'poisoned_failure_reason', 'retired_session', 'injection', 'finding_path', 'file_state_request',
-          'recheck_request'],
+          'recheck_request', 'scope_active_total'],
     'The ledger schema holds exactly the tables of sql/tables/ and alembic''s version table.');
 SELECT views_are('ledger', ARRAY['active_finding', 'finding_lifecycle', 'pending_file_state'],
     'The ledger schema holds exactly the views of sql/views/.');
@@ -195,7 +195,8 @@ SELECT triggers_are('ledger', 'merge', ARRAY['_010_immutable', '_050_scope_acces
                                              '_120_changes', '_120_redelivery', '_200_supersede'],
     'merge has exactly the immutable, scope-access, prepare, branch, changes, redelivery and supersede triggers.');
 SELECT triggers_are('ledger', 'finding', ARRAY['_050_scope_access', '_100_forbid_delete', '_100_prepare', '_110_evidence', '_120_check',
-                                               '_200_lifecycle', '_300_paths_insert', '_300_paths_update'],
+                                               '_200_lifecycle', '_300_paths_insert', '_300_paths_update', '_310_active_totals_insert',
+                                               '_310_active_totals_update'],
     'finding has exactly the scope-access, forbid-delete, prepare, evidence, check, lifecycle and path side table triggers.');
 SELECT triggers_are('ledger', 'scope', ARRAY['_050_scope_access', '_100_prepare', '_110_policy'],
     'scope has exactly the scope-access, prepare and policy triggers.');
