@@ -14,6 +14,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 from findings_ledger import lifecycle
@@ -45,6 +46,7 @@ def _scope() -> str:
 
 def test_totals_follow_every_lifecycle_step(ledger_conn: psycopg.Connection[Any]) -> None:
     scope, other = _scope(), _scope()
+    retire_drift_on_touch(ledger_conn, scope, other)  # merges below retire by a touch
     a = fl.add_finding(ledger_conn, scope, "a", paths=["src/a.py"], kind="drift", finding_key="ka",
                        description="about a")
     b = fl.add_finding(ledger_conn, scope, "b", paths=["src/b.py"], kind="drift", finding_key="kb")

@@ -67,6 +67,8 @@ def python_side(dsn: str, scenario: dict[str, Any]) -> None:
     with psycopg.connect(dsn, autocommit=True) as conn:
         fl.set_hygiene_mode(conn, scope, "on", create=True)
         fl.set_match_policy(conn, scope, path_supersede_kinds=scenario["path_supersede_kinds"])
+        for kind, mode in scenario["touch_modes"].items():  # the scenario's drift findings retire on a touch
+            fl.set_match_policy(conn, scope, touch=mode, touch_kind=kind)
         for f in scenario["findings"]:
             fl.add_finding(conn, scope, f["title"], paths=f["paths"], kind=f["kind"],
                            severity=f.get("severity", "medium"), finding_key=f["key"])

@@ -20,9 +20,10 @@ const seen = { merges: {}, prompt: null, active: null, file_states: null };
 before(async () => {
   client = await connect();
   await client.query(
-    `INSERT INTO ledger.scope (scope, path_supersede_kinds) VALUES ($1, $2::text[])
-     ON CONFLICT (scope) DO UPDATE SET path_supersede_kinds = EXCLUDED.path_supersede_kinds`,
-    [scope, scenario.path_supersede_kinds],
+    `INSERT INTO ledger.scope (scope, path_supersede_kinds, touch_modes) VALUES ($1, $2::text[], $3::jsonb)
+     ON CONFLICT (scope) DO UPDATE SET path_supersede_kinds = EXCLUDED.path_supersede_kinds,
+                                       touch_modes = EXCLUDED.touch_modes`,
+    [scope, scenario.path_supersede_kinds, JSON.stringify(scenario.touch_modes)],
   );
 });
 
