@@ -3,7 +3,7 @@
 Two input formats, each row going through ``ledger.import_finding`` (one
 SQL call per finding, the same triggers as any INSERT):
 
-* **a findings directory** in the design record's format (seed 001):
+* **a findings directory** in the design record's format (ADR-010):
   files ``YYYY-MM-DD-<slug>.md`` with YAML front matter, read with
   python-frontmatter. Fields: ``title``, ``description`` (else the body),
   the stable id as ``id`` / ``finding_id`` / ``issue_id`` / ``key`` /
@@ -19,7 +19,7 @@ SQL call per finding, the same triggers as any INSERT):
   name is not ``YYYY-MM-DD-<slug>.md``, that cannot be parsed, or that the
   ledger rejects is reported by name and skipped, and the others are
   imported;
-* **the drift-review JSON** of seed 000's system:
+* **the drift-review JSON** of the drift-review scenario's system:
   ``{"drift_findings": [{"severity", "description", "spec_ref",
   "artifact_ref"}]}``. Each entry becomes a finding of kind ``drift`` whose
   title is the description's first line, whose path is ``artifact_ref``
@@ -327,7 +327,7 @@ def drift_key(entry: dict[str, Any]) -> str:
 def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str],
                       report: ImportReport | None = None, *, task_group: str | None = None,
                       observed_at: datetime | None = None, observed_day: bool = False) -> ImportReport:
-    """Import a drift review ``{"drift_findings": [...]}`` (seed 000); see
+    """Import a drift review ``{"drift_findings": [...]}`` (the drift-review scenario); see
     the module docstring. An unreadable file is reported as skipped; each
     bad entry is reported as ``<file>#drift_findings[<i>]``. ``observed_at``
     is the moment of the entries that carry no date (on the entry or at

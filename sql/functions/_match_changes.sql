@@ -7,7 +7,7 @@
 -- references one of its touched paths (p_paths, normalised), one row per
 -- (finding, finding path) that matches (a file equal to a touched path, or
 -- a directory reference that is a prefix of one at a '/' boundary), with
--- the smallest matching touched path as evidence (issue 15, "Change kinds",
+-- the smallest matching touched path as evidence (docs/matching.md, "Change kinds",
 -- "Line anchors that move with the code"). By the finding's expects:
 --   change   anchored file path the merge deleted (in p_deleted, not in
 --            p_added): with hunks for it that leave the anchored lines
@@ -34,7 +34,7 @@
 --            the merge may hold is compared without overflow) or 'kept'
 --            (nothing above it changed); an empty hunk list changes no line;
 --            otherwise (no anchor, a directory, no hunks for the path):
---            'resolution', form path (seed 000's file-level rule);
+--            'resolution', form path (the drift-review scenario's file-level rule);
 --   present  p_added NULL: 'candidate', form unknown_change; the file is in
 --            p_added (and not in p_deleted), or the directory holds a path
 --            in p_added: 'resolution', form added; else 'mention', form

@@ -2,7 +2,7 @@
 --     TABLE(seg integer, line integer, context text, line_start boolean, body text)
 --
 -- Splits a merge message into segments, each with the context that decides
--- whether evidence inside it can resolve anything (issue 3: "text inside a
+-- whether evidence inside it can resolve anything (docs/matching.md: "text inside a
 -- code span, a fenced block or an HTML comment, a Revert "..." subject, a
 -- kernel-style Fixes: <sha> ("subject") trailer ... is a mention"):
 --   text            ordinary prose: the only context where a verb resolves;
@@ -22,7 +22,7 @@
 -- once (no blank line between) and is neither a list item ('- ', '* ',
 -- '1. ') nor a trailer ('Name: value') (a subject wrapped without a blank
 -- line goes on into the body too); the line end stays in the body as '\n'
--- (issue 15: a verb reaches to the end of its
+-- (docs/matching.md: a verb reaches to the end of its
 -- sentence across wrapped lines). seg numbers segments in message order,
 -- line is the 1-based line number of the segment's first line, line_start
 -- says the segment starts its line (trailers and conventional-commit

@@ -4,7 +4,7 @@
 --
 -- Tokenises a merge message once (NFC, ledger._message_segments, then
 -- ledger._token_regex within each segment) and decides for every token
--- whether the message asserts resolution of it (issue 3, "Evidence a merge
+-- whether the message asserts resolution of it (docs/matching.md, "Evidence a merge
 -- message can carry"). One row per token: seg and pos (1-based within the
 -- segment), line (the token's own line: a segment holds a paragraph's
 -- wrapped lines), the segment's context, the token as written, norm (lower

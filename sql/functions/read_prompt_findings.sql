@@ -8,10 +8,10 @@
 --   candidates  the active findings of p_scope, of one of p_kinds when
 --               given (case-insensitive), and, when p_max_age is given,
 --               reported within it: coalesce(last_reported_at, created_at)
---               >= now() - p_max_age (seed 000's "Option C", time-based
+--               >= now() - p_max_age (the drift-review scenario's "Option C", time-based
 --               decay; a re-report refreshes a finding), and, when
 --               p_max_groups is given, generated at most p_max_groups task
---               groups before p_current_group (seed 000's "Option C" done
+--               groups before p_current_group (the drift-review scenario's "Option C" done
 --               by group: a group is its task_group's trailing number, and
 --               groups compare only within one prefix, so with current
 --               07_x:6 and 2 groups back, 07_x:4, 07_x:5 and 07_x:6 stay,

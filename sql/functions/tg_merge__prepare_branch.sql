@@ -1,6 +1,6 @@
 -- ledger.tg_merge__prepare_branch() -> trigger (BEFORE INSERT ON ledger.merge, after _100_prepare)
 --
--- Normalises merge.branch, the branch the merge landed on (issue 3,
+-- Normalises merge.branch, the branch the merge landed on (docs/matching.md,
 -- "default branch"): optional, trimmed, single line, <= 255 characters,
 -- 'refs/heads/' dropped (ledger._normalize_branch). Every writer (INSERT,
 -- COPY, ledger.record_merge) passes through here. Raises LD003, LD004

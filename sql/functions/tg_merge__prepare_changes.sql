@@ -2,7 +2,7 @@
 -- paths, added, deleted, hunks ON ledger.merge, after _110_branch)
 --
 -- Validates and normalises what a merge says about the kind of each change,
--- however the row is written (issue 15, "Change kinds", "Line anchors"):
+-- however the row is written (docs/matching.md, "Change kinds", "Line anchors"):
 --   added    NULL (unknown) or the paths it added: normalised like paths
 --            (ledger.normalize_paths), each one of paths;
 --   deleted  NULL (unknown) or the paths it deleted, each one of paths, or a
