@@ -47,6 +47,7 @@ way the project starts a server. Rules:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -172,7 +173,12 @@ def start_lock(cluster: Cluster, timeout: float = 600) -> Iterator[None]:
     """Hold the lock that serialises starting ``cluster`` (:func:`lock_path`),
     exclusive, reentrant within a thread; raises :class:`ClusterError`
     naming the file after ``timeout`` seconds."""
-    with _held_lock(lock_path(cluster), exclusive=True, timeout=timeout):
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(_held_lock(lock_path(cluster), exclusive=True, timeout=timeout))
+        except ClusterError as exc:  # name the setting that chose the directory
+            raise ClusterError(f"{exc} (the cluster directory {_where(cluster)}: set {DIR_ENV} to a "
+                               "directory this user can write)") from None
         yield
 
 
