@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -16,13 +15,13 @@ from typing import Any
 import psycopg
 import pytest
 from click.testing import CliRunner, Result
+from support.corpus import CORPUS
 
 from findings_ledger import evaluate as ev
 from findings_ledger.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 HANDMADE = ROOT / "tests" / "corpus"
-CORPUS = Path(os.environ.get("LEDGER_CORPUS", ROOT.parent / "shared" / "corpus"))
 needs_corpus = pytest.mark.skipif(
     not CORPUS.is_dir(),
     reason=f"the labelled corpus is not at {CORPUS} (../shared/corpus next to the checkout, or $LEDGER_CORPUS)",

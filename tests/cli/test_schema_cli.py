@@ -13,11 +13,12 @@ from typing import Any
 import jsonschema
 import pytest
 from click.testing import CliRunner
+from support.corpus import CORPUS
 
 from findings_ledger import formats, importers
 from findings_ledger.cli import main
 
-DRIFT_CASE = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "agent-fox-dev__agent-fox-v2" / "drift.json"
+DRIFT_CASE = CORPUS / "agent-fox-dev__agent-fox-v2" / "drift.json"
 
 
 @pytest.mark.parametrize("name", formats.NAMES)

@@ -26,20 +26,17 @@ on for TODO findings; the line rule's recall; and the figure behind
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
+from support.corpus import CORPUS
 from support.matching import module_conn, module_dsn  # noqa: F401
-from support.migrations import ROOT
 
 import findings_ledger as fl
 
-CORPUS = Path(os.environ.get("LEDGER_CORPUS", ROOT.parent / "shared" / "corpus"))
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS} (set LEDGER_CORPUS)")
 
 

@@ -12,6 +12,7 @@ tests never time anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
@@ -39,8 +40,19 @@ def assert_unique_index(plans: list[str]) -> None:
         assert "finding_scope_slug_key" not in plan and "Seq Scan" not in plan, plan
 
 
+@pytest.fixture
+def new_table_conn(ledger_dsn_factory: Callable[[], str]) -> Iterator[psycopg.Connection[Any]]:
+    """A connection to a new clone: its indexes hold no dead entries. The claim below is
+    about the statistics; with a unique index bloated by earlier deletions (what the
+    ``ledger_dsn`` database of a previous test can leave below its truncation threshold) the
+    planner has been seen to take finding_scope_slug_key after ANALYZE of 20 rows."""
+    with psycopg.connect(ledger_dsn_factory(), autocommit=True) as conn:
+        yield conn
+
+
 def test_the_duplicate_key_lookup_probes_the_unique_index_whatever_the_statistics(
-        ledger_conn: psycopg.Connection) -> None:
+        new_table_conn: psycopg.Connection) -> None:
+    ledger_conn = new_table_conn
     load_auto_explain(ledger_conn)
     # a fresh, never analysed table: the generic plan is made at the sixth row
     assert_unique_index(lookup_plans(ledger_conn, IMPORT, ("A-", "a-", 20))[6:])
