@@ -49,7 +49,7 @@
 -- anchored paths with hunks; to_path the new path of a followed rename. Kind, policy and causality are decided by
 -- ledger._merge_decisions.
 -- Cost: one btree probe of ledger.finding_path (its primary key) per
--- distinct touched path and ancestor directory, as ledger._match_paths, so
+-- touched path and ancestor directory (the keys of ledger._path_keys), so
 -- linear in the touched paths and independent of the scope's size; then
 -- work proportional to the matched (finding, path) pairs and the hunks of
 -- their files (each pair's hunks are read in a LATERAL subquery of its own,
@@ -67,20 +67,17 @@ AS $$
 #variable_conflict use_column
 BEGIN
     RETURN QUERY
-    WITH keys AS (
-        SELECT DISTINCT
-               array_to_string(a.parts[1:n], '/')
-                   || CASE WHEN n < cardinality(a.parts) THEN '/' ELSE '' END AS key,
-               t.path AS touched
-        FROM unnest(p_paths) AS t(path),
-             LATERAL (SELECT string_to_array(t.path, '/') AS parts) AS a,
-             generate_series(1, cardinality(a.parts)) AS n
-        WHERE a.parts[n] <> ''
-    ), hits AS (
-        -- one btree probe of finding_path_pkey per distinct key
+    WITH hits AS (
+        -- one btree probe of finding_path_pkey per key (ledger._path_keys)
         SELECT fp.finding_id, fp.path
         FROM ledger.finding_path fp
-        WHERE fp.scope = p_scope AND fp.path = ANY (ARRAY(SELECT DISTINCT keys.key FROM keys))
+        WHERE fp.scope = p_scope AND fp.path = ANY (ledger._path_keys(p_paths))
+    ), keys AS (
+        -- each hit's key with the touched paths it stands for: the path itself, or a
+        -- directory key (trailing '/') that prefixes it
+        SELECT DISTINCT h.path AS key, t.path AS touched
+        FROM (SELECT DISTINCT hits.path FROM hits) AS h, unnest(p_paths) AS t(path)
+        WHERE t.path = h.path OR (right(h.path, 1) = '/' AND starts_with(t.path, h.path))
     ), candidates AS (
         SELECT f.id, f.expects, f.anchors
         FROM ledger.finding f

@@ -4,9 +4,9 @@
 -- paths (normalised, as ledger.normalize_paths leaves them: no leading '/',
 -- no '//'): each path itself and each of its ancestor
 -- directories with a trailing '/' ('src/pkg/a.py' -> {src/pkg/a.py, src/,
--- src/pkg/}). The same key set as ledger._match_changes builds for its
--- probe; used by the statement trigger ledger.tg_merge__supersede to skip
--- merges that touch nothing an active finding references. A key may occur
+-- src/pkg/}). The one builder of these keys: ledger._match_changes probes
+-- with them, and the statement trigger ledger.tg_merge__supersede uses them
+-- to skip merges that touch nothing an active finding references. A key may occur
 -- more than once (two paths in one directory): the btree probe of
 -- `path = ANY (keys)` sorts and de-duplicates the array itself, so sorting
 -- it here too would be paid twice. NULL elements are left out. A PL/pgSQL
