@@ -57,30 +57,22 @@
 from __future__ import annotations
 
 import os
-import re
-import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
 import sqlalchemy as sa
 from alembic import context
 
+from findings_ledger import migration_ops
 from findings_ledger import schema as ledger_schema
 
 SCHEMA = ledger_schema.SCHEMA
 config = context.config
 xargs = context.get_x_argument(as_dictionary=True)
 
-# A PostgreSQL duration: a number with an optional unit (0 disables).
-_DURATION = re.compile(r"^\s*\d+(\.\d+)?\s*(us|ms|s|min|h|d)?\s*$")
-
-
 def _setting(name: str, default: str) -> str:
     value = xargs.get(name) or os.environ.get(f"LEDGER_{name.upper()}") or default
-    if not _DURATION.match(value):
+    if not migration_ops.DURATION.match(value):
         raise SystemExit(
             f"findings-ledger migrations: invalid {name} {value!r}: expected a duration such as 5s, 500ms, 10min or 0"
         )
@@ -118,7 +110,7 @@ _refuse_autogenerate()
 # Computed before connecting, so a mistyped timeout fails without touching the database.
 TRANSACTION_SETTINGS = _transaction_settings()
 LOCK_WAIT = _setting("migration_lock_timeout", "10min")
-LOCK_KEY = "hashtextextended('findings-ledger migrations', 0)"
+LOCK_KEY = migration_ops.MIGRATION_LOCK_KEY
 # Under the alembic command line (no caller's dsn or connection), errors are one line.
 COMMAND_LINE = "dsn" not in config.attributes and "connection" not in config.attributes
 
@@ -142,8 +134,6 @@ def _configure(**kw: object) -> None:
 
 
 def run_offline() -> None:
-    from findings_ledger.migration_ops import version_guard
-
     _configure(dialect_name="postgresql", literal_binds=True)
     script = context.script
     start = context.get_starting_revision_argument()
@@ -159,39 +149,11 @@ def run_offline() -> None:
         "RESET lock_timeout",
     ):
         context.execute(statement)
-    context.get_context().impl.static_output(version_guard(starts, str(target or "base"), direction))
+    context.get_context().impl.static_output(migration_ops.version_guard(starts, str(target or "base"), direction))
     for statement in ("BEGIN", *TRANSACTION_SETTINGS, f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}", "COMMIT"):
         context.execute(statement)
     context.run_migrations()
     context.execute(f"SELECT pg_catalog.pg_advisory_unlock({LOCK_KEY})")
-
-
-_UNIT_SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0, None: 1e-3}
-
-
-def _seconds(duration: str) -> float:
-    """A PostgreSQL duration (milliseconds without a unit) in seconds."""
-    match = re.match(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|min|h|d)?\s*$", duration)
-    assert match is not None  # checked by _setting
-    return float(match[1]) * _UNIT_SECONDS[match[2]]
-
-
-def _acquire(try_lock: Callable[[], bool]) -> None:
-    """Take the migration lock with ``try_lock`` (one short statement, True
-    when taken), trying again every quarter second until LOCK_WAIT has
-    passed. Not one waiting statement: a waiting statement holds a snapshot,
-    and the other run's ``CREATE INDEX CONCURRENTLY`` would wait for it."""
-    if try_lock():
-        return
-    wait = _seconds(LOCK_WAIT)
-    print("findings-ledger migrations: another migration of this database holds the migration lock: "
-          f"waiting {'for ever' if wait == 0 else 'up to ' + LOCK_WAIT} for it to finish",
-          file=sys.stderr, flush=True)
-    deadline = time.monotonic() + wait
-    while not try_lock():
-        if wait and time.monotonic() >= deadline:
-            raise _locked_out()
-        time.sleep(0.25)
 
 
 def _locked_out() -> Exception:
@@ -204,47 +166,6 @@ def _locked_out() -> Exception:
     return MigrationLocked(message, sqlstate="55P03")
 
 
-@contextmanager
-def _lock_connection(dsn: str) -> Iterator[None]:
-    """Hold the migration lock on a connection of its own, in one open
-    transaction (transaction-level lock: safe behind a transaction pooler)."""
-    with psycopg.connect(dsn) as lock:
-
-        def try_lock() -> bool:
-            # Each try in a transaction of its own: a transaction that stays open
-            # after a failed try keeps its xmin, which CREATE INDEX CONCURRENTLY
-            # of the run holding the lock would wait for.
-            row = lock.execute(f"SELECT pg_catalog.pg_try_advisory_xact_lock({LOCK_KEY})").fetchone()
-            if not (row and row[0]):
-                lock.rollback()
-                return False
-            return True
-
-        _acquire(try_lock)
-        try:
-            yield
-        finally:
-            lock.rollback()
-
-
-@contextmanager
-def _lock_session(conn: sa.Connection) -> Iterator[None]:
-    """Hold the migration lock as a session lock on a caller's connection."""
-
-    def try_lock() -> bool:
-        taken = bool(conn.exec_driver_sql(f"SELECT pg_catalog.pg_try_advisory_lock({LOCK_KEY})").scalar())
-        conn.commit()
-        return taken
-
-    _acquire(try_lock)
-    try:
-        yield
-    finally:
-        conn.rollback()
-        conn.exec_driver_sql(f"SELECT pg_catalog.pg_advisory_unlock({LOCK_KEY})")
-        conn.commit()
-
-
 def run_online() -> None:
     connectable = config.attributes.get("connection")
     if connectable is None:
@@ -253,17 +174,17 @@ def run_online() -> None:
             raise SystemExit(
                 "findings-ledger migrations: set LEDGER_DSN or pass -x dsn=... (libpq DSN or postgresql:// URI)"
             )
-        with _lock_connection(dsn):
+        with migration_ops.lock_connection(dsn, LOCK_WAIT, _locked_out):
             engine = sa.create_engine(
                 "postgresql+psycopg://", creator=lambda: psycopg.connect(dsn), poolclass=sa.pool.NullPool
             )
             with engine.connect() as conn:
                 _configure_and_run(conn)
     elif isinstance(connectable, sa.Engine):
-        with connectable.connect() as conn, _lock_session(conn):
+        with connectable.connect() as conn, migration_ops.lock_session(conn, LOCK_WAIT, _locked_out):
             _configure_and_run(conn)
     else:
-        with _lock_session(connectable):
+        with migration_ops.lock_session(connectable, LOCK_WAIT, _locked_out):
             _configure_and_run(connectable)
 
 
@@ -279,10 +200,8 @@ def _guard_downgrade_to_base(conn: sa.Connection) -> None:
     exists = conn.exec_driver_sql("SELECT to_regclass('ledger.finding') IS NOT NULL").scalar()
     if not exists:
         return
-    from findings_ledger.migration_ops import expand_includes
-
     guard = Path(__file__).resolve().parent / "versions" / "0001_baseline" / "downgrade_guard.sql"
-    conn.exec_driver_sql(expand_includes(guard), execution_options={"no_parameters": True})
+    conn.exec_driver_sql(migration_ops.expand_includes(guard), execution_options={"no_parameters": True})
 
 
 def _one_line(exc: sa.exc.DBAPIError) -> str:

@@ -37,7 +37,12 @@ compatible, since every revision imports it.
 from __future__ import annotations
 
 import re
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from alembic import op
 
@@ -134,6 +139,84 @@ def run_concurrently(script: Path, root: Path) -> None:
 #: The ``pg_advisory_lock`` key that serialises migration runs against one
 #: database (advisory locks are per database): an SQL expression.
 MIGRATION_LOCK_KEY = "hashtextextended('findings-ledger migrations', 0)"
+
+#: A PostgreSQL duration as the migration settings take it: a number with an
+#: optional unit (milliseconds without one; ``0`` disables).
+DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|min|h|d)?\s*$")
+_UNIT_SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0, None: 1e-3}
+
+
+def duration_seconds(duration: str) -> float:
+    """A :data:`DURATION` in seconds. Raises ValueError for anything else."""
+    match = DURATION.match(duration)
+    if match is None:
+        raise ValueError(f"not a duration: {duration!r}")
+    return float(match[1]) * _UNIT_SECONDS[match[2]]
+
+
+def acquire_lock(try_lock: Callable[[], bool], wait: str, locked_out: Callable[[], BaseException]) -> None:
+    """Take the migration lock with ``try_lock`` (one short statement, True
+    when taken), trying again every quarter second until ``wait`` (a
+    :data:`DURATION`; ``0``: for ever) has passed, then raise
+    ``locked_out()``. Says once on stderr that it waits. Not one waiting
+    statement: a waiting statement holds a snapshot, and the other run's
+    ``CREATE INDEX CONCURRENTLY`` would wait for it."""
+    if try_lock():
+        return
+    seconds = duration_seconds(wait)
+    print("findings-ledger migrations: another migration of this database holds the migration lock: "
+          f"waiting {'for ever' if seconds == 0 else 'up to ' + wait} for it to finish",
+          file=sys.stderr, flush=True)
+    deadline = time.monotonic() + seconds
+    while not try_lock():
+        if seconds and time.monotonic() >= deadline:
+            raise locked_out()
+        time.sleep(0.25)
+
+
+@contextmanager
+def lock_connection(dsn: str, wait: str, locked_out: Callable[[], BaseException]) -> Iterator[None]:
+    """Hold the migration lock on a connection of its own, in one open
+    transaction (a transaction-level lock: safe behind a transaction pooler,
+    released if the run is killed); see :func:`acquire_lock`."""
+    import psycopg
+
+    with psycopg.connect(dsn) as lock:
+
+        def try_lock() -> bool:
+            # Each try in a transaction of its own: a transaction that stays open
+            # after a failed try keeps its xmin, which CREATE INDEX CONCURRENTLY
+            # of the run holding the lock would wait for.
+            row = lock.execute(f"SELECT pg_catalog.pg_try_advisory_xact_lock({MIGRATION_LOCK_KEY})").fetchone()
+            if not (row and row[0]):
+                lock.rollback()
+                return False
+            return True
+
+        acquire_lock(try_lock, wait, locked_out)
+        try:
+            yield
+        finally:
+            lock.rollback()
+
+
+@contextmanager
+def lock_session(conn: Any, wait: str, locked_out: Callable[[], BaseException]) -> Iterator[None]:
+    """Hold the migration lock as a session lock on a caller's SQLAlchemy
+    ``Connection`` ``conn``, released at the end; see :func:`acquire_lock`."""
+
+    def try_lock() -> bool:
+        taken = bool(conn.exec_driver_sql(f"SELECT pg_catalog.pg_try_advisory_lock({MIGRATION_LOCK_KEY})").scalar())
+        conn.commit()
+        return taken
+
+    acquire_lock(try_lock, wait, locked_out)
+    try:
+        yield
+    finally:
+        conn.rollback()
+        conn.exec_driver_sql(f"SELECT pg_catalog.pg_advisory_unlock({MIGRATION_LOCK_KEY})")
+        conn.commit()
 
 
 def _literal(value: str | None) -> str:
