@@ -35,6 +35,9 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 
+#: fixtures of tests/support that tests of more than one folder use
+pytest_plugins = ["support.pgbouncer"]
+
 #: modules (paths below tests/) that run after the parallel part, and why
 SERIAL_MODULES = {
     "reliability/test_faults.py": "kills backends with pg_terminate_backend and crashes its own cluster "

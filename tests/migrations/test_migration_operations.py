@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from alembic import command
 from support.migrations import offline_sql, psql_apply
-from test_connections import Bouncer, bouncer, dbname  # noqa: F401 (bouncer: the fixture)
+from support.pgbouncer import Bouncer, dbname
 
 import findings_ledger as fl
 from findings_ledger import api
@@ -104,7 +104,7 @@ def test_a_database_behind_head_is_one_line_at_the_cli_and_schema_behind_in_the_
 
 
 def test_a_migration_through_a_transaction_pooler_leaves_no_setting_behind(
-        bouncer: Callable[..., Bouncer], ledger_database_factory: Callable[..., str]) -> None:  # noqa: F811
+        bouncer: Callable[..., Bouncer], ledger_database_factory: Callable[..., str]) -> None:
     dsn = ledger_database_factory(migrated=False)
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("CREATE TABLE public.svc_t (x int)")
@@ -177,7 +177,7 @@ def test_help_imports_neither_alembic_nor_sqlalchemy() -> None:
 
 
 def test_set_scopes_is_transaction_local_by_default_through_the_pooler(
-        bouncer: Callable[..., Bouncer], ledger_dsn: str) -> None:  # noqa: F811
+        bouncer: Callable[..., Bouncer], ledger_dsn: str) -> None:
     b = bouncer(pool_size=1)  # one server connection: tenant B gets the one tenant A used
     pooled = b.dsn(dbname(ledger_dsn))
     with psycopg.connect(pooled, autocommit=True, prepare_threshold=None) as a, \

@@ -51,3 +51,14 @@ def test_no_module_imports_a_helper_by_its_old_flat_name() -> None:
     found = [f"{p.relative_to(TESTS)}:{n}" for p in sorted(TESTS.rglob("*.py"))
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.match(line)]
     assert found == [], "import the helpers as support.<name> (docs/testing.md, 'Where the tests are')"
+
+
+def test_a_test_module_imports_test_modules_of_its_own_folder_only() -> None:
+    """pytest puts a test module's own folder on sys.path: ``from test_x import`` of another
+    folder's module works only when some earlier module of that folder was imported first (it
+    failed when tests/migrations/test_migration_operations.py ran alone)."""
+    pattern = re.compile(r"^\s*(?:from|import) (test_\w+)\b")
+    found = [f"{p.relative_to(TESTS)}:{n}" for p in sorted(TESTS.rglob("test_*.py"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if (m := pattern.match(line)) and not (p.parent / f"{m[1]}.py").is_file()]
+    assert found == [], "share what several folders use through tests/support/"
