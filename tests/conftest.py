@@ -25,10 +25,18 @@ The slowest grouped modules (:data:`SLOW_FIRST`) are collected first, so that
 a worker starts them at once instead of finishing the run with one of them;
 the spread tests come last, where their small units fill the workers evenly.
 The order of the tests within a module is unchanged.
+
+``LEDGER_FAIL_ON_SKIP=1`` (what ``.ci/run`` sets for ``make test``) turns
+every skip into a failure that gives the skip's reason: CI's machine has
+everything the suite can use (root, apt-get, Debian's PostgreSQL with ICU,
+npm, the corpus beside the checkout, a full clone), so a skip there is a
+test that stopped testing, as when the corpus was looked for one folder too
+low. Elsewhere a skip stays a skip, naming what is missing.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -91,3 +99,17 @@ def module(item: pytest.Item) -> str:
         return item.path.resolve().relative_to(TESTS).as_posix()
     except ValueError:  # a test outside tests/ (pytest given another directory)
         return item.path.name
+
+
+#: the environment variable that turns skips into failures (see the module docstring)
+FAIL_ON_SKIP = "LEDGER_FAIL_ON_SKIP"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get(FAIL_ON_SKIP) == "1" and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"skipped with {FAIL_ON_SKIP}=1 (CI has everything the suite uses): {reason}"
