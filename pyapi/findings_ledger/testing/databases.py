@@ -390,8 +390,8 @@ class Recycler:
                 "SELECT c.oid::regclass::text" + self._USER_RELATIONS + " AND c.relkind = 'S' ORDER BY 1").fetchall():
             last, called = _one(conn, sql.SQL("SELECT last_value, is_called FROM {}").format(sql.SQL(seq)))
             self._sequences.append((seq, last, called))
-        self._planner, heap_pages, self._index_pages = self._sizes(conn)
-        self._catalog_counts = self._counts(conn)
+        self._planner, _, self._index_pages = self._sizes(conn)
+        self._catalog_counts = {name: count for name, (count, _) in self._catalog_rows(conn, 0).items()}
 
     def _sizes(self, conn: psycopg.Connection[Any]) -> tuple[dict[str, _PlannerState], dict[str, int], dict[str, int]]:
         """Per user table: its planner state and its heap's pages; per table, the largest
@@ -417,24 +417,25 @@ class Recycler:
         return int(_one(conn, "SELECT pg_catalog.txid_current() % 4294967296")[0]) + 1
 
     @staticmethod
-    def _counts(conn: psycopg.Connection[Any]) -> dict[str, int]:
+    def _catalog_rows(conn: psycopg.Connection[Any], watermark: int) -> dict[str, tuple[int, int]]:
+        """Per catalog of ``pg_catalog`` but the statistics: its row count, and how many of
+        its rows were written by a transaction from ``watermark`` on."""
         catalogs = [r[0] for r in conn.execute(
             "SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relnamespace = 'pg_catalog'::regnamespace"
             " AND c.relkind = 'r' AND NOT c.relisshared AND c.relname <> ALL (%s) ORDER BY 1",
             (list(_STATISTICS_CATALOGS),))]
-        parts = [sql.SQL("SELECT {}, count(*) FROM pg_catalog.{}").format(sql.Literal(c), sql.Identifier(c))
-                 for c in catalogs]
-        return dict(conn.execute(sql.SQL(" UNION ALL ").join(parts)).fetchall())
+        parts = [sql.SQL("SELECT {}, count(*), count(*) FILTER (WHERE xmin::text::bigint >= {}) FROM pg_catalog.{}")
+                 .format(sql.Literal(c), sql.Literal(watermark), sql.Identifier(c)) for c in catalogs]
+        return {name: (count, written) for name, count, written in conn.execute(sql.SQL(" UNION ALL ").join(parts))}
 
     def changed(self, conn: psycopg.Connection[Any]) -> bool:
         """Whether anything but rows, sequence values and statistics differs from the
         template's state (see the class)."""
+        rows = self._catalog_rows(conn, self._watermark)
+        if {name: count for name, (count, _) in rows.items()} != self._catalog_counts or any(
+                written for _, written in rows.values()):
+            return True
         w = sql.Literal(self._watermark)
-        parts = [sql.SQL("SELECT {}, count(*), count(*) FILTER (WHERE xmin::text::bigint >= {}) FROM pg_catalog.{}")
-                 .format(sql.Literal(c), w, sql.Identifier(c)) for c in self._catalog_counts]
-        for name, count, written in conn.execute(sql.SQL(" UNION ALL ").join(parts)).fetchall():
-            if written or count != self._catalog_counts[name]:
-                return True
         row = _one(conn, sql.SQL(
             "SELECT (SELECT d.xmin::text::bigint >= {w} FROM pg_catalog.pg_database d"
             "         WHERE d.datname = current_database())"
