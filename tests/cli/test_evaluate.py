@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from click.testing import CliRunner, Result
 from support.corpus import CORPUS
 
 from findings_ledger import evaluate as ev
+from findings_ledger.cli import evaluate as evaluate_cli
 from findings_ledger.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +33,31 @@ needs_corpus = pytest.mark.skipif(
 
 def run(*args: str) -> Result:
     return CliRunner().invoke(main, list(args), catch_exceptions=False, env={"COLUMNS": "200"})
+
+
+@pytest.fixture
+def scratch_names(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the scratch databases this test's ``evaluate`` runs create. The
+    cluster is shared with the other workers, whose runs make scratch databases of
+    their own at any moment, so a test checks its own, never a count of them all."""
+    names: list[str] = []
+    real = evaluate_cli.scratch_database
+
+    @contextmanager
+    def recorded(dsn: str) -> Iterator[str]:
+        with real(dsn) as target:
+            names.append(psycopg.conninfo.conninfo_to_dict(target)["dbname"])
+            yield target
+
+    monkeypatch.setattr(evaluate_cli, "scratch_database", recorded)
+    return names
+
+
+def assert_dropped(dsn: str, names: list[str]) -> None:
+    assert names and all(n.startswith("ledger_evaluate_") for n in names), names
+    with psycopg.connect(dsn) as conn:
+        left = conn.execute("SELECT datname FROM pg_database WHERE datname = ANY(%s)", (names,)).fetchall()
+    assert left == []
 
 
 def assert_user_error(result: Result, *fragments: str) -> None:
@@ -184,7 +212,8 @@ def _subset(tmp_path: Path, keep: set[str], relabel: dict[str, str] | None = Non
     return d
 
 
-def test_evaluate_prints_the_table_and_writes_the_doc_block(ledger_dsn: str, tmp_path: Path) -> None:
+def test_evaluate_prints_the_table_and_writes_the_doc_block(ledger_dsn: str, tmp_path: Path,
+                                                           scratch_names: list[str]) -> None:
     doc = tmp_path / "page.md"
     doc.write_text("# Page\n\n<!-- evaluate:begin -->\nold\n<!-- evaluate:end -->\n\nAfter.\n", encoding="utf-8")
     corpus = _subset(tmp_path, {"002", "004", "005", "007"})
@@ -200,10 +229,7 @@ def test_evaluate_prints_the_table_and_writes_the_doc_block(ledger_dsn: str, tmp
     assert " s\n" not in text  # no timing in the doc: rerunning changes nothing
     markdown = run("evaluate", str(corpus), "--dsn", ledger_dsn, "--policy", "default", "--markdown")
     assert markdown.stdout.startswith("| policy | case | rule |")
-    # the scratch databases are gone
-    with psycopg.connect(ledger_dsn) as conn:
-        left = conn.execute("SELECT count(*) FROM pg_database WHERE datname LIKE 'ledger_evaluate_%'").fetchone()
-    assert left == (0,)
+    assert_dropped(ledger_dsn, scratch_names)  # the scratch databases are gone
 
 
 def test_check_fails_on_a_false_retirement_under_the_default_policy(ledger_dsn: str, tmp_path: Path) -> None:
@@ -214,7 +240,7 @@ def test_check_fails_on_a_false_retirement_under_the_default_policy(ledger_dsn: 
     assert_user_error(result, "the 'default' policy retired 1 finding(s) at a commit other than its fix")
 
 
-def test_evaluate_mistakes_are_one_line(ledger_dsn: str, tmp_path: Path) -> None:
+def test_evaluate_mistakes_are_one_line(ledger_dsn: str, tmp_path: Path, scratch_names: list[str]) -> None:
     assert_user_error(run("evaluate", str(tmp_path / "nope"), "--dsn", ledger_dsn), "does not exist", "nope")
     assert_user_error(run("evaluate", str(tmp_path), "--dsn", ledger_dsn), "holds no *.json file")
     bad = tmp_path / "bad"
@@ -243,9 +269,7 @@ def test_evaluate_mistakes_are_one_line(ledger_dsn: str, tmp_path: Path) -> None
     (bad / "x__y.json").write_text(json.dumps(data), encoding="utf-8")
     assert_user_error(run("evaluate", str(bad), "--dsn", ledger_dsn, "--policy", "default"), "x__y.json",
                       "finding findings-ledger__handmade-001", "LD001")
-    with psycopg.connect(ledger_dsn) as conn:
-        left = conn.execute("SELECT count(*) FROM pg_database WHERE datname LIKE 'ledger_evaluate_%'").fetchone()
-    assert left == (0,)
+    assert_dropped(ledger_dsn, scratch_names)
     doc = tmp_path / "nomarkers.md"
     doc.write_text("# no markers\n", encoding="utf-8")
     assert_user_error(run("evaluate", str(HANDMADE), "--dsn", ledger_dsn, "--policy", "default",
