@@ -6,9 +6,11 @@ package, and the module lists of tests/conftest.py name modules that exist.
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import conftest
+import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
 FOLDERS = {"api", "claims", "cli", "decisions", "lifecycle", "migrations", "reliability", "security", "sql",
@@ -62,3 +64,17 @@ def test_a_test_module_imports_test_modules_of_its_own_folder_only() -> None:
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if (m := pattern.match(line)) and not (p.parent / f"{m[1]}.py").is_file()]
     assert found == [], "share what several folders use through tests/support/"
+
+
+ROOT_FILES = {".gitignore", ".squawk.toml", "CHANGELOG.md", "MANIFEST.in", "Makefile", "README.md", "alembic.ini",
+              "mkdocs.yml", "pyproject.toml"}
+
+
+def test_the_repository_root_holds_only_the_known_files() -> None:
+    root = TESTS.parent
+    if not (root / ".git").exists():
+        pytest.skip(f"{root} is not a git checkout")
+    tracked = subprocess.run(["git", "-C", str(root), "ls-files"], check=True, capture_output=True,
+                             text=True).stdout.splitlines()
+    stray = sorted({p for p in tracked if "/" not in p} - ROOT_FILES)
+    assert stray == [], "files at the repository root no doc describes (a shell mishap's output?)"
