@@ -55,6 +55,7 @@ SERIAL_MODULES = {
 
 #: the slowest grouped modules (paths below tests/), slowest first (on 2 cores: 30 s to minutes each)
 SLOW_FIRST = [
+    "migrations/test_offline_sql.py",
     "migrations/test_populated_upgrade.py",
     "tooling/test_release.py",
     "tooling/test_example_service.py",
@@ -66,7 +67,6 @@ SLOW_FIRST = [
 #: largest first
 SPREAD_MODULES = [
     "cli/test_cli_errors.py",
-    "migrations/test_offline_sql.py",
     "sql/test_scope_names_and_times.py",
     "tooling/test_doc_examples.py",
     "tooling/test_pytest_plugin.py",

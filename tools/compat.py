@@ -55,8 +55,8 @@ SUBSET_EXCLUDES = {
     "tests/tooling/test_lint_sql.py": "static: squawk over the offline SQL",
     "tests/migrations/test_pg_versions.py": "static: no SQL feature newer than 13 (this run checks it for real)",
     # slow, and their SQL runs in the subset through other modules
-    "tests/migrations/test_populated_upgrade.py": "25-70 s: the revisions test_alembic and test_offline_sql apply, "
-    "on 10^5 rows",
+    "tests/migrations/test_populated_upgrade.py": "10-30 s: the revisions test_alembic and test_offline_sql apply, "
+    "on 10^4 rows",
     "tests/tooling/test_bench_smoke.py": "the benchmark harness: the API calls the other modules make",
     "tests/tooling/test_example_service.py": "the example project's suite in a subprocess: fixtures every module uses",
     "tests/sql/test_paths.py": "table-driven path normalisation: the same functions as test_path_properties, "

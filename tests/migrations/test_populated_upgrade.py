@@ -1,5 +1,5 @@
 """Upgrading a database that holds data: at the FIRST revision (the
-baseline) the database gets 30,000 findings and 30,000 merges with
+baseline) the database gets 10,000 findings and 10,000 merges with
 realistic values, is upgraded to head, and every row (all columns the first
 revision had), every derived value (supersession state, audit rows, the
 active set, prompt order, identity sequences) and the triggers' behaviour on
@@ -12,17 +12,17 @@ the counters, evidence columns, scope policy and merge branch at their
 defaults; the claim tables empty but for their seed rows. At head the old
 rows take part in every rule: path (drift supersedes, review is a
 candidate: the default policy), key (through the GIN evidence index over
-30,000 rows), restore, re-report, and a claim on an old scope.
+10,000 rows), restore, re-report, and a claim on an old scope.
 
 Loading, in an order that keeps every derived value what the triggers
 produce:
-1. 28,200 historical merges, recorded before any finding existed, written
+1. 9,400 historical merges, recorded before any finding existed, written
    with the user triggers disabled (they would have superseded nothing;
    ``DISABLE TRIGGER USER`` keeps the foreign keys checked and needs only
    table ownership, unlike ``session_replication_role``). Their values are
    written in normal form and checked against the triggers' own functions.
-2. 30,000 findings through the triggers (messy paths, severities, kinds).
-3. 1,800 merges through the triggers: they supersede findings and write
+2. 10,000 findings through the triggers (messy paths, severities, kinds).
+3. 600 merges through the triggers: they supersede findings and write
    the audit, in scopes whose hygiene_mode is on, dry or off.
 """
 
@@ -33,6 +33,13 @@ from collections.abc import Callable
 import psycopg
 from psycopg import sql
 from support.migrations import revisions, upgrade, version
+
+#: the load: historical merges (triggers off), findings, live merges (triggers on); enough rows
+#: that every rule, the GIN evidence index and each revision's backfill work on real volumes
+HISTORICAL = 9_400
+FINDINGS_N = 10_000
+LIVE = 600
+MERGES_N = HISTORICAL + LIVE
 
 SCOPES = """
 INSERT INTO ledger.scope (scope, hygiene_mode, created_at, path_supersede_kinds)
@@ -57,7 +64,7 @@ SELECT 'repo-' || (n % 20),
        timestamptz '2026-01-02 00:00+00' + n * interval '20 seconds',
        timestamptz '2026-01-02 00:00+00' + n * interval '20 seconds' + interval '3 seconds',
        true
-  FROM generate_series(1, 28200) AS n
+  FROM generate_series(1, :historical) AS n
 """
 
 FINDINGS = """
@@ -78,7 +85,7 @@ SELECT 'repo-' || (n % 20),
        END,
        (ARRAY['reviewer', 'drift-check', NULL])[1 + n % 3],
        timestamptz '2026-02-01 00:00+00' + n * interval '7 seconds'
-  FROM generate_series(1, 30000) AS n
+  FROM generate_series(1, :findings) AS n
 """
 
 LIVE_MERGES = """
@@ -95,14 +102,14 @@ SELECT 'repo-' || (n % 20),
          ELSE ARRAY['src/mod_' || (n % 500) || '/deep/new_' || n || '.py']
        END,
        timestamptz '2026-03-01 00:00+00' + n * interval '1 minute'
-  FROM generate_series(1, 1800) AS n
+  FROM generate_series(1, :live) AS n
 """
 
 # The historical merges bypassed the triggers: their values must be what the
 # triggers would have stored (normal form, processed).
 LOAD_CHECK = """
 SELECT 'historical merge not in normal form', count(*) FROM ledger.merge m
- WHERE (m.id <= 28200 AND m.paths IS DISTINCT FROM ledger.normalize_paths(m.paths, 'merge.paths', 100000))
+ WHERE (m.id <= :historical AND m.paths IS DISTINCT FROM ledger.normalize_paths(m.paths, 'merge.paths', 100000))
     OR m.commit_sha !~ '^[0-9a-f]{4,64}$' OR NOT m.processed
     OR m.node_id IS DISTINCT FROM btrim(m.node_id)
 """
@@ -143,7 +150,7 @@ SELECT 'active finding a merge of its scope touched', count(DISTINCT fp.id)
           FROM ledger.merge m, unnest(m.paths) AS t(path),
                LATERAL (SELECT string_to_array(t.path, '/') AS parts) AS a,
                generate_series(1, cardinality(a.parts)) AS n
-         WHERE m.id > 28200 AND a.parts[n] <> '') AS touched ON touched.scope = fp.scope AND touched.key = fp.path
+         WHERE m.id > :historical AND a.parts[n] <> '') AS touched ON touched.scope = fp.scope AND touched.key = fp.path
 """
 
 # What the schema derives for the loaded rows; each row counts the rows that
@@ -234,7 +241,13 @@ def _violations(conn: psycopg.Connection) -> dict[str, int]:
     with conn.transaction():
         # The planner underestimates the touched keys and would nest-loop over 10^7 pairs.
         conn.execute("SET LOCAL enable_nestloop = off")
-        return {rule: n for rule, n in conn.execute(INVARIANTS).fetchall() if n}
+        return {rule: n for rule, n in conn.execute(sized(INVARIANTS)).fetchall() if n}
+
+
+def sized(query: str) -> str:
+    """``query`` with the load's sizes in place of :historical, :findings and :live."""
+    return (query.replace(":historical", str(HISTORICAL)).replace(":findings", str(FINDINGS_N))
+            .replace(":live", str(LIVE)))
 
 
 def _derived_at_head(conn: psycopg.Connection) -> dict[str, int]:
@@ -249,19 +262,19 @@ def test_upgrade_from_the_first_revision_keeps_every_row_and_derived_value(
     with psycopg.connect(ledger_empty_dsn, autocommit=True) as conn:
         conn.execute(SCOPES)
         conn.execute("ALTER TABLE ledger.merge DISABLE TRIGGER USER")
-        conn.execute(HISTORICAL_MERGES)
+        conn.execute(sized(HISTORICAL_MERGES))
         conn.execute("ALTER TABLE ledger.merge ENABLE TRIGGER USER")
-        conn.execute(FINDINGS)
-        conn.execute(LIVE_MERGES)
+        conn.execute(sized(FINDINGS))
+        conn.execute(sized(LIVE_MERGES))
         conn.execute("ANALYZE")
         counts = dict(conn.execute(
             "SELECT 'finding', count(*) FROM ledger.finding UNION ALL SELECT 'merge', count(*) FROM ledger.merge "
             "UNION ALL SELECT 'superseded', count(*) FROM ledger.supersession WHERE action = 'superseded' "
             "UNION ALL SELECT 'would_supersede', count(*) FROM ledger.supersession WHERE action = 'would_supersede'"
         ).fetchall())
-        assert counts["finding"] == 30_000 and counts["merge"] == 30_000
-        assert counts["superseded"] > 1_000 and counts["would_supersede"] > 100  # the data exercises the rules
-        assert conn.execute(LOAD_CHECK).fetchone()[1] == 0
+        assert counts["finding"] == FINDINGS_N and counts["merge"] == MERGES_N
+        assert counts["superseded"] > 500 and counts["would_supersede"] > 10  # the data exercises the rules
+        assert conn.execute(sized(LOAD_CHECK)).fetchone()[1] == 0
         assert _violations(conn) == {}
         tables = [(t, cols, pk) for t, cols, pk in conn.execute(TABLE_COLUMNS).fetchall()]
         rows_before, state_before = _checksums(conn, tables), _state(conn)
@@ -288,7 +301,7 @@ def test_upgrade_from_the_first_revision_keeps_every_row_and_derived_value(
         assert _derived_at_head(conn) == {}
         states = dict(conn.execute("SELECT state, count(*) FROM ledger.finding_lifecycle GROUP BY state").fetchall())
         assert states == {"active": int(state_before["active set"].split(":")[0]),
-                          "superseded": 30_000 - int(state_before["active set"].split(":")[0])}
+                          "superseded": FINDINGS_N - int(state_before["active set"].split(":")[0])}
         invalid_checks = conn.execute(
             "SELECT conname FROM pg_constraint WHERE connamespace = 'ledger'::regnamespace AND NOT convalidated"
         ).fetchall()
@@ -309,7 +322,7 @@ def test_upgrade_from_the_first_revision_keeps_every_row_and_derived_value(
             "INSERT INTO ledger.merge (scope, commit_sha, paths) VALUES (%s, 'feedface', %s) RETURNING id",
             (target[2], [target[1]]),
         ).fetchone()[0]
-        assert merge_id == 30_001
+        assert merge_id == MERGES_N + 1
         row = conn.execute(
             "SELECT superseded_by_merge_id, superseded_by FROM ledger.finding WHERE id = %s", (target[0],)
         ).fetchone()
@@ -371,7 +384,7 @@ def test_the_load_checks_notice_a_lost_derived_value(ledger_database_factory: Ca
         conn.execute("INSERT INTO ledger.finding (scope, kind, title, paths) VALUES ('s', 'drift', 't', '{src/a.py}')")
         conn.execute("ALTER TABLE ledger.merge DISABLE TRIGGER USER")
         conn.execute("INSERT INTO ledger.merge (id, scope, commit_sha, paths, processed) OVERRIDING SYSTEM VALUE "
-                     "VALUES (28201, 's', 'abcd', '{src/a.py}', true)")
+                     "VALUES (%s, 's', 'abcd', '{src/a.py}', true)", (HISTORICAL + 1,))
         conn.execute("ALTER TABLE ledger.merge ENABLE TRIGGER USER")
         assert _violations(conn) == {"active finding a merge of its scope touched": 1}
         assert _derived_at_head(conn) == {}

@@ -140,19 +140,27 @@ def ledger_relations(dsn: str) -> list[tuple[str, str]]:
         ]
 
 
+class Schema:
+    """A database's schema as :func:`assert_same_schema` compares it: the
+    normalised dump and every ledger function's definition and comment, up
+    to whitespace outside quoted literals (tools/new_revision.py freezes no
+    change of whitespace alone, so a re-indented function body in sql/
+    stays as its revision froze it). Taken once, compared with many."""
+
+    def __init__(self, dsn: str) -> None:
+        self.dump = snapshot(dsn)
+        self.functions = {k: tuple(map(collapse_whitespace, v)) for k, v in functions(dsn).items()}
+
+    def assert_equals(self, actual: Schema, what: str) -> None:
+        if collapse_whitespace(self.dump) != collapse_whitespace(actual.dump):
+            delta = diff(self.dump, actual.dump, "online", what)
+            raise AssertionError(f"{what} differs from the online migration:\n{delta}")
+        assert actual.functions == self.functions, f"{what}: function definitions differ"
+
+
 def assert_same_schema(expected_dsn: str, actual_dsn: str, what: str) -> None:
-    """The normalised schema dumps and the function definitions are equal,
-    up to whitespace outside quoted literals (tools/new_revision.py freezes
-    no change of whitespace alone, so a re-indented function body in sql/
-    stays as its revision froze it)."""
-    expected, actual = snapshot(expected_dsn), snapshot(actual_dsn)
-    if collapse_whitespace(expected) != collapse_whitespace(actual):
-        delta = diff(expected, actual, "online", what)
-        raise AssertionError(f"{what} differs from the online migration:\n{delta}")
-    expected_functions, actual_functions = functions(expected_dsn), functions(actual_dsn)
-    assert {k: tuple(map(collapse_whitespace, v)) for k, v in actual_functions.items()} == {
-        k: tuple(map(collapse_whitespace, v)) for k, v in expected_functions.items()
-    }, f"{what}: function definitions differ"
+    """The two databases' :class:`Schema` are equal."""
+    Schema(expected_dsn).assert_equals(Schema(actual_dsn), what)
 
 
 def settings(conn: Any, *names: str) -> dict[str, str]:
