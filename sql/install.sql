@@ -95,6 +95,7 @@
 \ir functions/measure_convergence.sql
 \ir functions/read_prompt_findings.sql
 \ir functions/read_history.sql
+\ir functions/_token_chars.sql
 \ir functions/_token_regex.sql
 \ir functions/_token_split_regex.sql
 \ir functions/_words.sql

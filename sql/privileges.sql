@@ -49,6 +49,7 @@ GRANT EXECUTE ON FUNCTION
     ledger._title_sig(text),
     ledger._words(text),
     ledger._significant(text),
+    ledger._token_chars(),
     ledger._token_regex(boolean),
     ledger.add_finding(text, text, text, text[], text, text, text, text, timestamptz, text, text, jsonb, text),
     ledger.record_merge(text, text, text[], text, text, timestamptz, text, text[], text[], jsonb),

@@ -7,9 +7,8 @@
 -- inner '-' or '.' only). So the pieces between separators are exactly the
 -- tokens regexp_matches(message, ledger._token_regex(false), 'g') finds, in
 -- order (with an empty first or last piece when the message starts or ends
--- with a separator). The word characters are taken from
--- ledger._token_regex(false) ('([' || class || ']+...'), the one definition
--- of a token. Why: PostgreSQL's regular-expression engine finds capture
+-- with a separator). The word characters are ledger._token_chars, the
+-- class ledger._token_regex is built from. Why: PostgreSQL's regular-expression engine finds capture
 -- groups in a slower second pass, so splitting a 2 KB message costs about
 -- half of regexp_matches with the two groups of ledger._token_regex(true)
 -- (docs/performance.md). Raises nothing.
@@ -18,9 +17,8 @@ RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
     SELECT '(?:[^' || w.c || '.-]|[-.](?![' || w.c || '])|(?<![' || w.c || '])[-.])+'
-      FROM (SELECT pg_catalog.substr(r.re, 3, pg_catalog.strpos(r.re, ']') - 3) AS c
-              FROM (SELECT ledger._token_regex(false) AS re) AS r) AS w
+      FROM (SELECT ledger._token_chars() AS c) AS w
 $$;
 
 COMMENT ON FUNCTION ledger._token_split_regex() IS
-'The separators between message tokens (the word characters of ledger._token_regex; a - or . joins only between two of them), without capture groups, for regexp_split_to_array: its pieces are the tokens of ledger._token_regex in order. () -> text. Raises nothing.';
+'The separators between message tokens (the word characters ledger._token_chars; a - or . joins only between two of them), without capture groups, for regexp_split_to_array: its pieces are the tokens of ledger._token_regex in order. () -> text. Raises nothing.';

@@ -83,7 +83,7 @@ MESSAGE_PARTS = st.one_of(
 
 
 def _reference_keys(conn: psycopg.Connection, scope: str, message: str) -> set[str]:
-    """The pre-filter's keys as the issue-3 matcher defines its evidence,
+    """The pre-filter's keys as the message matcher defines its evidence,
     computed in Python: the tokens and their separators from
     ledger._token_regex(true) (read from the database: the one definition of
     a token), ASCII-only lower case, a token broken after '-' or '/' at a

@@ -62,6 +62,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0026_drift_touch_default_flag": {"scope": "ShareUpdateExclusiveLock"},  # COMMENT ON COLUMN scope.touch_modes
     "0027_explicit_casts_in_read_prom": {},  # two functions replaced
     "0028_one_builder_of_the_path_key": {},  # one function replaced
+    "0029_one_definition_of_the_token": {},  # three functions, one new; privileges re-run
 }
 
 STRENGTH = [

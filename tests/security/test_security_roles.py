@@ -81,6 +81,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger._title_sig(text)",
         "ledger._words(text)",
         "ledger._significant(text)",
+        "ledger._token_chars()",
         "ledger._token_regex(boolean)",
         "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,text)",
         "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text,text[],text[],jsonb)",
@@ -353,7 +354,8 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
         "ledger._normalize_branch(text,text)", "ledger._scoped_evidence_keys(text,text[])",
         "ledger._scope_kept(text)", "ledger._severity_rank(text)", "ledger._significant(text)",
         "ledger._text_kept(text,integer)",
-        "ledger._token_regex(boolean)", "ledger._token_split_regex()", "ledger._unicode_class(text)",
+        "ledger._token_chars()", "ledger._token_regex(boolean)", "ledger._token_split_regex()",
+        "ledger._unicode_class(text)",
         "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,text)",
         "ledger.add_issue(text,text,text,text,text,text,text)", "ledger.enqueue_task(bigint,text,text,bigint,boolean)",
     ])

@@ -78,3 +78,29 @@ def test_the_repository_root_holds_only_the_known_files() -> None:
                              text=True).stdout.splitlines()
     stray = sorted({p for p in tracked if "/" not in p} - ROOT_FILES)
     assert stray == [], "files at the repository root no doc describes (a shell mishap's output?)"
+
+
+HISTORY = re.compile(r"\bseed 0\d\d\b|\bissue-\d+\b|\(issue \d+[,):]|\bissues? #\d+ (?:asks|says|wants)", re.I)
+
+
+def test_the_reference_names_no_tracker_issue_and_no_seed() -> None:
+    """History (a tracker's issue numbers, the seed documents) belongs in
+    CHANGELOG.md and the revision docstrings; the code, SQL, tests and docs
+    say what a thing is. "issue 1" as a row of the issue table is a value,
+    not a reference, and stays."""
+    root = TESTS.parent
+    if not (root / ".git").exists():
+        pytest.skip(f"{root} is not a git checkout")
+    tracked = subprocess.run(["git", "-C", str(root), "ls-files"], check=True, capture_output=True,
+                             text=True).stdout.splitlines()
+    found = []
+    for rel in tracked:
+        if rel == "CHANGELOG.md" or rel.startswith("migrations/versions/") or "/corpus/" in rel:
+            continue
+        path = root / rel
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, FileNotFoundError):
+            continue
+        found += [f"{rel}:{n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1) if HISTORY.search(line)]
+    assert found == []
