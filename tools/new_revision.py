@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import hashlib
 import posixpath
 import re
@@ -191,10 +192,17 @@ def _collapsed(comments: dict[str, str]) -> dict[str, str]:
 
 def code_of(text: str) -> Code:
     """The code of an object file's text: its header and whitespace left out."""
+    return _code_of_body(without_header(text))
+
+
+@functools.cache
+def _code_of_body(body_text: str) -> Code:
+    """:func:`code_of` of a text without its header; once per distinct text (an
+    object unchanged since its last revision has the same text in both)."""
     import sqlparse
 
     rest, comments = [], {}
-    for statement in sqlparse.split(without_header(text)):
+    for statement in sqlparse.split(body_text):
         body = without_header(statement).strip()
         match = _COMMENT_ON.match(body)
         if match:

@@ -198,8 +198,8 @@ def test_a_one_function_change_is_a_revision_of_that_size(
     assert (rev_dir / "downgrade.sql").read_text().count("\\ir ../0001_baseline/functions/_severity_rank.sql") == 1
     assert _tool(project, "--check").returncode == 0
 
-    dsn = ledger_database_factory(migrated=False)
-    _migrate(dsn, project, "head")
+    dsn = ledger_database_factory()  # the repository's head, cloned
+    _migrate(dsn, project, "head")  # the copy's new revisions
     assert _rank(dsn, "unknown") == 6
     _migrate(dsn, project, _previous(project, rev_dir), down=True)
     assert _rank(dsn, "unknown") == 5
@@ -215,8 +215,8 @@ def test_new_and_changed_signatures_are_dropped_on_the_way_back(
     install.write_text(install.read_text().replace("\\ir functions/_check_text.sql\n",
                                                    "\\ir functions/_check_text.sql\n\\ir functions/answer.sql\n"))
     assert _tool(project, "answer").returncode == 0
-    dsn = ledger_database_factory(migrated=False)
-    _migrate(dsn, project, "head")
+    dsn = ledger_database_factory()  # the repository's head, cloned
+    _migrate(dsn, project, "head")  # the copy's new revisions
     assert _comment(dsn, "ledger.answer(integer)") is None  # exists, no comment
     with psycopg.connect(dsn) as conn:
         assert conn.execute("SELECT ledger.answer()").fetchone() == (43,)
@@ -262,8 +262,8 @@ def test_concurrently_sql_runs_outside_the_revision_transaction(
         "DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_kind_idx;\n"
         "CREATE INDEX CONCURRENTLY finding_kind_idx\n    ON ledger.finding (scope, kind);\n")
     (rev_dir / "downgrade_concurrently.sql").write_text("DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_kind_idx;\n")
-    dsn = ledger_database_factory(migrated=False)
-    _migrate(dsn, project, "head")
+    dsn = ledger_database_factory()  # the repository's head, cloned
+    _migrate(dsn, project, "head")  # the copy's new revisions
     valid = "SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass('ledger.finding_kind_idx')"
     with psycopg.connect(dsn) as conn:
         assert conn.execute(valid).fetchone() == (True,)
@@ -280,8 +280,7 @@ def _same_as_head(dsn: str, ledger_database_factory: Callable[..., str], what: s
     """The schema at ``dsn`` equals the repository's head (a fresh database)."""
     from support.migrations import assert_same_schema
 
-    reference = ledger_database_factory(migrated=False)
-    _migrate(reference, ROOT, "head")
+    reference = ledger_database_factory()  # the repository's head, cloned
     assert_same_schema(reference, dsn, what)
 
 
@@ -304,8 +303,8 @@ def test_a_removed_trigger_and_its_function_come_back_in_order(
     downgrade = (rev_dir / "downgrade.sql").read_text()
     assert downgrade.index("functions/tg_merge__prepare_branch.sql") < downgrade.index(
         "triggers/merge___110_branch.sql")
-    dsn = ledger_database_factory(migrated=False)
-    _migrate(dsn, project, "head")
+    dsn = ledger_database_factory()  # the repository's head, cloned
+    _migrate(dsn, project, "head")  # the copy's new revisions
     with psycopg.connect(dsn) as conn:
         assert conn.execute("SELECT count(*) FROM pg_trigger WHERE tgname = '_110_branch'").fetchone() == (0,)
     _migrate(dsn, project, _head(), down=True)
@@ -327,8 +326,8 @@ def test_a_granted_functions_new_argument_keeps_exact_grants(
     assert _tool(project, "requeue note").returncode == 0
     upgrade = (project / "migrations" / "versions" / _next("requeue_note") / "upgrade.sql").read_text()
     assert upgrade.splitlines()[-1] == "\\ir privileges.sql"
-    dsn = ledger_database_factory(migrated=False)
-    _migrate(dsn, project, "head")
+    dsn = ledger_database_factory()  # the repository's head, cloned
+    _migrate(dsn, project, "head")  # the copy's new revisions
     with psycopg.connect(dsn) as conn:
         rows = conn.execute(
             "SELECT p.oid::regprocedure::text, has_function_privilege('ledger_agent', p.oid, 'EXECUTE'), "
@@ -350,8 +349,8 @@ def test_an_expression_index_is_rebuilt_concurrently(
     concurrently = (rev_dir / "concurrently.sql").read_text()
     assert "DROP INDEX CONCURRENTLY IF EXISTS ledger.finding_active_evidence_idx;" in concurrently
     assert "CREATE INDEX CONCURRENTLY finding_active_evidence_idx ON ledger.finding" in concurrently
-    dsn = ledger_database_factory(migrated=False)
-    _migrate(dsn, project, "head")
+    dsn = ledger_database_factory()  # the repository's head, cloned
+    _migrate(dsn, project, "head")  # the copy's new revisions
     options = "SELECT reloptions FROM pg_class WHERE oid = 'ledger.finding_active_evidence_idx'::regclass"
     with psycopg.connect(dsn) as conn:
         assert conn.execute(options).fetchone() == (["fastupdate=on"],)
@@ -371,8 +370,8 @@ def test_a_revert_includes_the_earlier_file(project: Path, ledger_database_facto
     assert "\\ir ../0001_baseline/functions/_severity_rank.sql" in (rev_dir / "upgrade.sql").read_text()
     assert f"\\ir ../{_next('rank_six')}/functions/_severity_rank.sql" in (rev_dir / "downgrade.sql").read_text()
     assert _tool(project, "--check").returncode == 0
-    dsn = ledger_database_factory(migrated=False)
-    _migrate(dsn, project, "head")
+    dsn = ledger_database_factory()  # the repository's head, cloned
+    _migrate(dsn, project, "head")  # the copy's new revisions
     assert _rank(dsn, "unknown") == 5
     _migrate(dsn, project, _next("rank_six"), down=True)
     assert _rank(dsn, "unknown") == 6

@@ -74,8 +74,8 @@ def test_a_header_or_whitespace_edit_needs_no_revision(
     assert _written(project) == []
 
     # and sql/ still builds what the revisions build (the drift check)
-    migrated = ledger_database_factory(migrated=False)
-    _migrate(migrated, project, "head")
+    migrated = ledger_database_factory()  # the repository's head, cloned
+    _migrate(migrated, project, "head")  # the copy's new revisions
     installed = ledger_database_factory(migrated=False)
     psql_file(installed, project / "sql" / "install.sql")
     with psycopg.connect(installed) as conn:
@@ -118,8 +118,8 @@ def test_a_comment_on_change_is_a_revision_of_that_statement_alone(
             in (second / "downgrade.sql").read_text())
     assert _tool(project, "--check").returncode == 0
 
-    dsn = ledger_database_factory(migrated=False)
-    _migrate(dsn, project, "head")
+    dsn = ledger_database_factory()  # the repository's head, cloned
+    _migrate(dsn, project, "head")  # the copy's new revisions
     assert _comment(dsn).startswith("Changed. ")
     _migrate(dsn, project, rev_dir.name, down=True)
     assert _comment(dsn).startswith("Changed. ")

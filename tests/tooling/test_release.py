@@ -87,22 +87,29 @@ def dists(tmp_path_factory: pytest.TempPathFactory) -> Dists:
     return Dists(wheel=wheel, sdist=sdist)
 
 
+def _pip(venv: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    """This environment's pip acting on ``venv`` (``pip --python``): the
+    environment needs no pip of its own, and ``--no-compile`` on install
+    leaves byte-compiling to the first import of each module, so only what
+    runs is compiled."""
+    more = ("--no-compile",) if args[0] == "install" else ()
+    return _run([sys.executable, "-m", "pip", "--python", venv / "bin" / "python", "--disable-pip-version-check",
+                 args[0], *more, *args[1:]], cwd=venv.parent, env=_env(venv))
+
+
 @pytest.fixture(scope="session")
 def release_venv(dists: Dists, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtual environment with the wheel installed, no extras."""
     venv = tmp_path_factory.mktemp("venv") / "release"
-    here = venv.parent
-    _run([sys.executable, "-m", "venv", venv], cwd=here, env=_env())
-    _run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-          "-c", LOCK, dists.wheel], cwd=here, env=_env(venv))
+    _run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=venv.parent, env=_env())
+    _pip(venv, "install", "--quiet", "-c", LOCK, dists.wheel)
     return venv
 
 
 @pytest.fixture(scope="session")
 def release_venv_with_pytest(release_venv: Path) -> Path:
     """The same environment with pytest added, and nothing else."""
-    _run([release_venv / "bin" / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-          "-c", LOCK, "pytest"], cwd=release_venv.parent, env=_env(release_venv))
+    _pip(release_venv, "install", "--quiet", "-c", LOCK, "pytest")
     return release_venv
 
 
@@ -218,7 +225,7 @@ def test_the_installed_wheel_migrates_and_replays_the_demo(
                  cwd=tmp_path, env=env).stdout.split()
     assert all(p.startswith(str(release_venv)) for p in where[:2]), where  # the wheel, not the checkout
     assert where[2] == "python"  # plain psycopg over the system libpq: no binary package needed
-    _run([bin_ / "python", "-m", "pip", "check"], cwd=tmp_path, env=env)
+    _pip(release_venv, "check")
 
     env["LEDGER_DSN"] = ledger_empty_dsn
     migrated = _run([bin_ / "findings-ledger", "migrate"], cwd=tmp_path, env=env)
