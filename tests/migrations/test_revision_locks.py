@@ -12,6 +12,7 @@ before rolling back. A new revision fails here until its row in
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -115,3 +116,11 @@ def test_a_revision_takes_the_documented_locks_on_existing_tables(
         f"{revision} locks {strongest} on tables that already exist; say so in EXPECTED here and in "
         "docs/dba.md (What each revision does)"
     )
+
+
+def test_docs_dba_has_a_row_for_every_revision() -> None:
+    """A DBA reads what each revision does, what it locks and what it scans
+    in docs/dba.md's table before running it: every revision has its row."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "dba.md").read_text(encoding="utf-8")
+    missing = [rev for rev in revisions() if f"| `{rev}` |" not in text]
+    assert missing == [], "add a row to docs/dba.md (What each revision does) for each"
