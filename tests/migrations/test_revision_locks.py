@@ -11,12 +11,16 @@ before rolling back. A new revision fails here until its row in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
 from support.migrations import offline_sql, revisions, upgrade
+
+from findings_ledger.testing import databases
 
 # Strongest lock per pre-existing table, by revision (docs/dba.md).
 EXPECTED: dict[str, dict[str, str]] = {
@@ -91,13 +95,35 @@ def transactional_part(script: str) -> str:
     return script[begin + len("BEGIN;"):script.index("COMMIT;", begin)]
 
 
+@pytest.fixture(scope="module")
+def database_at(ledger_server: dict[str, Any]) -> Iterator[Callable[[int], str]]:
+    """A database at revision number ``step`` (0: the first). The module's
+    tests ask in revision order, so one database walks up a revision at a
+    time (each test rolls back what it ran); asked for an earlier revision
+    than it holds, it is replaced by a fresh one."""
+    held: dict[str, Any] = {"dsn": None, "step": -1}
+    factory = databases.database_factory(ledger_server, lambda: "")
+    make = next(factory)
+
+    def at(step: int) -> str:
+        if held["dsn"] is None or held["step"] > step:
+            held["dsn"], held["step"] = make(migrated=False), -1
+        if held["step"] < step:
+            upgrade(held["dsn"], revisions()[step])
+            held["step"] = step
+        return str(held["dsn"])
+
+    yield at
+    with contextlib.suppress(StopIteration):
+        next(factory)  # drops the databases it made
+
+
 @pytest.mark.parametrize("step", range(1, len(revisions())), ids=revisions()[1:])
 def test_a_revision_takes_the_documented_locks_on_existing_tables(
-    ledger_database_factory: Callable[..., str], step: int
+    database_at: Callable[[int], str], step: int
 ) -> None:
     before, revision = revisions()[step - 1], revisions()[step]
-    dsn = ledger_database_factory(migrated=False)
-    upgrade(dsn, before)
+    dsn = database_at(step - 1)
     body = transactional_part(offline_sql(f"{before}:{revision}"))
     with psycopg.connect(dsn) as conn:
         tables = conn.execute(TABLES).fetchone()[0]
