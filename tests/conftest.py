@@ -56,8 +56,11 @@ SERIAL_MODULES = {
 #: the slowest grouped modules (paths below tests/), slowest first (on 2 cores: 30 s to minutes each)
 SLOW_FIRST = [
     "migrations/test_offline_sql.py",
-    "migrations/test_populated_upgrade.py",
+    "decisions/test_corpus_decisions.py",
+    "api/test_bulk_equivalence.py",
+    "tooling/test_bench_smoke.py",
     "tooling/test_release.py",
+    "migrations/test_populated_upgrade.py",
     "tooling/test_example_service.py",
     "migrations/test_alembic.py",
 ]
