@@ -65,13 +65,18 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog
 AS $$
 #variable_conflict use_column
+DECLARE
+    -- the keys in a variable, a parameter of the query: computed once (a call
+    -- in the query runs for every row a sequential scan of a small
+    -- finding_path reads)
+    v_keys text[] := ledger._path_keys(p_paths);
 BEGIN
     RETURN QUERY
     WITH hits AS (
         -- one btree probe of finding_path_pkey per key (ledger._path_keys)
         SELECT fp.finding_id, fp.path
         FROM ledger.finding_path fp
-        WHERE fp.scope = p_scope AND fp.path = ANY (ledger._path_keys(p_paths))
+        WHERE fp.scope = p_scope AND fp.path = ANY (v_keys)
     ), keys AS (
         -- each hit's key with the touched paths it stands for: the path itself, or a
         -- directory key (trailing '/') that prefixes it

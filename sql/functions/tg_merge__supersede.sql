@@ -62,6 +62,7 @@ BEGIN
           INTO v_ids, v_changes, v_may
           FROM (SELECT k.*
                   FROM (SELECT n.id, n.scope, n.paths, n.branch, n.message, sc.default_branch,
+                               ledger._path_keys(n.paths) AS keys,  -- once per merge, not per row probed
                                strpos(n.message, 'This reverts commit ') > 0 OR n.hunks IS NOT NULL AS changes,
                                n.message ~ '\S' AND ledger._message_may_match(n.scope, n.message) AS may_match
                           FROM new_merges n
@@ -74,7 +75,7 @@ BEGIN
                     OR (k.default_branch IS NOT NULL AND k.branch IS NOT NULL AND k.branch <> k.default_branch)
                     OR (cardinality(k.paths) > 0
                         AND EXISTS (SELECT 1 FROM ledger.finding_path fp
-                                     WHERE fp.scope = k.scope AND fp.path = ANY (ledger._path_keys(k.paths))))
+                                     WHERE fp.scope = k.scope AND fp.path = ANY (k.keys)))
                     OR k.may_match) AS c;
         EXIT WHEN v_ids IS NULL;
         v_again := false;

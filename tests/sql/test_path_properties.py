@@ -173,3 +173,31 @@ def test_path_keys_are_every_path_and_its_ancestor_directories(ledger_conn: psyc
     assert row is not None
     assert set(row[0]) == reference_keys(touched)
     assert ledger_conn.execute("SELECT ledger._path_keys(NULL), ledger._path_keys('{}')").fetchone() == ([], [])
+
+
+def test_the_path_keys_are_built_once_per_merge(ledger_conn: psycopg.Connection) -> None:
+    """The merge trigger (which merges can decide something) and the path rule
+    (ledger._match_changes) each build a merge's keys once and probe
+    ledger.finding_path with them as a value: a call of ledger._path_keys
+    inside the probing query runs once per row wherever the planner reads
+    finding_path sequentially (a small or new ledger; 2,000 calls a merge
+    for a scope of 2,000 findings)."""
+    ledger_conn.execute("INSERT INTO ledger.finding (scope, kind, title, paths) "
+                        "SELECT 'keys-once', 'review', 'finding ' || g, ARRAY['src/f' || (g % 20) || '.py'] "
+                        "  FROM generate_series(1, 200) AS g")
+    with ledger_conn.transaction(force_rollback=True):
+        ledger_conn.execute("SET LOCAL track_functions = 'all'")
+        ledger_conn.execute("SET LOCAL enable_indexscan = off")
+        ledger_conn.execute("SET LOCAL enable_bitmapscan = off")  # finding_path read sequentially
+
+        def calls() -> int:
+            row = ledger_conn.execute("SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions "
+                                      "WHERE schemaname = 'ledger' AND funcname = '_path_keys'").fetchone()
+            return int(row[0])
+        before = calls()
+        ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths) "
+                            "VALUES ('keys-once', 'abcd1234', '{src/f7.py,docs/x.md}')")
+        assert calls() - before == 2  # tg_merge__supersede once, ledger._match_changes once
+        audited = ledger_conn.execute("SELECT count(*) FROM ledger.supersession a JOIN ledger.merge m "
+                                      "ON m.id = a.merge_id WHERE m.commit_sha = 'abcd1234'").fetchone()
+        assert audited == (10,)  # the ten findings on src/f7.py, each audited (candidate: kind review)
