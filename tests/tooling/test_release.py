@@ -164,14 +164,14 @@ def safe_extract(archive: tarfile.TarFile, dest: Path) -> None:
     archive.extractall(dest)  # noqa: S202 - every member checked above
 
 
-# the manual check always; tarfile's data filter too where this Python has it
-EXTRACT_WAYS = ["data-filter", "manual"] if hasattr(tarfile, "data_filter") else ["manual"]
-
-
-@pytest.mark.parametrize("way", EXTRACT_WAYS)
+@pytest.mark.parametrize("way", ["data-filter", "manual"])
 def test_safe_extract_refuses_a_member_outside_the_destination(
         way: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The manual check everywhere; tarfile's data filter where this Python has it
+    (a skip naming the version elsewhere, so every Python collects the same tests)."""
     with_filter = way == "data-filter"
+    if with_filter and not hasattr(tarfile, "data_filter"):
+        pytest.skip(f"Python {sys.version.split()[0]} has no tarfile data filter (3.11.4 and 3.12 have it)")
     if not with_filter:
         monkeypatch.delattr(tarfile, "data_filter", raising=False)  # what Python 3.10 and 3.11.2 have
     for name, ok in [("pkg/ok.txt", True), ("../escaped.txt", False)]:
