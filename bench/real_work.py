@@ -420,17 +420,16 @@ def bench_concurrency(dsn: str, corpus: Corpus, seconds: float, rep: Any) -> Non
                r2 > r1)
 
 
-def bench_prompt_section(server: str, fresh_database: Callable[[str, str], str], prefix: str, quick: bool,
+def bench_prompt_section(server: str, migrated_database: Callable[[str, str], str], prefix: str, quick: bool,
                          rep: Any) -> None:
-    dsn = fresh_database(server, f"{prefix}_prompt")
-    api.migrate(dsn)
+    dsn = migrated_database(server, f"{prefix}_prompt")
     with psycopg.connect(dsn, autocommit=True) as conn:
         bench_prompt(conn, [1_000, 10_000] if quick else [1_000, 100_000, 1_000_000], 30 if quick else 200, rep)
     with psycopg.connect(server, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {prefix}_prompt WITH (FORCE)")
 
 
-def bench_real_section(server: str, fresh_database: Callable[[str, str], str], prefix: str, quick: bool,
+def bench_real_section(server: str, migrated_database: Callable[[str, str], str], prefix: str, quick: bool,
                        rep: Any) -> None:
     try:
         corpora = load_corpus(CORPUS, REPOS)
@@ -439,8 +438,7 @@ def bench_real_section(server: str, fresh_database: Callable[[str, str], str], p
         return
     if quick:
         corpora = [c.head(20) for c in corpora]
-    dsn = fresh_database(server, f"{prefix}_real")
-    api.migrate(dsn)
+    dsn = migrated_database(server, f"{prefix}_real")
     with psycopg.connect(dsn, autocommit=True) as conn:
         bench_corpus(conn, corpora, rep)
         bench_replay_git(conn, rep, 100 if quick else None)

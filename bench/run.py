@@ -172,6 +172,33 @@ def fresh_database(server_dsn: str, name: str) -> str:
     return psycopg.conninfo.make_conninfo(**params)
 
 
+_TEMPLATES: dict[str, str] = {}  # server DSN -> the database this run migrated once
+
+
+def migrated_database(server_dsn: str, name: str) -> str:
+    """A fresh database at head: a clone (``CREATE DATABASE ... TEMPLATE``) of
+    one database this run migrated, which has exactly the schema migrating
+    again would give. The migration case migrates its own databases."""
+    if server_dsn not in _TEMPLATES:
+        template = f"{DB_PREFIX}_template"
+        api.migrate(fresh_database(server_dsn, template))
+        _TEMPLATES[server_dsn] = template
+    with cluster.catalog_lock(server_dsn), psycopg.connect(server_dsn, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name),
+                                                                    sql.Identifier(_TEMPLATES[server_dsn])))
+    params = psycopg.conninfo.conninfo_to_dict(server_dsn)
+    params["dbname"] = name
+    return psycopg.conninfo.make_conninfo(**params)
+
+
+def drop_template(server_dsn: str) -> None:
+    template = _TEMPLATES.pop(server_dsn, None)
+    if template:
+        with cluster.catalog_lock(server_dsn), psycopg.connect(server_dsn, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(template)))
+
+
 GIN_INDEXES = ("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'ledger' AND tablename = 'finding' "
                "AND indexdef LIKE '%USING gin%' ORDER BY indexname")
 
@@ -635,8 +662,7 @@ def bench_bulk(conn: psycopg.Connection[Any], sizes: Sizes, rep: Report) -> None
 
 
 def bench_replay(server_dsn: str, sizes: Sizes, rep: Report) -> None:
-    dsn = fresh_database(server_dsn, f"{DB_PREFIX}_replay")
-    api.migrate(dsn)
+    dsn = migrated_database(server_dsn, f"{DB_PREFIX}_replay")
     with psycopg.connect(dsn, autocommit=True) as conn:
         load_findings(conn, 0, sizes.replay_findings)
         bench_bulk(conn, sizes, rep)
@@ -665,8 +691,7 @@ def bench_real_replay(server_dsn: str, rep: Report) -> None:
         rep.notes.append(f"real replay: git log failed ({exc}), not measured")
         return
     git_s = time.perf_counter() - t0
-    dsn = fresh_database(server_dsn, f"{DB_PREFIX}_real_replay")
-    api.migrate(dsn)
+    dsn = migrated_database(server_dsn, f"{DB_PREFIX}_real_replay")
     with psycopg.connect(dsn, autocommit=True) as conn:
         t0 = time.perf_counter()
         gitlog.replay(conn, "self", merges)
@@ -694,8 +719,7 @@ def bench_import(server_dsn: str, sizes: Sizes, rep: Report) -> None:
     when the cost per finding stays flat as N grows."""
     per_row: dict[int, float] = {}
     for n in sizes.imports:
-        dsn = fresh_database(server_dsn, f"{DB_PREFIX}_import")
-        api.migrate(dsn)
+        dsn = migrated_database(server_dsn, f"{DB_PREFIX}_import")
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute("CREATE SCHEMA bench_bare")
             conn.execute("CREATE TABLE bench_bare.finding (LIKE ledger.finding INCLUDING ALL)")
@@ -722,8 +746,7 @@ def import_plan(server_dsn: str, n: int) -> str:
     database holds n imported findings: the plan of one more finding's
     insert in the same session (auto_explain, nested; the lookup is planned
     on every call, so this is the plan the import's last rows got)."""
-    dsn = fresh_database(server_dsn, f"{DB_PREFIX}_import_plan")
-    api.migrate(dsn)
+    dsn = migrated_database(server_dsn, f"{DB_PREFIX}_import_plan")
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(IMPORT.format(table="ledger.finding", n=n))
         plans = nested_plans(conn, "INSERT INTO ledger.finding (scope, finding_key, title) "
@@ -761,8 +784,7 @@ def bench_migrations(server_dsn: str, sizes: Sizes, rep: Report) -> None:
 
 def bench_claims(server_dsn: str, sizes: Sizes, rep: Report) -> None:
     """Claim latency and throughput, when the claims capability is migrated."""
-    dsn = fresh_database(server_dsn, f"{DB_PREFIX}_claims")
-    api.migrate(dsn)
+    dsn = migrated_database(server_dsn, f"{DB_PREFIX}_claims")
     with psycopg.connect(dsn, autocommit=True) as conn:
         has = conn.execute("SELECT to_regprocedure('ledger.claim_task(text,text)') IS NOT NULL").fetchone()
         if not has or not has[0]:
@@ -1041,8 +1063,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     if "merges" in only:
         print("== merge insert latency, growth, profile", flush=True)
-        dsn = fresh_database(server, f"{DB_PREFIX}_merges")
-        api.migrate(dsn)
+        dsn = migrated_database(server, f"{DB_PREFIX}_merges")
         with psycopg.connect(dsn, autocommit=True) as conn:
             bench_merges(conn, sizes, rep)
     if "import" in only:
@@ -1059,10 +1080,11 @@ def main(argv: list[str] | None = None) -> int:
         bench_migrations(server, sizes, rep)
     if "prompt" in only:
         print("== the prompt read at 1,000, 100,000 and 1,000,000 active findings", flush=True)
-        real_work.bench_prompt_section(server, fresh_database, DB_PREFIX, args.quick, rep)
+        real_work.bench_prompt_section(server, migrated_database, DB_PREFIX, args.quick, rep)
     if "real" in only:
         print("== real work (corpus histories, per-merge split, replay-git, concurrency)", flush=True)
-        real_work.bench_real_section(server, fresh_database, DB_PREFIX, args.quick, rep)
+        real_work.bench_real_section(server, migrated_database, DB_PREFIX, args.quick, rep)
+    drop_template(server)
     rep.other("benchmark", "wall-clock time of this run", seconds=round(time.perf_counter() - started, 1))
     write(rep, args.quick, server, args.out)
     return 0
