@@ -1,8 +1,9 @@
 """pytest plugin for ``make test-compat`` (tools/compat.py loads it with
 ``-p compat_coverage``): which SQL objects of schema ``ledger`` the run used.
 
-Every test database is dropped by pytest-postgresql's ``DatabaseJanitor``;
-just before each drop this plugin reads that database's
+Every test database is dropped by pytest-postgresql's ``DatabaseJanitor``, and
+the recycled one (``ledger_dsn``) is reset after each test; just before each
+drop and each reset this plugin reads that database's
 ``pg_stat_user_functions`` (the server runs with ``track_functions = all``)
 and ``pg_stat_user_tables``, and keeps, per object, the test modules that
 called (function) or read and wrote (table) it. At the end it writes
@@ -22,6 +23,8 @@ from typing import Any
 import psycopg
 import pytest
 from pytest_postgresql.janitor import DatabaseJanitor
+
+from findings_ledger.testing.databases import Recycler, database_dsn
 
 _current = {"module": "(collection)"}
 _functions: dict[str, set[str]] = defaultdict(set)
@@ -57,19 +60,24 @@ SELECT relid::regclass::text, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) > 0,
 def _record(janitor: DatabaseJanitor) -> None:
     who = "(template: migrations)" if janitor.as_template else _current["module"]
     params: dict[str, Any] = {"dbname": janitor.dbname, "user": janitor.user, "password": janitor.password,
-              "host": janitor.host, "port": janitor.port, "autocommit": True, "connect_timeout": 5}
+              "host": janitor.host, "port": janitor.port}
+    _record_database(params, who, janitor.as_template)
+
+
+def _record_database(params: dict[str, Any], who: str, as_template: bool, keep: int = 0) -> None:
+    """Read the use of one database; ``keep``: a backend pid that stays connected (the recycler's)."""
     try:
-        with psycopg.connect(**params) as conn, conn.cursor() as cur:
+        with psycopg.connect(**params, autocommit=True, connect_timeout=5) as conn, conn.cursor() as cur:
             # the test's own backends report their counts when they exit
             deadline = time.monotonic() + 2.0
             while time.monotonic() < deadline:
                 cur.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                            "AND pid <> pg_backend_pid()")
+                            "AND pid <> pg_backend_pid() AND pid <> %s", (keep,))
                 if cur.fetchone()[0] == 0:
                     break
                 time.sleep(0.02)
             cur.execute("SELECT pg_stat_clear_snapshot()")
-            if janitor.as_template:  # the schema as the migrations made it, not a test's additions
+            if as_template:  # the schema as the migrations made it, not a test's additions
                 cur.execute(FUNCTIONS)
                 _all["functions"] = {sig: {"name": name, "language": lang, "source": src}
                                      for sig, name, lang, src in cur.fetchall()}
@@ -91,6 +99,7 @@ def _record(janitor: DatabaseJanitor) -> None:
 
 
 _original_drop = DatabaseJanitor.drop
+_original_release = Recycler.release
 
 
 def _drop(self: DatabaseJanitor) -> None:
@@ -98,12 +107,24 @@ def _drop(self: DatabaseJanitor) -> None:
     _original_drop(self)
 
 
+def _release(self: Recycler) -> None:
+    """The recycled database (``ledger_dsn``) serves one test after another and its
+    reset clears the statistics: each test's use is read before its reset."""
+    if self.name is not None:
+        own = self._conn.info.backend_pid if self._conn is not None and not self._conn.closed else 0
+        _record_database(psycopg.conninfo.conninfo_to_dict(database_dsn(self.server, self.name)),
+                         _current["module"], False, own)
+    _original_release(self)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     DatabaseJanitor.drop = _drop  # type: ignore[method-assign]
+    Recycler.release = _release  # type: ignore[method-assign]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     DatabaseJanitor.drop = _original_drop  # type: ignore[method-assign]
+    Recycler.release = _original_release  # type: ignore[method-assign]
     out = os.environ.get("COMPAT_COVERAGE_OUT")
     if not out:
         return
