@@ -1,7 +1,11 @@
-"""tools/ensure-plpgsql-check.sh for a server that is not Debian's (the embedded
-PyPI/npm builds): one line naming Debian's packages that lint with Debian's
-server, for the major apt-get knows, never the embedded server's major (Debian
-ships no postgresql-18-plpgsql-check beside its PostgreSQL 15)."""
+"""The lines of make test's set-up scripts where they cannot install a thing:
+
+* tools/ensure-plpgsql-check.sh for a server that is not Debian's (the
+  embedded PyPI/npm builds) names Debian's packages that lint with Debian's
+  server, for the major apt-get knows, never the embedded server's major
+  (Debian ships no postgresql-18-plpgsql-check beside its PostgreSQL 15);
+* tools/ensure-pgbouncer.sh names every test module that skips without
+  pgbouncer (the ones whose tests take the ``bouncer`` fixture)."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "ensure-plpgsql-check.sh"
+TESTS = ROOT / "tests"
 
 
 def _server(tmp_path: Path, major: int) -> Path:
@@ -52,3 +57,13 @@ def test_without_apt_cache_the_line_names_no_major(tmp_path: Path) -> None:
     proc = _run(_server(tmp_path, 99), f"{stub}:{os.environ['PATH']}")
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.strip().endswith("(apt-get install postgresql postgresql-<its major>-plpgsql-check)")
+
+
+def test_the_pgbouncer_line_names_every_module_whose_tests_skip_without_it() -> None:
+    users = {str(p.relative_to(ROOT)) for p in sorted(TESTS.rglob("test_*.py"))
+             if re.search(r"^\s*bouncer: Callable", p.read_text(encoding="utf-8"), re.M)}
+    lines = [line for line in (ROOT / "tools" / "ensure-pgbouncer.sh").read_text().splitlines()
+             if line.lstrip().startswith("echo") and "skip" in line]
+    assert users and len(lines) == 2
+    for line in lines:
+        assert set(re.findall(r"tests/\S+?\.py", line)) == users, line
