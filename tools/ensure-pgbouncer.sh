@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Make sure pgbouncer is installed for tests/api/test_connections.py (run by
+# Make sure pgbouncer is installed for the pgbouncer tests (the bouncer fixture of tests/support/pgbouncer.py; run by
 # make test): the API behind pgbouncer in transaction mode, the way many
 # services reach PostgreSQL.
 # - pgbouncer on PATH or in /usr/sbin: nothing to do.
@@ -27,10 +27,10 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   if [ -n "$made_policy" ]; then rm -f "$policy"; fi
   if [ "$status" != 0 ] || [ ! -x /usr/sbin/pgbouncer ]; then
     tail -n 20 "$log" >&2
-    echo "pgbouncer could not be installed with apt-get (output above): tests/api/test_connections.py skips its pgbouncer tests" >&2
+    echo "pgbouncer could not be installed with apt-get (output above): the pgbouncer tests of tests/api/test_connections.py and tests/migrations/test_migration_operations.py skip" >&2
   fi
   rm -f "$log"
   exit 0
 fi
-echo "pgbouncer is not installed (Debian: apt-get install pgbouncer, as root): tests/api/test_connections.py skips its pgbouncer tests" >&2
+echo "pgbouncer is not installed (Debian: apt-get install pgbouncer, as root): the pgbouncer tests of tests/api/test_connections.py and tests/migrations/test_migration_operations.py skip" >&2
 exit 0

@@ -7,7 +7,8 @@
 #   update first when the package is not found).
 # - Otherwise one line saying what to install, exit status 1. The embedded
 #   binaries (PyPI/npm) have no build of this C extension: lint with the
-#   system's server (LEDGER_PG_BINARIES=system).
+#   system's server (LEDGER_PG_BINARIES=system); the line names Debian's
+#   packages of the major apt-get knows, not the embedded server's major.
 # Usage: PG_BINDIR=<bin dir of the server> tools/ensure-plpgsql-check.sh
 set -euo pipefail
 bindir=${PG_BINDIR:?set PG_BINDIR to the server binaries (make lint does)}
@@ -25,7 +26,12 @@ package="postgresql-$major-plpgsql-check"
 case "$(readlink -f "$bindir")" in
   /usr/lib/postgresql/*) ;;
   *)
-    echo "plpgsql_check is missing for the server in $bindir (not Debian's): make lint checks PL/pgSQL with Debian's server: LEDGER_PG_BINARIES=system make lint (apt-get install postgresql-15 $package)" >&2
+    # Debian's major, not this server's: Debian ships plpgsql_check only for its own server's major
+    debian=$(apt-cache search --names-only '^postgresql-[0-9]+-plpgsql-check$' 2>/dev/null \
+             | sed -E 's/^postgresql-([0-9]+)-.*/\1/' | sort -n | tail -n 1 || true)
+    if [ -n "$debian" ]; then install="apt-get install postgresql-$debian postgresql-$debian-plpgsql-check"
+    else install="apt-get install postgresql postgresql-<its major>-plpgsql-check"; fi
+    echo "plpgsql_check is missing for the server in $bindir (not Debian's): make lint checks PL/pgSQL with Debian's server: LEDGER_PG_BINARIES=system make lint ($install)" >&2
     exit 1 ;;
 esac
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

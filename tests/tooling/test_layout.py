@@ -104,3 +104,22 @@ def test_the_reference_names_no_tracker_issue_and_no_seed() -> None:
             continue
         found += [f"{rel}:{n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1) if HISTORY.search(line)]
     assert found == []
+
+
+#: a skip in code (not in a string a test writes out): pytest.skip(...), a skipif mark, importorskip
+SKIP_CALL = re.compile(r"^\s*(?:@|\w+\s*=\s*)?pytest\.(?:skip|mark\.skipif|importorskip)\(")
+
+
+def test_every_module_that_can_skip_is_in_the_skip_table_of_testing_md() -> None:
+    """docs/testing.md, "What a run skips, and where", explains each setup's
+    count: a module that can skip and is not in its table would make the
+    counts of two setups differ unexplained, and a row for a module that no
+    longer skips explains nothing."""
+    can_skip = {str(p.relative_to(TESTS)) for p in sorted(TESTS.rglob("*.py"))
+                if any(SKIP_CALL.search(line) for line in p.read_text(encoding="utf-8").splitlines())}
+    text = (TESTS.parent / "docs" / "testing.md").read_text(encoding="utf-8")
+    section = text.split("## What a run skips, and where", 1)[1].split("\n## ", 1)[0]
+    named = {m for row in section.splitlines() if row.startswith("| `")
+             for m in re.findall(r"`([a-z]+/\w+\.py)`", row.split(" | ", 1)[0])}
+    assert can_skip - named == set(), "add these to docs/testing.md's skip table, saying where and why they skip"
+    assert named - can_skip == set(), "these rows of docs/testing.md's skip table name modules that cannot skip"
