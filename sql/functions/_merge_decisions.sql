@@ -201,11 +201,13 @@ BEGIN
           FROM facts AS pc
     ), shared_text AS (
         -- the other findings the same message text is evidence for
+        -- (a path piece shares no text: no scan of the others for it)
         SELECT e.*,
-               ARRAY(SELECT DISTINCT o.fid FROM verdicts o
-                      WHERE o.enabled AND o.r <> 'path' AND e.r <> 'path' AND o.fid <> e.fid
-                        AND o.seg = e.seg AND o.pos_from <= e.pos_to AND e.pos_from <= o.pos_to
-                      ORDER BY o.fid) AS others
+               CASE WHEN e.r = 'path' THEN '{}'::bigint[]
+                    ELSE ARRAY(SELECT DISTINCT o.fid FROM verdicts o
+                                WHERE o.enabled AND o.r <> 'path' AND o.fid <> e.fid
+                                  AND o.seg = e.seg AND o.pos_from <= e.pos_to AND e.pos_from <= o.pos_to
+                                ORDER BY o.fid) END AS others
           FROM verdicts e
     ), outcomes AS (
         SELECT e.*,
@@ -280,21 +282,23 @@ BEGIN
                'anchor_moves', CASE WHEN d.moving THEN mv.anchor_moves END,
                'anchors_after', CASE WHEN d.moving THEN mv.anchors_after END,
                'paths_after', CASE WHEN d.moving THEN mv.paths_after END))
-           || jsonb_build_object('pieces', (
-               SELECT jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
-                          'rule', x.r, 'form', x.form, 'text', x.txt, 'line', x.ln, 'context', x.ctx,
-                          'verb', x.vb, 'outcome', x.outcome, 'reason', x.outcome_reason,
-                          'also_matches', CASE WHEN cardinality(x.others) > 0 THEN to_jsonb(x.others) END,
-                          'finding_path', x.finding_path, 'touched_path', CASE WHEN x.r = 'path' THEN x.txt END,
-                          'anchor_from', x.anchor_from, 'anchor_to', x.anchor_to))
-                          ORDER BY x.outcome_rank, x.rule_rank, x.seg NULLS LAST, x.pos_from NULLS LAST, x.txt,
-                                   x.finding_path)
-                 FROM ranked x WHERE x.fid = d.fid))
+           || jsonb_build_object('pieces', pc.pieces)
       FROM (SELECT r.*, coalesce(p_merged_at < r.observed, false) AS before,
                    v_skip IS NULL AND NOT coalesce(p_merged_at < r.observed, false) AND r.outcome <> 'supersede'
                        AS moving
               FROM ranked r WHERE r.rn = 1) AS d
       LEFT JOIN moves mv ON mv.fid = d.fid
+      -- every piece of each finding, aggregated once (one pass over ranked)
+      LEFT JOIN (SELECT x.fid,
+                   jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+                       'rule', x.r, 'form', x.form, 'text', x.txt, 'line', x.ln, 'context', x.ctx,
+                       'verb', x.vb, 'outcome', x.outcome, 'reason', x.outcome_reason,
+                       'also_matches', CASE WHEN cardinality(x.others) > 0 THEN to_jsonb(x.others) END,
+                       'finding_path', x.finding_path, 'touched_path', CASE WHEN x.r = 'path' THEN x.txt END,
+                       'anchor_from', x.anchor_from, 'anchor_to', x.anchor_to))
+                       ORDER BY x.outcome_rank, x.rule_rank, x.seg NULLS LAST, x.pos_from NULLS LAST, x.txt,
+                                x.finding_path) AS pieces
+              FROM ranked x GROUP BY x.fid) AS pc ON pc.fid = d.fid
      ORDER BY d.fid;
 END
 $$;
