@@ -70,8 +70,11 @@
 -- finding row), facts (the finding's columns and the policy facts the
 -- piece needs), verdicts (the verdict under the policy, policy_reason),
 -- shared_text (other findings the same text is evidence for), outcomes (the
--- piece's outcome, outcome_reason), ranked (best piece per finding),
--- anchor_moves and moves (where anchors and renamed paths go).
+-- piece's outcome, outcome_reason; a path piece shares no text, so only
+-- message pieces look for others), ranked (best piece per finding),
+-- anchor_moves and moves (where anchors and renamed paths go); the pieces of
+-- every finding are aggregated once, grouped by finding, and joined to its
+-- best piece.
 -- detail: {finding_key, slug, title, kind, expects, resolved_when, touch_mode, pieces: [{rule, form,
 -- text, line, context, verb, outcome, reason, also_matches, finding_path,
 -- touched_path, anchor_from, anchor_to}]} plus finding_path and

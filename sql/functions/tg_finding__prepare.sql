@@ -41,7 +41,11 @@
 -- ledger._check_text, _check_scope or _check_timestamp would return is kept
 -- without calling them, and ledger._ensure_scope is called only when the
 -- scope row is missing; the checks run, with their errors, for every other
--- value. SET enable_seqscan = off: the scope lookup is an index probe of
+-- value. Anchors whose keys are all among the normalised paths (so
+-- normalize_path would return each unchanged) and whose values are all
+-- valid [first, last] pairs (what an anchor move of a merge writes) are kept
+-- as given, checked by one query; any other anchors go through the check of
+-- each key, with its errors. SET enable_seqscan = off: the scope lookup is an index probe of
 -- scope_pkey whatever the statistics say (see ledger._ensure_scope).
 CREATE OR REPLACE FUNCTION ledger.tg_finding__prepare()
 RETURNS trigger
