@@ -74,7 +74,8 @@
 -- message pieces look for others), ranked (best piece per finding),
 -- anchor_moves and moves (where anchors and renamed paths go); the pieces of
 -- every finding are aggregated once, grouped by finding, and joined to its
--- best piece.
+-- best piece; the kind's touch mode is looked up only for resolving path
+-- pieces, the only ones that read it.
 -- detail: {finding_key, slug, title, kind, expects, resolved_when, touch_mode, pieces: [{rule, form,
 -- text, line, context, verb, outcome, reason, also_matches, finding_path,
 -- touched_path, anchor_from, anchor_to}]} plus finding_path and
