@@ -7,7 +7,7 @@ Frozen files:
 
 Revision ID: 0031_anchor_moves_kept_without_a
 Revises: 0030_path_keys_built_once_per_me
-Create Date: 2026-12-06 02:32:27.151954
+Create Date: 2026-12-06 02:37:01.524373
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

@@ -61,7 +61,10 @@ BEGIN
                     ELSE least((ev.f).observed_at, (ev.f).created_at) END AS observed,
                (ev.f).resolved_when IS NOT NULL AND ev.r = 'path'
                    AND ev.finding_path = ANY (ledger._check_paths((ev.f).resolved_when)) AS names_checked,
-               ledger._touch_mode(v_policy.touch_modes, (ev.f).kind) AS touch_mode,
+               -- read only for a resolving path piece (its verdict, its reason, and
+               -- detail.touch_mode of the recheck and flag outcomes it leads to)
+               CASE WHEN ev.r = 'path' AND ev.verdict = 'resolution'
+                    THEN ledger._touch_mode(v_policy.touch_modes, (ev.f).kind) END AS touch_mode,
                ev.r = ANY (v_policy.enabled_rules) AS enabled,
                (ev.r = 'slug' AND EXISTS (
                     SELECT 1 FROM unnest(coalesce(p_paths, '{}')) AS mp(path)
