@@ -253,6 +253,8 @@ def bench_replay_git(conn: psycopg.Connection[Any], rep: Any, limit: int | None 
     files = [(p, h[0]) for m in merges for p, hs in (m.hunks or {}).items() for h in hs if h[0] > 0]
     picked = files[::max(1, len(files) // ANCHORED)][:ANCHORED]
     seen = min(m.committed_at for m in merges) - timedelta(days=1)
+    conn.execute("SELECT ledger.set_match_policy(%s, p_create => true, p_touch => 'retire', p_touch_kind => %s)",
+                 (scope, ANCHOR_KIND))
     with conn.cursor() as cur, cur.copy("COPY ledger.finding (scope, title, kind, paths, observed_at) "
                                         "FROM STDIN") as copy:
         for i, (path, line) in enumerate(picked):
