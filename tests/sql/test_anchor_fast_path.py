@@ -81,7 +81,8 @@ def test_anchors_are_stored_as_the_full_check_stores_them(ledger_conn: psycopg.C
 def test_a_key_not_among_the_paths_is_refused_naming_it(ledger_conn: psycopg.Connection) -> None:
     fid = _finding(ledger_conn, PATHS)
     for value, message in (
-            ({"src/c.py": [1, 2]}, "invalid finding.anchors['src/c.py']: 'src/c.py' is not one of the finding's file paths"),
+            ({"src/c.py": [1, 2]},
+             "invalid finding.anchors['src/c.py']: 'src/c.py' is not one of the finding's file paths"),
             ({"docs/": [1, 2]}, "invalid finding.anchors['docs/']: 'docs/' is not one of the finding's file paths"),
             ({"src/a.py": [0, 2]}, "invalid finding.anchors['src/a.py']: [0, 2] is not [first_line, last_line]"),
             ({"src/a.py": [5, 2]}, "invalid finding.anchors['src/a.py']: [5, 2] is not [first_line, last_line]")):
