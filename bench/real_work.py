@@ -48,8 +48,9 @@ CORPUS = Path(os.environ.get("LEDGER_CORPUS", ROOT.parent / "shared" / "corpus")
 BUNDLE = "agent-fox-dev__agent-fox-v2/repo.bundle"
 COPY_MERGES = "COPY {table} (scope, commit_sha, message, paths, merged_at, added, deleted, hunks) FROM STDIN"
 ANCHORED = 300  # line-anchored findings per scope on the files the history touches
-# their kind: drift (the default path_supersede_kinds: a hunk over the line retires it) or, e.g.,
-# review (the line rule only records a candidate; the anchors are kept or moved)
+# their kind: drift (the default path_supersede_kinds; the scope's touch mode for it is set to retire, so
+# a hunk over the line retires it: the shipped mode, flag, retires nothing) or, e.g., review (the line rule
+# only records a candidate; the anchors are kept or moved)
 ANCHOR_KIND = os.environ.get("LEDGER_BENCH_ANCHOR_KIND", "drift")
 # only these repositories of the corpus (owner/name, comma-separated); default every one
 REPOS = [r for r in os.environ.get("LEDGER_BENCH_REPOS", "").split(",") if r]
@@ -114,6 +115,8 @@ def _findings(conn: psycopg.Connection[Any], scope: str, corpus: Corpus) -> int:
     picked = files[::step][:ANCHORED]
     # observed before the history starts, so that any of its merges may retire them
     seen = min(c.committed_at for c in corpus.commits) - timedelta(days=1)
+    conn.execute("SELECT ledger.set_match_policy(%s, p_create => true, p_touch => 'retire', p_touch_kind => %s)",
+                 (scope, ANCHOR_KIND))
     with conn.cursor() as cur, cur.copy("COPY ledger.finding (scope, title, description, kind, severity, paths, "
                                         "observed_at) FROM STDIN") as copy:
         for i, (path, line) in enumerate(picked):
@@ -250,6 +253,8 @@ def bench_replay_git(conn: psycopg.Connection[Any], rep: Any, limit: int | None 
     files = [(p, h[0]) for m in merges for p, hs in (m.hunks or {}).items() for h in hs if h[0] > 0]
     picked = files[::max(1, len(files) // ANCHORED)][:ANCHORED]
     seen = min(m.committed_at for m in merges) - timedelta(days=1)
+    conn.execute("SELECT ledger.set_match_policy(%s, p_create => true, p_touch => 'retire', p_touch_kind => %s)",
+                 (scope, ANCHOR_KIND))
     with conn.cursor() as cur, cur.copy("COPY ledger.finding (scope, title, kind, paths, observed_at) "
                                         "FROM STDIN") as copy:
         for i, (path, line) in enumerate(picked):

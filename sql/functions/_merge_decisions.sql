@@ -70,8 +70,12 @@
 -- finding row), facts (the finding's columns and the policy facts the
 -- piece needs), verdicts (the verdict under the policy, policy_reason),
 -- shared_text (other findings the same text is evidence for), outcomes (the
--- piece's outcome, outcome_reason), ranked (best piece per finding),
--- anchor_moves and moves (where anchors and renamed paths go).
+-- piece's outcome, outcome_reason; a path piece shares no text, so only
+-- message pieces look for others), ranked (best piece per finding),
+-- anchor_moves and moves (where anchors and renamed paths go); the pieces of
+-- every finding are aggregated once, grouped by finding, and joined to its
+-- best piece; the kind's touch mode is looked up only for resolving path
+-- pieces, the only ones that read it.
 -- detail: {finding_key, slug, title, kind, expects, resolved_when, touch_mode, pieces: [{rule, form,
 -- text, line, context, verb, outcome, reason, also_matches, finding_path,
 -- touched_path, anchor_from, anchor_to}]} plus finding_path and
@@ -142,7 +146,10 @@ BEGIN
                     ELSE least((ev.f).observed_at, (ev.f).created_at) END AS observed,
                (ev.f).resolved_when IS NOT NULL AND ev.r = 'path'
                    AND ev.finding_path = ANY (ledger._check_paths((ev.f).resolved_when)) AS names_checked,
-               ledger._touch_mode(v_policy.touch_modes, (ev.f).kind) AS touch_mode,
+               -- read only for a resolving path piece (its verdict, its reason, and
+               -- detail.touch_mode of the recheck and flag outcomes it leads to)
+               CASE WHEN ev.r = 'path' AND ev.verdict = 'resolution'
+                    THEN ledger._touch_mode(v_policy.touch_modes, (ev.f).kind) END AS touch_mode,
                ev.r = ANY (v_policy.enabled_rules) AS enabled,
                (ev.r = 'slug' AND EXISTS (
                     SELECT 1 FROM unnest(coalesce(p_paths, '{}')) AS mp(path)
@@ -201,11 +208,13 @@ BEGIN
           FROM facts AS pc
     ), shared_text AS (
         -- the other findings the same message text is evidence for
+        -- (a path piece shares no text: no scan of the others for it)
         SELECT e.*,
-               ARRAY(SELECT DISTINCT o.fid FROM verdicts o
-                      WHERE o.enabled AND o.r <> 'path' AND e.r <> 'path' AND o.fid <> e.fid
-                        AND o.seg = e.seg AND o.pos_from <= e.pos_to AND e.pos_from <= o.pos_to
-                      ORDER BY o.fid) AS others
+               CASE WHEN e.r = 'path' THEN '{}'::bigint[]
+                    ELSE ARRAY(SELECT DISTINCT o.fid FROM verdicts o
+                                WHERE o.enabled AND o.r <> 'path' AND o.fid <> e.fid
+                                  AND o.seg = e.seg AND o.pos_from <= e.pos_to AND e.pos_from <= o.pos_to
+                                ORDER BY o.fid) END AS others
           FROM verdicts e
     ), outcomes AS (
         SELECT e.*,
@@ -280,21 +289,23 @@ BEGIN
                'anchor_moves', CASE WHEN d.moving THEN mv.anchor_moves END,
                'anchors_after', CASE WHEN d.moving THEN mv.anchors_after END,
                'paths_after', CASE WHEN d.moving THEN mv.paths_after END))
-           || jsonb_build_object('pieces', (
-               SELECT jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
-                          'rule', x.r, 'form', x.form, 'text', x.txt, 'line', x.ln, 'context', x.ctx,
-                          'verb', x.vb, 'outcome', x.outcome, 'reason', x.outcome_reason,
-                          'also_matches', CASE WHEN cardinality(x.others) > 0 THEN to_jsonb(x.others) END,
-                          'finding_path', x.finding_path, 'touched_path', CASE WHEN x.r = 'path' THEN x.txt END,
-                          'anchor_from', x.anchor_from, 'anchor_to', x.anchor_to))
-                          ORDER BY x.outcome_rank, x.rule_rank, x.seg NULLS LAST, x.pos_from NULLS LAST, x.txt,
-                                   x.finding_path)
-                 FROM ranked x WHERE x.fid = d.fid))
+           || jsonb_build_object('pieces', pc.pieces)
       FROM (SELECT r.*, coalesce(p_merged_at < r.observed, false) AS before,
                    v_skip IS NULL AND NOT coalesce(p_merged_at < r.observed, false) AND r.outcome <> 'supersede'
                        AS moving
               FROM ranked r WHERE r.rn = 1) AS d
       LEFT JOIN moves mv ON mv.fid = d.fid
+      -- every piece of each finding, aggregated once (one pass over ranked)
+      LEFT JOIN (SELECT x.fid,
+                   jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+                       'rule', x.r, 'form', x.form, 'text', x.txt, 'line', x.ln, 'context', x.ctx,
+                       'verb', x.vb, 'outcome', x.outcome, 'reason', x.outcome_reason,
+                       'also_matches', CASE WHEN cardinality(x.others) > 0 THEN to_jsonb(x.others) END,
+                       'finding_path', x.finding_path, 'touched_path', CASE WHEN x.r = 'path' THEN x.txt END,
+                       'anchor_from', x.anchor_from, 'anchor_to', x.anchor_to))
+                       ORDER BY x.outcome_rank, x.rule_rank, x.seg NULLS LAST, x.pos_from NULLS LAST, x.txt,
+                                x.finding_path) AS pieces
+              FROM ranked x GROUP BY x.fid) AS pc ON pc.fid = d.fid
      ORDER BY d.fid;
 END
 $$;

@@ -41,7 +41,11 @@
 -- ledger._check_text, _check_scope or _check_timestamp would return is kept
 -- without calling them, and ledger._ensure_scope is called only when the
 -- scope row is missing; the checks run, with their errors, for every other
--- value. SET enable_seqscan = off: the scope lookup is an index probe of
+-- value. Anchors whose keys are all among the normalised paths (so
+-- normalize_path would return each unchanged) and whose values are all
+-- valid [first, last] pairs (what an anchor move of a merge writes) are kept
+-- as given, checked by one query; any other anchors go through the check of
+-- each key, with its errors. SET enable_seqscan = off: the scope lookup is an index probe of
 -- scope_pkey whatever the statistics say (see ledger._ensure_scope).
 CREATE OR REPLACE FUNCTION ledger.tg_finding__prepare()
 RETURNS trigger
@@ -144,7 +148,20 @@ BEGIN
     END IF;
 
     v_given := NEW.anchors;
-    IF v_given IS NOT NULL AND (TG_OP = 'INSERT' OR v_given IS DISTINCT FROM OLD.anchors) THEN
+    IF v_given IS NOT NULL AND (TG_OP = 'INSERT' OR v_given IS DISTINCT FROM OLD.anchors)
+       AND jsonb_typeof(v_given) = 'object'
+       AND NOT EXISTS (SELECT 1 FROM jsonb_each(v_given) AS e
+                        WHERE NOT (e.key = ANY (NEW.paths) AND e.key !~ '/$'
+                                   AND jsonb_typeof(e.value) = 'array' AND jsonb_array_length(e.value) = 2
+                                   AND jsonb_typeof(e.value -> 0) = 'number' AND jsonb_typeof(e.value -> 1) = 'number'
+                                   AND (e.value ->> 0) ~ '^[0-9]{1,10}$' AND (e.value ->> 1) ~ '^[0-9]{1,10}$'
+                                   AND (e.value ->> 0)::bigint BETWEEN 1 AND (e.value ->> 1)::bigint
+                                   AND (e.value ->> 1)::bigint <= 2147483647)) THEN
+        -- Fast path (an anchor move writes these): every key already one of
+        -- the normalised paths (so normalize_path would return it unchanged)
+        -- and every value a valid [first, last]: the anchors are kept as given.
+        NULL;
+    ELSIF v_given IS NOT NULL AND (TG_OP = 'INSERT' OR v_given IS DISTINCT FROM OLD.anchors) THEN
         IF jsonb_typeof(v_given) <> 'object' THEN
             RAISE EXCEPTION 'invalid finding.anchors: % is not an object {"<path>": [first_line, last_line]}',
                 left(v_given::text, 200) USING ERRCODE = 'LD003';
