@@ -55,7 +55,7 @@
 -- their files (each pair's hunks are read in a LATERAL subquery of its own,
 -- so that no plan compares them more than once). PL/pgSQL so that the query is planned once per session,
 -- not on every call (a LANGUAGE sql function with SET clauses is re-planned
--- each time: 2 ms a merge); the caller (ledger._apply_merge) turns parallel
+-- on every call); the caller (ledger._apply_merge) turns parallel
 -- workers and jit off. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._match_changes(
     p_scope text, p_paths text[], p_added text[], p_deleted text[], p_hunks jsonb, p_context integer)

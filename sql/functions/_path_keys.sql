@@ -11,8 +11,7 @@
 -- `path = ANY (keys)` sorts and de-duplicates the array itself, so sorting
 -- it here too would be paid twice. NULL elements are left out. A PL/pgSQL
 -- loop of strpos over each path (no string_to_array / array_to_string per
--- prefix, no DISTINCT sort): about 0.2 ms for 100 paths of four levels
--- (docs/performance.md).
+-- prefix, no DISTINCT sort; its cost is in docs/performance.md).
 -- NULL or '{}' -> '{}'. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._path_keys(p_paths text[])
 RETURNS text[]
