@@ -13,7 +13,10 @@ with the other arguments (``--quick``, ``--only real``, ...). Then
 :func:`side_by_side` merges the runs' ``results.json`` into
 ``<out>/results-majors.md``: every case row with a column per major, and
 every target with a column per major saying holds or MISSED. ``LEDGER_DSN``
-is ignored: each major needs its own server.
+is ignored: each major needs its own server. A wrong argument for run.py or
+an unknown major is one line before any server starts; a major whose
+binaries or cluster cannot be had, or whose run fails, is one line, the
+other majors still run, and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -22,11 +25,14 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+import run  # bench/run.py, beside this script
 
 from findings_ledger.testing import cluster, pg_binaries
 
@@ -126,6 +132,19 @@ def parse_majors(text: str) -> list[int]:
     return majors
 
 
+def check_bench_args(bench_args: list[str]) -> str | None:
+    """What is wrong with the arguments for bench/run.py, in one line, before any server starts; None if nothing."""
+    if "--dsn" in {a.split("=", 1)[0] for a in bench_args}:
+        return "bench/majors.py starts a server per major: drop --dsn (and LEDGER_DSN is not used)"
+    parser = run.arguments()
+    parser.exit_on_error = False
+    try:
+        _, unknown = parser.parse_known_args(bench_args)
+    except argparse.ArgumentError as exc:
+        return f"bench/run.py {exc}"
+    return f"bench/run.py does not take {' '.join(unknown)} (see python bench/run.py --help)" if unknown else None
+
+
 def binaries_for(major: int) -> str:
     """``LEDGER_PG_BINARIES`` for ``major``: the system's when they are that major, else embedded."""
     found = pg_binaries.system_bindir()
@@ -182,9 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT,
                         help="directory for pg<major>/results.{md,json} and results-majors.md")
     args, bench_args = parser.parse_known_args(argv)
-    if "--dsn" in bench_args or "--out" in bench_args:
-        print("error: bench/majors.py starts a server per major and names the output itself: drop --dsn/--out "
-              "from the arguments for bench/run.py", file=sys.stderr)
+    if problem := check_bench_args(bench_args):
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     try:
         majors = parse_majors(args.majors)
@@ -196,18 +214,28 @@ def main(argv: list[str] | None = None) -> int:
     except cluster.ClusterError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    # SIGTERM (a CI timeout, kill) unwinds like Ctrl-C: the cluster of the major running is stopped
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     runs: dict[str, Any] = {}
+    failed: list[str] = []
     for major in majors:
         try:
             results = run_major(major, base_port, args.out, bench_args)
         except (pg_binaries.BinariesError, cluster.ClusterError, RuntimeError) as exc:
+            # one line, and the other majors still run: the report then has their columns only
             print(f"error: PostgreSQL {major}: {exc}", file=sys.stderr)
-            return 1
+            failed.append(str(major))
+            continue
         runs[f"PostgreSQL {major}"] = json.loads(results.read_text())
-    report = side_by_side(runs)
-    path = args.out / "results-majors.md"
-    path.write_text(report)
-    print(report + f"wrote {path}")
+    if runs:
+        report = side_by_side(runs)
+        path = args.out / "results-majors.md"
+        path.write_text(report)
+        print(report + f"wrote {path}")
+    if failed:
+        print(f"bench/majors.py: no figures from PostgreSQL {', '.join(failed)} (see the error above)",
+              file=sys.stderr)
+        return 1
     return 0
 
 

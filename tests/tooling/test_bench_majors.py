@@ -17,6 +17,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from findings_ledger.testing import pg_binaries
 from findings_ledger.testing.cluster import catalog_lock
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,3 +113,27 @@ def test_an_unknown_major_is_one_line(given: str, capsys: pytest.CaptureFixture[
     assert majors.main(["--majors", given]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --majors") and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("given", "said"), [(["--dsn", "host=/tmp"], "drop --dsn"),
+                                             (["--dsn=host=/tmp"], "drop --dsn"),
+                                             (["--bogus"], "does not take --bogus"),
+                                             (["--only", "nothing"], "invalid choice: 'nothing'"),
+                                             (["--only"], "expected one argument")])
+def test_a_wrong_argument_for_run_py_is_one_line(given: list[str], said: str) -> None:
+    problem = majors.check_bench_args(["--quick", *given])
+    assert problem is not None and said in problem and "\n" not in problem
+    assert majors.check_bench_args(["--quick", "--only", "real", "--only=prompt", "--prefix", "p"]) is None
+
+
+def test_a_wrong_argument_stops_before_any_server_starts(capsys: pytest.CaptureFixture[str]) -> None:
+    assert majors.main(["--majors", "13", "--bogus"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: bench/run.py does not take --bogus (see python bench/run.py --help)\n"
+
+
+def test_each_major_gets_the_system_binaries_of_that_major_else_the_embedded_ones() -> None:
+    found = pg_binaries.system_bindir()
+    system = int(pg_binaries.server_version(found[0]).split(".")[0]) if found else None
+    for major in pg_binaries.MAJORS:
+        assert majors.binaries_for(major) == ("system" if major == system else f"embedded-{major}")
