@@ -17,9 +17,10 @@ TEST_JOBS ?= 4
 # system's, else embedded); `make pg-ensure` installs the embedded ones when they are selected and missing.
 MAJOR ?= 18
 COMPAT_MAJORS ?= 13,18
+BENCH_MAJORS ?= 15,18
 PGB := $(BIN)/python -m findings_ledger.testing.pg_binaries
 
-.PHONY: help venv db db-stop migrate demo test node-deps pgbouncer test-sql test-folder test-stress test-compat sql lint bench bench-quick clean pgtap revision lock docs pg pg-ensure psql
+.PHONY: help venv db db-stop migrate demo test node-deps pgbouncer test-sql test-folder test-stress test-compat sql lint bench bench-quick bench-majors clean pgtap revision lock docs pg pg-ensure psql
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -153,6 +154,9 @@ bench: venv pg-ensure ## full benchmark (about 3 minutes on 2 cores): bench/out/
 
 bench-quick: venv pg-ensure ## the benchmark at small sizes (what CI's smoke test runs)
 	$(BIN)/python bench/run.py --quick
+
+bench-majors: venv ## the benchmark on each PostgreSQL major of BENCH_MAJORS (default 15,18), one after the other, each on its own throwaway cluster (system binaries of that major, else embedded): bench/out/pg<major>/ and the side-by-side bench/out/results-majors.md; ARGS='--quick --only real' passes arguments to bench/run.py
+	$(BIN)/python bench/majors.py --majors $(BENCH_MAJORS) $(ARGS)
 
 clean: ## remove .venv, build outputs and caches (the throwaway cluster is left: make db-stop)
 	rm -rf $(VENV) *.egg-info pyapi/*.egg-info .pytest_cache .import_linter_cache .compat build dist

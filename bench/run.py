@@ -1044,7 +1044,8 @@ def write(rep: Report, quick: bool, server: str, out: Path = OUT) -> None:
 SECTIONS = ["merges", "import", "replay", "claims", "migrations", "prompt", "real"]
 
 
-def main(argv: list[str] | None = None) -> int:
+def arguments() -> argparse.ArgumentParser:
+    """The command line (bench/majors.py checks the arguments it passes on with it)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run of the harness (CI)")
     parser.add_argument("--dsn", default=os.environ.get("LEDGER_DSN"),
@@ -1053,7 +1054,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="run only this section (repeatable); replay includes bulk recording")
     parser.add_argument("--out", type=Path, default=OUT, help="directory for results.md, results.json and the plot")
     parser.add_argument("--prefix", default="ledger_bench", help="prefix of the databases the benchmark (re)creates")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arguments().parse_args(argv)
     global DB_PREFIX
     DB_PREFIX = args.prefix
     sizes = QUICK if args.quick else FULL

@@ -58,6 +58,7 @@ SUBSET_EXCLUDES = {
     "tests/migrations/test_populated_upgrade.py": "10-30 s: the revisions test_alembic and test_offline_sql apply, "
     "on 10^4 rows",
     "tests/tooling/test_bench_smoke.py": "the benchmark harness: the API calls the other modules make",
+    "tests/tooling/test_bench_majors.py": "the benchmark's side-by-side merge (Python) over two harness runs",
     "tests/tooling/test_example_service.py": "the example project's suite in a subprocess: fixtures every module uses",
     "tests/sql/test_paths.py": "table-driven path normalisation: the same functions as test_path_properties, "
     "test_hostile_input",
