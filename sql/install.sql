@@ -106,6 +106,8 @@
 \ir functions/_title_sig.sql
 \ir functions/_evidence_keys.sql
 \ir functions/_normalize_branch.sql
+\ir functions/_tokenise.sql
+\ir functions/_token_keys.sql
 \ir functions/_message_segments.sql
 \ir functions/_message_tokens.sql
 \ir functions/_match_message.sql

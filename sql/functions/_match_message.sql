@@ -27,10 +27,10 @@
 -- on ('Fixes Login fails on Safari 15' names another, narrower problem) and
 -- the piece is a mention.
 --
--- Index-driven: the message's distinct tokens, file-name slugs and
--- significant-word pairs and triples probe the GIN index
--- finding_active_evidence_idx (ledger._evidence_keys) once; only the
--- findings found there are verified. Cost grows with the message and the
+-- Index-driven: each segment's keys (ledger._token_keys, the pre-filter's
+-- key builder: distinct tokens, file-name slugs, significant-word pairs and
+-- triples) probe the GIN index finding_active_evidence_idx
+-- (ledger._evidence_keys) once; only the findings found there are verified. Cost grows with the message and the
 -- matches, not with the findings of the scope. PL/pgSQL so that the query
 -- is planned once per session, not on every call (a LANGUAGE sql function
 -- with SET clauses is re-planned on every call); the caller
@@ -66,20 +66,13 @@ BEGIN
                       ORDER BY u.o) AS wa
           FROM ledger.finding f
          WHERE ledger._evidence_keys(f.scope, f.finding_key, f.slug, f.strong_keywords, f.title)
-                   OPERATOR(pg_catalog.&&) ledger._scoped_evidence_keys(p_scope, ARRAY(
-                       SELECT DISTINCT k.x FROM (
-                           SELECT 'i' || x.w FROM t, LATERAL (VALUES (t.norm), (t.alt)) AS x(w)
-                            WHERE pg_catalog.char_length(x.w) >= 3
-                           UNION ALL
-                           SELECT 'i' || ledger._file_slug(x.w) FROM t, LATERAL (VALUES (t.norm), (t.alt)) AS x(w)
-                           UNION ALL
-                           SELECT 'i' || pg_catalog.substring(x.w, '^[0-9]{4}-[0-9]{2}-[0-9]{2}-(.+)$')
-                             FROM t, LATERAL (VALUES (t.norm), (t.alt)) AS x(w)
-                           UNION ALL
-                           SELECT 't' || sh.sh3 FROM sh
-                           UNION ALL
-                           SELECT '=' || sh.sh2 FROM sh
-                       ) AS k(x) WHERE k.x IS NOT NULL))
+                   OPERATOR(pg_catalog.&&) ARRAY(
+                       -- each segment's keys, by the pre-filter's own key builder
+                       SELECT DISTINCT k.x
+                         FROM (SELECT pg_catalog.array_agg(t.norm ORDER BY t.pos) AS norms,
+                                      pg_catalog.array_agg(t.alt ORDER BY t.pos) AS alts
+                                 FROM t GROUP BY t.seg) AS g,
+                              pg_catalog.unnest(ledger._token_keys(p_scope, g.norms, g.alts)) AS k(x))
            AND f.superseded_at IS NULL
     ), tw AS MATERIALIZED (
         -- every token, and every token broken at a line end as its joined form

@@ -12,17 +12,17 @@
 --     ('<!--') or a carriage return: true (not modelled here; the full
 --     matcher decides).
 --   * Otherwise one probe of finding_active_evidence_idx with the keys of
---     ledger._message_probe_keys (every token form and word run of the
---     whole message under which ledger._match_message can name a finding:
---     a superset of the matcher's, since each segment of
+--     ledger._message_probe_keys (the matcher's own tokeniser and key
+--     builder, ledger._tokenise and ledger._token_keys, over the whole
+--     message: a superset of the matcher's keys, since each segment of
 --     ledger._message_segments is a run of whole lines) says whether any
 --     active finding of the scope carries one of them.
 -- So a false is exact and a true may be a finding that does not match in
 -- the end (its evidence inside one segment only, a triple across two).
 -- tests/decisions/test_message_prefilter.py checks false => no match on random
--- messages. Cost: the keys (about 0.6 ms for a 2 KB message) and one GIN
--- probe (docs/performance.md); PL/pgSQL with a generic plan, so that the
--- query is planned once per session.
+-- messages. Cost: the keys and one GIN probe (docs/performance.md);
+-- PL/pgSQL with a generic plan, so that the query is planned once per
+-- session.
 -- Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._message_may_match(p_scope text, p_message text)
 RETURNS boolean

@@ -2,8 +2,8 @@
 --     TABLE(seg integer, pos integer, line integer, context text, token text, norm text,
 --           gap text, sig boolean, verdict text, verb text, reason text, alt text)
 --
--- Tokenises a merge message once (NFC, ledger._message_segments, then
--- ledger._token_regex within each segment) and decides for every token
+-- Tokenises a merge message once (NFC, ledger._message_segments, then the
+-- one tokeniser ledger._tokenise within each segment) and decides for every token
 -- whether the message asserts resolution of it (docs/matching.md, "Evidence a merge
 -- message can carry"). One row per token: seg and pos (1-based within the
 -- segment), line (the token's own line: a segment holds a paragraph's
@@ -83,6 +83,7 @@ DECLARE
     c_partial CONSTANT text[] := '{partially,partly,partial,incompletely}'::text[];
     c_obj_gap CONSTANT text := '^[[:space:]:"''“”‘’(\[#*!]*$';
     v_s       record;
+    v_t       record;
     v_tok     text[];
     v_gap     text[];
     v_norm    text[];
@@ -109,17 +110,15 @@ BEGIN
           FROM ledger._message_segments(pg_catalog.normalize(coalesce(p_message, ''), 'NFC')) AS s
          ORDER BY s.seg
     LOOP
-        SELECT array_agg(r.m[1] ORDER BY r.o), array_agg(r.m[2] ORDER BY r.o)
-          INTO v_gap, v_tok
-          FROM regexp_matches(v_s.body, ledger._token_regex(true), 'g') WITH ORDINALITY AS r(m, o);
-        n := coalesce(cardinality(v_tok), 0);
+        -- the one tokeniser: tokens, the separator before each, norms, and the
+        -- joined form of a token broken at a line end after '-' or '/'
+        v_t := ledger._tokenise(v_s.body, true);
+        v_tok := v_t.tokens;
+        v_gap := v_t.gaps;
+        v_norm := v_t.norms;
+        v_alt := v_t.alts;
+        n := cardinality(v_tok);
         CONTINUE WHEN n = 0;
-        v_norm := ARRAY(SELECT lower(u.x COLLATE "C") FROM unnest(v_tok) WITH ORDINALITY AS u(x, o) ORDER BY u.o);
-        -- a token broken at a line end after '-' or '/': its joined form
-        v_alt := ARRAY(SELECT CASE WHEN u.g ~ '^[-/]\n[[:blank:]]*$'
-                                   THEN lag(u.x) OVER (ORDER BY u.o) || left(u.g, 1) || u.x END
-                         FROM unnest(v_norm, v_gap) WITH ORDINALITY AS u(x, g, o) ORDER BY u.o);
-        v_alt := v_alt[2:] || NULL::text;
 
         v_default := CASE v_s.context
             WHEN 'text' THEN 'no resolution verb governs it'

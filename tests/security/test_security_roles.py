@@ -192,6 +192,8 @@ NO_GRANTS = [
     "ledger._message_may_match(text,text)",
     "ledger._message_probe_keys(text,text)",
     "ledger._token_split_regex()",
+    "ledger._tokenise(text,boolean)",
+    "ledger._token_keys(text,text[],text[])",
     "ledger._message_tokens(text)",
     "ledger._message_segments(text)",
     "ledger._file_slug(text)",

@@ -1,0 +1,59 @@
+-- ledger._tokenise(p_text text, p_gaps boolean) ->
+--     (tokens text[], gaps text[], norms text[], alts text[])
+--
+-- The one tokeniser of message text: the message pre-filter's keys
+-- (ledger._message_probe_keys, on the whole message) and the matcher's
+-- tokens (ledger._message_tokens, on each segment of
+-- ledger._message_segments) are both built from its arrays, one element a
+-- token, in order:
+--   tokens  the tokens of ledger._token_regex as written (the pieces of
+--           p_text between the separators of ledger._token_split_regex);
+--   gaps    the separator text before each token ('' before a token that
+--           starts p_text): the same pairs as regexp_matches(p_text,
+--           ledger._token_regex(true), 'g'); NULL when p_gaps is false;
+--   norms   each token lower-cased in ASCII only (COLLATE "C"): 'F-42' ->
+--           'f-42', 'Ångström' stays;
+--   alts    for a token that ends a line with '-' or '/' and goes on at the
+--           start of the next (the next gap is '-' or '/', a line end,
+--           blanks): the joined form of the two norms, 'heart-' + 'beat' ->
+--           'heart-beat'; NULL for every other token.
+-- p_text is read as given (callers normalise to NFC first); NULL is no
+-- text. No capture groups: a split at the separators and, for the gaps, a
+-- split at the tokens (PostgreSQL finds capture groups in a slower second
+-- pass); the lower case of the tokens joined by ' ' (never inside a token),
+-- split again; the alts only when p_text has a '-' or '/' before a line
+-- end. PL/pgSQL, so the patterns are folded to constants once per session.
+-- Raises nothing.
+CREATE OR REPLACE FUNCTION ledger._tokenise(p_text text, p_gaps boolean,
+                                            OUT tokens text[], OUT gaps text[], OUT norms text[], OUT alts text[])
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog
+AS $$
+DECLARE
+    v_text   text := coalesce(p_text, '');
+    v_broken boolean := strpos(v_text, E'-\n') > 0 OR strpos(v_text, E'/\n') > 0;
+    n        integer;
+BEGIN
+    tokens := array_remove(regexp_split_to_array(v_text, ledger._token_split_regex()), '');
+    n := cardinality(tokens);
+    norms := string_to_array(lower(array_to_string(tokens, ' ') COLLATE "C"), ' ');
+    IF p_gaps OR v_broken THEN
+        gaps := (regexp_split_to_array(v_text, ledger._token_regex(false)))[1:n];
+    END IF;
+    IF v_broken THEN
+        alts := ARRAY(SELECT CASE WHEN lead(u.g) OVER w ~ '^[-/]\n[[:blank:]]*$'
+                                  THEN u.x || left(lead(u.g) OVER w, 1) || lead(u.x) OVER w END
+                        FROM unnest(norms, gaps) WITH ORDINALITY AS u(x, g, o)
+                      WINDOW w AS (ORDER BY u.o)
+                       ORDER BY u.o);
+    ELSE
+        alts := array_fill(NULL::text, ARRAY[n]);
+    END IF;
+    IF NOT p_gaps THEN
+        gaps := NULL;
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._tokenise(text, boolean) IS
+'The one tokeniser of message text, used by the pre-filter (whole message) and the matcher (each segment): tokens as written, the separator before each (when asked), ASCII-lower-cased norms, and the joined form of a token broken at a line end after - or / (alts, else NULL), in order. (text, gaps boolean) -> (tokens, gaps, norms, alts text[]). Raises nothing.';
