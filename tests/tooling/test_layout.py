@@ -123,3 +123,22 @@ def test_every_module_that_can_skip_is_in_the_skip_table_of_testing_md() -> None
              for m in re.findall(r"`([a-z]+/\w+\.py)`", row.split(" | ", 1)[0])}
     assert can_skip - named == set(), "add these to docs/testing.md's skip table, saying where and why they skip"
     assert named - can_skip == set(), "these rows of docs/testing.md's skip table name modules that cannot skip"
+
+
+#: a timing or a revision in a header: "0.2 ms", "40 us", "1.1 ms before revision 0018"
+HEADER_HISTORY = re.compile(r"\d\s?(?:ms|us|µs)\b|\brevision 00\d\d\b|\bbefore revision\b", re.I)
+
+
+def test_sql_headers_state_what_is_true_now() -> None:
+    """The leading comment of every sql/ object says what it does, its shape
+    and its SQLSTATEs; timings belong in docs/performance.md and history in
+    CHANGELOG.md and the revision docstrings (a header-only edit needs no
+    revision, so a stale figure there would never be noticed)."""
+    found = []
+    for path in sorted((TESTS.parent / "sql").rglob("*.sql")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.startswith("--"):
+                break
+            if HEADER_HISTORY.search(line):
+                found.append(f"{path.relative_to(TESTS.parent)}:{n}: {line.strip()}")
+    assert found == []
