@@ -132,7 +132,14 @@ def drop_abandoned_databases(server: dict[str, Any]) -> list[str]:
         ident = sql.Identifier(name)
         try:
             with cluster.catalog_lock({"host": server.get("host"), "port": server.get("port")}):
-                conn.execute(sql.SQL("ALTER DATABASE {} IS_TEMPLATE false").format(ident))
+                # only a template is altered first: a database a killed DROP DATABASE left invalid
+                # (never a template) allows nothing but DROP, and ALTER of it ends the session (FATAL)
+                template = conn.execute("SELECT datistemplate FROM pg_catalog.pg_database WHERE datname = %s",
+                                        (name,)).fetchone()
+                if template is None:
+                    continue
+                if template[0]:
+                    conn.execute(sql.SQL("ALTER DATABASE {} IS_TEMPLATE false").format(ident))
                 conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
         except psycopg.errors.InvalidCatalogName:
             continue
