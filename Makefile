@@ -103,6 +103,11 @@ node-deps: $(NODE_SERVICE)/node_modules/.package-lock.json ## install the Node.j
 # by one), then the serial tests (load, crash) alone.
 # The serial part runs even when the parallel part failed; both exit statuses are
 # reported and the target fails when either part did.
+# Bytecode is written (__pycache__, ignored by git) even where the environment sets
+# PYTHONDONTWRITEBYTECODE: the run starts some 300 Python processes (workers, the CLI, pytest
+# in pytest, alembic loading every revision file per migration), and without it each one
+# compiles the package, the test modules (assertion rewriting) and the revisions again.
+test: export PYTHONDONTWRITEBYTECODE :=
 test: venv pgtap pgbouncer plpgsql-check node-deps ## run every test against a real PostgreSQL (parallel part on TEST_JOBS workers, then the serial part)
 	@par=0; ser=0; \
 	$(BIN)/pytest -n $(TEST_JOBS) --dist loadgroup --no-loadscope-reorder -m "not serial" --durations=10 || par=$$?; \

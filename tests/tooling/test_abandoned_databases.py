@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -72,3 +73,24 @@ def test_a_live_runs_databases_are_kept(ledger_server: dict[str, Any], ledger_ds
     mine = psycopg.conninfo.conninfo_to_dict(ledger_dsn)["dbname"]
     assert mine not in databases.abandoned_databases(ledger_server)
     assert f"ledger_tmpl_{os.getpid()}" not in databases.abandoned_databases(ledger_server)
+
+
+def test_a_database_a_killed_drop_left_invalid_is_dropped(ledger_server: dict[str, Any]) -> None:
+    """A DROP DATABASE killed half-way leaves the database invalid (``datconnlimit = -2``,
+    PostgreSQL 15.4 and the minor releases of that day): it allows nothing but DROP, and
+    ALTER of it ends the session. The next run drops it like any other and goes on."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a pid of this host that is no longer alive
+    name = f"ledger_test_{gone.pid}_0"
+    admin = make_conninfo(**{k: v for k, v in ledger_server.items() if v is not None})
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+        conn.execute(f"COMMENT ON DATABASE {name} IS "
+                     f"'findings-ledger test database: host={socket.gethostname()} pid={gone.pid} start=1'")
+        conn.execute("UPDATE pg_database SET datconnlimit = -2 WHERE datname = %s", (name,))  # what the kill leaves
+    try:
+        databases.drop_abandoned_databases(ledger_server)
+        assert name not in names(ledger_server)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name}")

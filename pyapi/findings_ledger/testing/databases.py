@@ -132,7 +132,14 @@ def drop_abandoned_databases(server: dict[str, Any]) -> list[str]:
         ident = sql.Identifier(name)
         try:
             with cluster.catalog_lock({"host": server.get("host"), "port": server.get("port")}):
-                conn.execute(sql.SQL("ALTER DATABASE {} IS_TEMPLATE false").format(ident))
+                # only a template is altered first: a database a killed DROP DATABASE left invalid
+                # (never a template) allows nothing but DROP, and ALTER of it ends the session (FATAL)
+                template = conn.execute("SELECT datistemplate FROM pg_catalog.pg_database WHERE datname = %s",
+                                        (name,)).fetchone()
+                if template is None:
+                    continue
+                if template[0]:
+                    conn.execute(sql.SQL("ALTER DATABASE {} IS_TEMPLATE false").format(ident))
                 conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
         except psycopg.errors.InvalidCatalogName:
             continue
@@ -311,6 +318,7 @@ class Recycler:
         self._planner: dict[str, _PlannerState] = {}
         self._index_pages: dict[str, int] = {}
         self._catalog_counts: dict[str, int] = {}
+        self._catalogs: list[str] = []
         self._watermark = 0
         #: how many databases were cloned and how many resets served a test
         self.clones = 0
@@ -416,16 +424,17 @@ class Recycler:
         after this call has a larger ``xmin``."""
         return int(_one(conn, "SELECT pg_catalog.txid_current() % 4294967296")[0]) + 1
 
-    @staticmethod
-    def _catalog_rows(conn: psycopg.Connection[Any], watermark: int) -> dict[str, tuple[int, int]]:
+    def _catalog_rows(self, conn: psycopg.Connection[Any], watermark: int) -> dict[str, tuple[int, int]]:
         """Per catalog of ``pg_catalog`` but the statistics: its row count, and how many of
-        its rows were written by a transaction from ``watermark`` on."""
-        catalogs = [r[0] for r in conn.execute(
-            "SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relnamespace = 'pg_catalog'::regnamespace"
-            " AND c.relkind = 'r' AND NOT c.relisshared AND c.relname <> ALL (%s) ORDER BY 1",
-            (list(_STATISTICS_CATALOGS),))]
+        its rows were written by a transaction from ``watermark`` on. (The list of catalogs is
+        the server's, read once.)"""
+        if not self._catalogs:
+            self._catalogs = [r[0] for r in conn.execute(
+                "SELECT c.relname FROM pg_catalog.pg_class c WHERE c.relnamespace = 'pg_catalog'::regnamespace"
+                " AND c.relkind = 'r' AND NOT c.relisshared AND c.relname <> ALL (%s) ORDER BY 1",
+                (list(_STATISTICS_CATALOGS),))]
         parts = [sql.SQL("SELECT {}, count(*), count(*) FILTER (WHERE xmin::text::bigint >= {}) FROM pg_catalog.{}")
-                 .format(sql.Literal(c), sql.Literal(watermark), sql.Identifier(c)) for c in catalogs]
+                 .format(sql.Literal(c), sql.Literal(watermark), sql.Identifier(c)) for c in self._catalogs]
         return {name: (count, written) for name, count, written in conn.execute(sql.SQL(" UNION ALL ").join(parts))}
 
     def changed(self, conn: psycopg.Connection[Any]) -> bool:
@@ -453,35 +462,41 @@ class Recycler:
             return False
         others = ("FROM pg_catalog.pg_stat_activity WHERE datname = current_database()"
                   " AND pid <> pg_catalog.pg_backend_pid()")
-        conn.execute("SELECT pg_catalog.pg_terminate_backend(pid) " + others)
-        for _ in range(500):  # a terminated backend is gone within milliseconds
-            if not _one(conn, "SELECT EXISTS (SELECT 1 " + others + ")")[0]:
-                break
-            time.sleep(0.01)
-        else:
-            return False
+        if _one(conn, "SELECT count(pg_catalog.pg_terminate_backend(pid)) " + others)[0]:
+            for _ in range(500):  # a terminated backend is gone within milliseconds
+                if not _one(conn, "SELECT EXISTS (SELECT 1 " + others + ")")[0]:
+                    break
+                time.sleep(0.01)
+            else:
+                return False
         if self.changed(conn):
             return False
         planner, heap, indexes = self._sizes(conn)
         grown = sorted(t for t in planner if planner[t] != self._planner.get(t) or heap[t] >= self.truncate_pages
                        or indexes[t] >= self._index_pages.get(t, 0) + self.truncate_pages)
+        # a handful of round trips, not one per table and sequence: the statements without
+        # parameters go as one simple query each, the COPY of the template's rows one per table
+        # that has any
+        emptying: list[sql.Composable] = [sql.SQL("SET LOCAL session_replication_role = replica"),
+                                          sql.SQL("SET LOCAL lock_timeout = '10s'")]
+        if grown:
+            emptying.append(sql.SQL("TRUNCATE {} CASCADE").format(sql.SQL(", ").join(sql.SQL(t) for t in grown)))
+        emptying += [sql.SQL("DELETE FROM {}").format(sql.SQL(t)) for t, _ in self._tables if t not in grown]
+        setvals = [sql.SQL("pg_catalog.setval({}::regclass, {}, {})").format(
+            sql.Literal(seq), sql.Literal(last), sql.Literal(called)) for seq, last, called in self._sequences]
         with conn.transaction():
-            conn.execute("SET LOCAL session_replication_role = replica")
-            conn.execute("SET LOCAL lock_timeout = '10s'")
-            if grown:
-                conn.execute(sql.SQL("TRUNCATE {} CASCADE").format(sql.SQL(", ").join(sql.SQL(t) for t in grown)))
+            conn.execute(sql.SQL("; ").join(emptying))
             for table, rows in self._tables:
-                if table not in grown:
-                    conn.execute(sql.SQL("DELETE FROM {}").format(sql.SQL(table)))
                 if rows:
                     with conn.cursor().copy(sql.SQL("COPY {} FROM STDIN").format(sql.SQL(table))) as copy:
                         copy.write(rows)
-            for seq, last, called in self._sequences:
-                conn.execute("SELECT pg_catalog.setval(%s::regclass, %s, %s)", (seq, last, called))
-            conn.execute(sql.SQL("DELETE FROM pg_catalog.pg_statistic WHERE starelid = ANY ({}::regclass[])").format(
-                sql.Literal(list(planner))))
-            conn.execute("SELECT pg_catalog.pg_stat_reset()")
-        self._watermark = self._next_xid(conn)
+            # the last column is the reset's own transaction id: every later transaction's is larger,
+            # and the catalog rows the reset wrote (a TRUNCATE's new relfilenode) are not the next test's
+            xid = _one(conn, sql.SQL(
+                "WITH gone AS (DELETE FROM pg_catalog.pg_statistic WHERE starelid = ANY ({}::regclass[]))"
+                " SELECT {}pg_catalog.pg_stat_reset(), pg_catalog.txid_current() % 4294967296").format(
+                sql.Literal(list(planner)), sql.SQL("").join(sql.SQL("{}, ").format(s) for s in setvals)))[-1]
+        self._watermark = int(xid) + 1
         return True
 
 
