@@ -117,6 +117,14 @@ def test_touch_modes_per_kind_and_star(ledger_conn: psycopg.Connection) -> None:
         (flagged, "flagged"), (rechecked, "recheck_requested")]
     assert active(ledger_conn) == sorted([flagged, rechecked])
     assert "touch mode flag" in next(d.reason for d in r.decisions if d.finding_id == flagged)
+    # the audit detail names the touch mode that decided, per finding's kind
+    assert {d.finding_id: d.detail["touch_mode"] for d in r.decisions} == {flagged: "flag", rechecked: "recheck"}
+    # and a decision that no touch mode made carries none
+    assert fl.set_match_policy(ledger_conn, "t", touch="retire", touch_kind="drift", create=True)
+    retired = drift(ledger_conn, "F3", "b.py", scope="t")
+    r = fl.record_merge(ledger_conn, "t", "b" * 40, paths=["b.py"])
+    assert [(d.finding_id, d.action, d.detail.get("touch_mode")) for d in r.decisions] == [
+        (retired, "superseded", None)]
     # '' removes an entry: back to the shipped flag for drift? no: '*' still says recheck
     assert fl.set_match_policy(ledger_conn, "s", touch="", touch_kind="drift").touch_modes == {"*": "recheck"}
 
