@@ -33,7 +33,6 @@
 \ir functions/_scope_kept.sql
 \ir functions/_ensure_scope.sql
 \ir functions/_severity_rank.sql
-\ir functions/_scoped_evidence_keys.sql
 \ir functions/_path_keys.sql
 \ir functions/_unquote_path.sql
 \ir functions/normalize_path.sql

@@ -43,7 +43,6 @@ GRANT EXECUTE ON FUNCTION
     ledger._unquote_path(text, text),
     ledger.normalize_path(text, text),
     ledger.normalize_paths(text[], text, integer),
-    ledger._scoped_evidence_keys(text, text[]),
     ledger._evidence_keys(text, text, text, text[], text),
     ledger._evidence_token(text),
     ledger._title_sig(text),

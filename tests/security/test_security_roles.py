@@ -75,7 +75,6 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger._unquote_path(text,text)",
         "ledger.normalize_path(text,text)",
         "ledger.normalize_paths(text[],text,integer)",
-        "ledger._scoped_evidence_keys(text,text[])",  # scope-prefixed keys, as the evidence index's
         "ledger._evidence_keys(text,text,text,text[],text)",
         "ledger._evidence_token(text)",
         "ledger._title_sig(text)",
@@ -353,7 +352,7 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
     assert unpinned == sorted([
         "ledger._evidence_token(text)", "ledger._file_slug(text)",
         "ledger._finding_state(timestamp with time zone,timestamp with time zone)",
-        "ledger._normalize_branch(text,text)", "ledger._scoped_evidence_keys(text,text[])",
+        "ledger._normalize_branch(text,text)",
         "ledger._scope_kept(text)", "ledger._severity_rank(text)", "ledger._significant(text)",
         "ledger._text_kept(text,integer)",
         "ledger._token_chars()", "ledger._token_regex(boolean)", "ledger._token_split_regex()",
