@@ -71,6 +71,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0030_path_keys_built_once_per_me": {},  # two functions replaced
     "0031_anchor_moves_kept_without_a": {},  # two functions replaced
     "0032_one_tokeniser_for_pre_filte": {},  # three functions replaced, two new; privileges re-run
+    "0033_drop_the_unused_scoped_evid": {},  # one function dropped; privileges re-run
 }
 
 STRENGTH = [
