@@ -161,3 +161,36 @@ def test_a_merge_moves_anchors_without_normalising_each_key(ledger_conn: psycopg
         assert [(r[1], r[2]) for r in moved] == [({"src/a.py": [10 * i + 3, 10 * i + 3]}, ["src/a.py", "src/b.py"])
                                                  for i in range(1, 6)]
         assert all(r[1] == r[3] for r in moved)
+
+
+# characters that normalize_path trims, rewrites or rejects (white space, a no-break space, \, ", ., :, a digit, a
+# combining accent and the NFD/NFC pair, the Kelvin sign NFC rewrites, a zero-width space, U+0085), and plain ones
+PATH_CHARS = st.sampled_from(list("ab/.:1 \\\"K") + ["\u00a0", "\u0301", "\u00e9", "\u212a", "\u200b", "\u0085", ".py",
+                                                        ":3", ":2-4"])
+raw_paths = st.lists(st.lists(PATH_CHARS, min_size=1, max_size=8).map("".join), min_size=1, max_size=3)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(paths=raw_paths)
+@example(paths=["./src/a.py", "src\\b.py:4", "docs/"])
+@example(paths=["src/cafe\u0301.py", "\u212a.py"])
+def test_anchors_on_any_stored_path_are_stored_as_the_full_check_stores_them(
+        ledger_conn: psycopg.Connection, paths: list[str]) -> None:
+    """The fast path takes a key that is one of the stored paths as normal:
+    that holds only while every path ledger.normalize_paths stores (its own
+    fast path included) is a fixpoint of ledger.normalize_path. Anchors on
+    every stored file path are stored as the same anchors written with white
+    space before each key (the full check, which normalises each key)."""
+    try:
+        with ledger_conn.transaction():
+            fid = _finding(ledger_conn, paths)
+    except psycopg.Error:
+        return  # paths the trigger refuses: nothing stored
+    stored = ledger_conn.execute("SELECT paths FROM ledger.finding WHERE id = %s", (fid,)).fetchone()
+    assert stored is not None
+    value = {p: [1, 2] for p in stored[0] if not p.endswith("/")}
+    if not value:
+        return
+    fast = _update(ledger_conn, fid, value)
+    assert fast == _update(ledger_conn, fid, {" " + k: v for k, v in value.items()})
+    assert fast[0] == "ok", fast
