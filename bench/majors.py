@@ -133,9 +133,15 @@ def parse_majors(text: str) -> list[int]:
 
 
 def check_bench_args(bench_args: list[str]) -> str | None:
-    """What is wrong with the arguments for bench/run.py, in one line, before any server starts; None if nothing."""
-    if "--dsn" in {a.split("=", 1)[0] for a in bench_args}:
-        return "bench/majors.py starts a server per major: drop --dsn (and LEDGER_DSN is not used)"
+    """What is wrong with the arguments for bench/run.py, in one line, before any server starts; None if nothing.
+    ``--dsn`` and ``--out`` are bench/majors.py's to give (a server per major, ``<out>/pg<major>``), also
+    abbreviated (``--ds``, ``--ou``): run.py takes no abbreviation, but an error naming them is clearer."""
+    for name in (a.split("=", 1)[0] for a in bench_args if a.startswith("--")):
+        if len(name) > 3 and "--dsn".startswith(name):
+            return f"bench/majors.py starts a server per major: drop {name} (and LEDGER_DSN is not used)"
+        if len(name) > 3 and "--out".startswith(name):
+            return (f"bench/majors.py writes each major's results to <--out>/pg<major>: drop {name} "
+                    "(bench/majors.py's own --out, spelled in full, names the directory)")
     parser = run.arguments()
     parser.exit_on_error = False
     try:
@@ -151,6 +157,12 @@ def binaries_for(major: int) -> str:
     if found and pg_binaries.server_version(found[0]).split(".")[0] == str(major):
         return "system"
     return f"embedded-{major}"
+
+
+def bench_command(dsn: str, target: Path, bench_args: list[str]) -> list[str]:
+    """bench/run.py on ``dsn`` into ``target`` with the user's arguments: ``--dsn`` and ``--out`` come last,
+    so they win over any that got past :func:`check_bench_args` (argparse keeps an option's last value)."""
+    return [sys.executable, str(ROOT / "bench" / "run.py"), *bench_args, "--dsn", dsn, "--out", str(target)]
 
 
 @contextlib.contextmanager
@@ -182,8 +194,7 @@ def run_major(major: int, base_port: int, out: Path, bench_args: list[str]) -> P
     print(f"== PostgreSQL {major}: {binaries.describe()}, cluster {own.base} on port {own.port}", flush=True)
     target = out / f"pg{major}"
     try:
-        done = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--dsn", own.dsn(), "--out",
-                               str(target), *bench_args], env=env, check=False)
+        done = subprocess.run(bench_command(own.dsn(), target, bench_args), env=env, check=False)
     finally:
         if not was_running:
             with environment(env):

@@ -117,6 +117,11 @@ def test_an_unknown_major_is_one_line(given: str, capsys: pytest.CaptureFixture[
 
 @pytest.mark.parametrize(("given", "said"), [(["--dsn", "host=/tmp"], "drop --dsn"),
                                              (["--dsn=host=/tmp"], "drop --dsn"),
+                                             (["--ds", "postgresql://elsewhere/x"], "drop --ds "),
+                                             (["--ds=postgresql://elsewhere/x"], "drop --ds "),
+                                             (["--ou", "x"], "drop --ou "),
+                                             (["--out=x"], "drop --out "),
+                                             (["--pre", "p"], "does not take --pre"),
                                              (["--bogus"], "does not take --bogus"),
                                              (["--only", "nothing"], "invalid choice: 'nothing'"),
                                              (["--only"], "expected one argument")])
@@ -124,6 +129,21 @@ def test_a_wrong_argument_for_run_py_is_one_line(given: list[str], said: str) ->
     problem = majors.check_bench_args(["--quick", *given])
     assert problem is not None and said in problem and "\n" not in problem
     assert majors.check_bench_args(["--quick", "--only", "real", "--only=prompt", "--prefix", "p"]) is None
+
+
+def test_run_py_takes_no_abbreviation() -> None:
+    args, unknown = bench.arguments().parse_known_args(["--ds", "postgresql://elsewhere/x", "--ou", "x"])
+    assert unknown == ["--ds", "postgresql://elsewhere/x", "--ou", "x"]
+    assert args.dsn != "postgresql://elsewhere/x" and args.out == bench.OUT
+
+
+def test_the_dsn_and_out_of_majors_py_win_over_any_the_user_gave(tmp_path: Path) -> None:
+    # had an argument got past check_bench_args, run.py would still use the major's server and directory
+    cmd = majors.bench_command("host=/mine port=1", tmp_path / "pg15",
+                               ["--quick", "--dsn", "postgresql://elsewhere/x", "--out=elsewhere"])
+    assert cmd[:2] == [sys.executable, str(ROOT / "bench" / "run.py")]
+    args = bench.arguments().parse_args(cmd[2:])
+    assert (args.dsn, args.out, args.quick) == ("host=/mine port=1", tmp_path / "pg15", True)
 
 
 def test_a_wrong_argument_stops_before_any_server_starts(capsys: pytest.CaptureFixture[str]) -> None:
