@@ -6,7 +6,8 @@ For each major, one after the other (so the runs do not compete for the
 cores): the server binaries (the system's when they are that major, else
 the embedded ones, ``LEDGER_PG_BINARIES=embedded-<major>``, installed when
 missing by ``findings_ledger.testing.pg_binaries``), a throwaway cluster of
-that major on port ``LEDGER_PGPORT + major - 10`` started by
+that major on port ``LEDGER_PGPORT + 100 * (major - 10)`` (tools/compat.py's,
+``cluster.port_for``) started by
 ``findings_ledger.testing.cluster`` (stopped afterwards unless it was
 already running), and ``bench/run.py --dsn <it> --out <out>/pg<major>``
 with the other arguments (``--quick``, ``--only real``, ...). Then
@@ -182,7 +183,7 @@ def run_major(major: int, base_port: int, out: Path, bench_args: list[str]) -> P
     """bench/run.py on a throwaway cluster of ``major``; returns its results.json."""
     env = {k: v for k, v in os.environ.items() if k not in (cluster.DSN_ENV, cluster.DIR_ENV)}
     env[pg_binaries.ENV] = binaries_for(major)
-    env[cluster.PORT_ENV] = str(base_port + major - 10)
+    env[cluster.PORT_ENV] = str(cluster.port_for(base_port, major))
     with environment(env):
         binaries = pg_binaries.ensure()
         if binaries.major != major:  # PG_BINDIR or PATH naming another major than /usr/lib/postgresql

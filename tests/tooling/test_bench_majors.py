@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from findings_ledger.testing import pg_binaries
+from findings_ledger.testing import cluster, pg_binaries
 from findings_ledger.testing.cluster import catalog_lock
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,3 +157,8 @@ def test_each_major_gets_the_system_binaries_of_that_major_else_the_embedded_one
     system = int(pg_binaries.server_version(found[0]).split(".")[0]) if found else None
     for major in pg_binaries.MAJORS:
         assert majors.binaries_for(major) == ("system" if major == system else f"embedded-{major}")
+
+
+def test_each_major_runs_on_the_compat_port_scheme() -> None:
+    # tools/compat.py's ports: a hundred apart per major, not base + 5 and base + 8 among other sessions' ports
+    assert [cluster.port_for(54580, m) for m in (13, 15, 18)] == [54880, 55080, 55380]
