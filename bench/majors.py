@@ -8,8 +8,9 @@ the embedded ones, ``LEDGER_PG_BINARIES=embedded-<major>``, installed when
 missing by ``findings_ledger.testing.pg_binaries``), a throwaway cluster of
 that major on port ``LEDGER_PGPORT + 100 * (major - 10)`` (tools/compat.py's,
 ``cluster.port_for``) started by
-``findings_ledger.testing.cluster`` (stopped afterwards unless it was
-already running), and ``bench/run.py --dsn <it> --out <out>/pg<major>``
+``findings_ledger.testing.cluster`` (unless it was already running,
+stopped afterwards and its directory removed, also after a failure or
+Ctrl-C), and ``bench/run.py --dsn <it> --out <out>/pg<major>``
 with the other arguments (``--quick``, ``--only real``, ...). Then
 :func:`side_by_side` merges the runs' ``results.json`` into
 ``<out>/results-majors.md``: every case row with a column per major, and
@@ -26,6 +27,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -180,7 +182,9 @@ def environment(env: Mapping[str, str]) -> Iterator[None]:
 
 
 def run_major(major: int, base_port: int, out: Path, bench_args: list[str]) -> Path:
-    """bench/run.py on a throwaway cluster of ``major``; returns its results.json."""
+    """bench/run.py on a throwaway cluster of ``major``; returns its results.json. A cluster this call
+    started (it was not running) is stopped and its directory removed afterwards, also when the set-up or
+    the run fails or is interrupted (Ctrl-C, SIGTERM)."""
     env = {k: v for k, v in os.environ.items() if k not in (cluster.DSN_ENV, cluster.DIR_ENV)}
     env[pg_binaries.ENV] = binaries_for(major)
     env[cluster.PORT_ENV] = str(cluster.port_for(base_port, major))
@@ -191,15 +195,17 @@ def run_major(major: int, base_port: int, out: Path, bench_args: list[str]) -> P
                                             f"not {major}")
         own = cluster.default_cluster()
         was_running = cluster.is_running(own)
-        cluster.ensure_cluster(own)
-    print(f"== PostgreSQL {major}: {binaries.describe()}, cluster {own.base} on port {own.port}", flush=True)
-    target = out / f"pg{major}"
     try:
+        with environment(env):
+            cluster.ensure_cluster(own)
+        print(f"== PostgreSQL {major}: {binaries.describe()}, cluster {own.base} on port {own.port}", flush=True)
+        target = out / f"pg{major}"
         done = subprocess.run(bench_command(own.dsn(), target, bench_args), env=env, check=False)
     finally:
         if not was_running:
             with environment(env):
                 cluster.stop_cluster(own)
+            shutil.rmtree(own.base, ignore_errors=True)  # its data directory (100 MB and more) is worth nothing now
     if done.returncode != 0:
         raise RuntimeError(f"bench/run.py on PostgreSQL {major} exited with {done.returncode}")
     return target / "results.json"
@@ -227,21 +233,37 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     # SIGTERM (a CI timeout, kill) unwinds like Ctrl-C: the cluster of the major running is stopped
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    try:
+        return _run_all(majors, base_port, args.out, bench_args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run_all(majors: list[int], base_port: int, out: Path, bench_args: list[str]) -> int:
+    """Each major in turn, then the report of those that gave figures; 1 when any did not."""
     runs: dict[str, Any] = {}
     failed: list[str] = []
     for major in majors:
         try:
-            results = run_major(major, base_port, args.out, bench_args)
+            results = run_major(major, base_port, out, bench_args)
         except (pg_binaries.BinariesError, cluster.ClusterError, RuntimeError) as exc:
             # one line, and the other majors still run: the report then has their columns only
             print(f"error: PostgreSQL {major}: {exc}", file=sys.stderr)
             failed.append(str(major))
             continue
-        runs[f"PostgreSQL {major}"] = json.loads(results.read_text())
+        try:
+            data = json.loads(results.read_text())
+            if not isinstance(data, dict):
+                raise ValueError(f"a JSON {type(data).__name__}, not the object bench/run.py writes")
+        except (OSError, ValueError) as exc:  # missing, unreadable, not JSON (JSONDecodeError, UnicodeDecodeError)
+            print(f"error: PostgreSQL {major}: cannot read {results}: {exc}", file=sys.stderr)
+            failed.append(str(major))
+            continue
+        runs[f"PostgreSQL {major}"] = data
     if runs:
         report = side_by_side(runs)
-        path = args.out / "results-majors.md"
+        path = out / "results-majors.md"
         path.write_text(report)
         print(report + f"wrote {path}")
     if failed:

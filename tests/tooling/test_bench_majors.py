@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import psycopg
@@ -162,3 +165,110 @@ def test_each_major_gets_the_system_binaries_of_that_major_else_the_embedded_one
 def test_each_major_runs_on_the_compat_port_scheme() -> None:
     # tools/compat.py's ports: a hundred apart per major, not base + 5 and base + 8 among other sessions' ports
     assert [cluster.port_for(54580, m) for m in (13, 15, 18)] == [54880, 55080, 55380]
+
+
+class FakeBinaries:
+    major, version = 15, "15.0"
+
+    def describe(self) -> str:
+        return "PostgreSQL 15.0 (fake)"
+
+
+@pytest.mark.parametrize("when", ["set-up interrupted", "run failed", "run done"])
+def test_a_cluster_run_major_started_is_stopped_and_removed(when: str, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """run_major's clean-up (the database is not the point: the cluster calls are stand-ins)."""
+    seen: dict[str, Any] = {}
+    own = cluster.Cluster(base=tmp_path / "pg15", port=0)
+
+    def default_cluster() -> cluster.Cluster:
+        seen["port"] = os.environ[cluster.PORT_ENV]
+        return own
+
+    def ensure_cluster(c: cluster.Cluster) -> cluster.Cluster:
+        (c.base / "data").mkdir(parents=True)
+        if when == "set-up interrupted":
+            raise KeyboardInterrupt
+        return c
+
+    monkeypatch.setattr(majors, "binaries_for", lambda major: f"embedded-{major}")
+    monkeypatch.setattr(pg_binaries, "ensure", lambda: FakeBinaries())
+    monkeypatch.setattr(cluster, "default_cluster", default_cluster)
+    monkeypatch.setattr(cluster, "is_running", lambda c: False)
+    monkeypatch.setattr(cluster, "ensure_cluster", ensure_cluster)
+    monkeypatch.setattr(cluster, "stop_cluster", lambda c: seen.setdefault("stopped", c) is c)
+    monkeypatch.setattr(majors, "subprocess", SimpleNamespace(run=lambda cmd, **kw: subprocess.CompletedProcess(
+        cmd, 0 if when == "run done" else 3)))
+    if when == "set-up interrupted":
+        with pytest.raises(KeyboardInterrupt):
+            majors.run_major(15, 54580, tmp_path / "out", [])
+    elif when == "run failed":
+        with pytest.raises(RuntimeError, match="exited with 3"):
+            majors.run_major(15, 54580, tmp_path / "out", [])
+    else:
+        assert majors.run_major(15, 54580, tmp_path / "out", []) == tmp_path / "out" / "pg15" / "results.json"
+    assert seen == {"port": "55080", "stopped": own} and not own.base.exists()
+
+
+def test_a_cluster_that_was_running_is_left_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    own = cluster.Cluster(base=tmp_path / "pg15", port=0)
+    (own.base / "data").mkdir(parents=True)
+    stopped: list[cluster.Cluster] = []
+    monkeypatch.setattr(majors, "binaries_for", lambda major: f"embedded-{major}")
+    monkeypatch.setattr(pg_binaries, "ensure", lambda: FakeBinaries())
+    monkeypatch.setattr(cluster, "default_cluster", lambda: own)
+    monkeypatch.setattr(cluster, "is_running", lambda c: True)
+    monkeypatch.setattr(cluster, "ensure_cluster", lambda c: c)
+    monkeypatch.setattr(cluster, "stop_cluster", stopped.append)
+    done = SimpleNamespace(run=lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0))
+    monkeypatch.setattr(majors, "subprocess", done)
+    majors.run_major(15, 54580, tmp_path / "out", [])
+    assert stopped == [] and (own.base / "data").is_dir()
+
+
+def patch_runs(monkeypatch: pytest.MonkeyPatch, results: dict[int, Path | Exception]) -> None:
+    def run_major(major: int, base_port: int, out: Path, bench_args: list[str]) -> Path:
+        got = results[major]
+        if isinstance(got, Exception):
+            raise got
+        return got
+
+    monkeypatch.setattr(majors, "run_major", run_major)
+
+
+def test_a_failing_major_is_one_line_and_the_others_are_reported(two_runs: dict[str, dict[str, Any]],
+                                                                 tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "pg18" / "results.json"
+    good.parent.mkdir()
+    good.write_text(json.dumps(two_runs["A"]))
+    patch_runs(monkeypatch, {15: RuntimeError("bench/run.py on PostgreSQL 15 exited with 1"), 18: good})
+    handler = signal.getsignal(signal.SIGTERM)
+    assert majors.main(["--majors", "15,18", "--out", str(tmp_path)]) == 1
+    assert signal.getsignal(signal.SIGTERM) == handler  # main's SIGTERM handler does not outlive it
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == ["error: PostgreSQL 15: bench/run.py on PostgreSQL 15 exited with 1",
+                                         "bench/majors.py: no figures from PostgreSQL 15 (see the error above)"]
+    report = (tmp_path / "results-majors.md").read_text()
+    cases, targets = tables(report)
+    assert cases[0] == ["case", "parameters", "PostgreSQL 18"] and len(cases) == len(two_runs["A"]["rows"]) + 1
+    assert targets[0] == ["target", "limit", "PostgreSQL 18"]
+    assert report in captured.out
+
+
+@pytest.mark.parametrize("content", [None, "{broken", "[]", b"\xff\xfe"])
+def test_a_results_file_that_cannot_be_read_is_one_line(content: str | bytes | None,
+                                                         two_runs: dict[str, dict[str, Any]], tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    bad, good = tmp_path / "pg15.json", tmp_path / "pg18.json"
+    if isinstance(content, str):
+        bad.write_text(content)
+    elif isinstance(content, bytes):
+        bad.write_bytes(content)
+    good.write_text(json.dumps(two_runs["B"]))
+    patch_runs(monkeypatch, {15: bad, 18: good})
+    assert majors.main(["--majors", "15,18", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and err[0].startswith(f"error: PostgreSQL 15: cannot read {bad}: ")
+    assert tables((tmp_path / "results-majors.md").read_text())[0][0][2:] == ["PostgreSQL 18"]
