@@ -3,8 +3,9 @@
     python bench/majors.py [--majors 15,18] [--out bench/out] [RUN.PY ARGS...]
 
 For each major, one after the other (so the runs do not compete for the
-cores): the server binaries (the system's when they are that major, else
-the embedded ones, ``LEDGER_PG_BINARIES=embedded-<major>``, installed when
+cores): the server binaries (``/usr/lib/postgresql/<major>/bin`` when it
+holds initdb, else the system's when they are that major, else the
+embedded ones, ``LEDGER_PG_BINARIES=embedded-<major>``, installed when
 missing by ``findings_ledger.testing.pg_binaries``), a throwaway cluster of
 that major on port ``LEDGER_PGPORT + 100 * (major - 10)`` (tools/compat.py's,
 ``cluster.port_for``) started by
@@ -43,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 MISSING = "–"
 DEFAULT_MAJORS = (15, 18)
+SYSTEM_ROOT = Path("/usr/lib/postgresql")  # Debian's server binaries, a directory per major
 
 
 # --------------------------------------------------------------------------- the merge
@@ -155,7 +157,12 @@ def check_bench_args(bench_args: list[str]) -> str | None:
 
 
 def binaries_for(major: int) -> str:
-    """``LEDGER_PG_BINARIES`` for ``major``: the system's when they are that major, else embedded."""
+    """``LEDGER_PG_BINARIES`` for ``major``: ``/usr/lib/postgresql/<major>/bin`` when it holds initdb (whichever
+    major is the system's newest), else the system's (PG_BINDIR, initdb on PATH) when they are that major, else
+    the embedded ones."""
+    debian = SYSTEM_ROOT / str(major) / "bin"
+    if (debian / "initdb").is_file():
+        return str(debian)
     found = pg_binaries.system_bindir()
     if found and pg_binaries.server_version(found[0]).split(".")[0] == str(major):
         return "system"

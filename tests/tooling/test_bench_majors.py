@@ -155,11 +155,27 @@ def test_a_wrong_argument_stops_before_any_server_starts(capsys: pytest.CaptureF
     assert err == "error: bench/run.py does not take --bogus (see python bench/run.py --help)\n"
 
 
-def test_each_major_gets_the_system_binaries_of_that_major_else_the_embedded_ones() -> None:
-    found = pg_binaries.system_bindir()
-    system = int(pg_binaries.server_version(found[0]).split(".")[0]) if found else None
+def test_each_major_gets_its_debian_binaries_else_the_system_ones_of_that_major_else_embedded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for major in (13, 16):  # not the newest on the system: 16 wins PATH's initdb, 13 is still found
+        (tmp_path / str(major) / "bin").mkdir(parents=True)
+        (tmp_path / str(major) / "bin" / "initdb").write_text("")
+    (tmp_path / "14" / "bin").mkdir(parents=True)  # a directory without initdb is not a server
+    monkeypatch.setattr(majors, "SYSTEM_ROOT", tmp_path)
+    monkeypatch.setattr(pg_binaries, "system_bindir", lambda: (Path("/opt/pg/bin"), "system, initdb on PATH"))
+    monkeypatch.setattr(pg_binaries, "server_version", lambda bindir: "15.4")
+    assert [majors.binaries_for(m) for m in (13, 14, 15, 16, 18)] == [
+        str(tmp_path / "13" / "bin"), "embedded-14", "system", str(tmp_path / "16" / "bin"), "embedded-18"]
+    monkeypatch.setattr(pg_binaries, "system_bindir", lambda: None)
+    assert majors.binaries_for(15) == "embedded-15"
+
+
+def test_the_binaries_for_each_major_are_that_major() -> None:
+    # on this machine, whatever it has: what binaries_for picks resolves to the major asked, or is embedded
     for major in pg_binaries.MAJORS:
-        assert majors.binaries_for(major) == ("system" if major == system else f"embedded-{major}")
+        chosen = majors.binaries_for(major)
+        if not chosen.startswith("embedded-"):
+            assert pg_binaries.resolve(chosen).major == major
 
 
 def test_each_major_runs_on_the_compat_port_scheme() -> None:
