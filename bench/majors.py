@@ -3,12 +3,15 @@
     python bench/majors.py [--majors 15,18] [--out bench/out] [RUN.PY ARGS...]
 
 For each major, one after the other (so the runs do not compete for the
-cores): the server binaries (the system's when they are that major, else
-the embedded ones, ``LEDGER_PG_BINARIES=embedded-<major>``, installed when
+cores): the server binaries (``/usr/lib/postgresql/<major>/bin`` when it
+holds initdb, else the system's when they are that major, else the
+embedded ones, ``LEDGER_PG_BINARIES=embedded-<major>``, installed when
 missing by ``findings_ledger.testing.pg_binaries``), a throwaway cluster of
-that major on port ``LEDGER_PGPORT + major - 10`` started by
-``findings_ledger.testing.cluster`` (stopped afterwards unless it was
-already running), and ``bench/run.py --dsn <it> --out <out>/pg<major>``
+that major on port ``LEDGER_PGPORT + 100 * (major - 10)`` (tools/compat.py's,
+``cluster.port_for``) started by
+``findings_ledger.testing.cluster`` (unless it was already running,
+stopped afterwards and its directory removed, also after a failure or
+Ctrl-C), and ``bench/run.py --dsn <it> --out <out>/pg<major>``
 with the other arguments (``--quick``, ``--only real``, ...). Then
 :func:`side_by_side` merges the runs' ``results.json`` into
 ``<out>/results-majors.md``: every case row with a column per major, and
@@ -25,6 +28,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -40,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 MISSING = "–"
 DEFAULT_MAJORS = (15, 18)
+SYSTEM_ROOT = Path("/usr/lib/postgresql")  # Debian's server binaries, a directory per major
 
 
 # --------------------------------------------------------------------------- the merge
@@ -133,9 +138,15 @@ def parse_majors(text: str) -> list[int]:
 
 
 def check_bench_args(bench_args: list[str]) -> str | None:
-    """What is wrong with the arguments for bench/run.py, in one line, before any server starts; None if nothing."""
-    if "--dsn" in {a.split("=", 1)[0] for a in bench_args}:
-        return "bench/majors.py starts a server per major: drop --dsn (and LEDGER_DSN is not used)"
+    """What is wrong with the arguments for bench/run.py, in one line, before any server starts; None if nothing.
+    ``--dsn`` and ``--out`` are bench/majors.py's to give (a server per major, ``<out>/pg<major>``), also
+    abbreviated (``--ds``, ``--ou``): run.py takes no abbreviation, but an error naming them is clearer."""
+    for name in (a.split("=", 1)[0] for a in bench_args if a.startswith("--")):
+        if len(name) > 3 and "--dsn".startswith(name):
+            return f"bench/majors.py starts a server per major: drop {name} (and LEDGER_DSN is not used)"
+        if len(name) > 3 and "--out".startswith(name):
+            return (f"bench/majors.py writes each major's results to <--out>/pg<major>: drop {name} "
+                    "(bench/majors.py's own --out, spelled in full, names the directory)")
     parser = run.arguments()
     parser.exit_on_error = False
     try:
@@ -146,11 +157,22 @@ def check_bench_args(bench_args: list[str]) -> str | None:
 
 
 def binaries_for(major: int) -> str:
-    """``LEDGER_PG_BINARIES`` for ``major``: the system's when they are that major, else embedded."""
+    """``LEDGER_PG_BINARIES`` for ``major``: ``/usr/lib/postgresql/<major>/bin`` when it holds initdb (whichever
+    major is the system's newest), else the system's (PG_BINDIR, initdb on PATH) when they are that major, else
+    the embedded ones."""
+    debian = SYSTEM_ROOT / str(major) / "bin"
+    if (debian / "initdb").is_file():
+        return str(debian)
     found = pg_binaries.system_bindir()
     if found and pg_binaries.server_version(found[0]).split(".")[0] == str(major):
         return "system"
     return f"embedded-{major}"
+
+
+def bench_command(dsn: str, target: Path, bench_args: list[str]) -> list[str]:
+    """bench/run.py on ``dsn`` into ``target`` with the user's arguments: ``--dsn`` and ``--out`` come last,
+    so they win over any that got past :func:`check_bench_args` (argparse keeps an option's last value)."""
+    return [sys.executable, str(ROOT / "bench" / "run.py"), *bench_args, "--dsn", dsn, "--out", str(target)]
 
 
 @contextlib.contextmanager
@@ -167,10 +189,12 @@ def environment(env: Mapping[str, str]) -> Iterator[None]:
 
 
 def run_major(major: int, base_port: int, out: Path, bench_args: list[str]) -> Path:
-    """bench/run.py on a throwaway cluster of ``major``; returns its results.json."""
+    """bench/run.py on a throwaway cluster of ``major``; returns its results.json. A cluster this call
+    started (it was not running) is stopped and its directory removed afterwards, also when the set-up or
+    the run fails or is interrupted (Ctrl-C, SIGTERM)."""
     env = {k: v for k, v in os.environ.items() if k not in (cluster.DSN_ENV, cluster.DIR_ENV)}
     env[pg_binaries.ENV] = binaries_for(major)
-    env[cluster.PORT_ENV] = str(base_port + major - 10)
+    env[cluster.PORT_ENV] = str(cluster.port_for(base_port, major))
     with environment(env):
         binaries = pg_binaries.ensure()
         if binaries.major != major:  # PG_BINDIR or PATH naming another major than /usr/lib/postgresql
@@ -178,16 +202,17 @@ def run_major(major: int, base_port: int, out: Path, bench_args: list[str]) -> P
                                             f"not {major}")
         own = cluster.default_cluster()
         was_running = cluster.is_running(own)
-        cluster.ensure_cluster(own)
-    print(f"== PostgreSQL {major}: {binaries.describe()}, cluster {own.base} on port {own.port}", flush=True)
-    target = out / f"pg{major}"
     try:
-        done = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--dsn", own.dsn(), "--out",
-                               str(target), *bench_args], env=env, check=False)
+        with environment(env):
+            cluster.ensure_cluster(own)
+        print(f"== PostgreSQL {major}: {binaries.describe()}, cluster {own.base} on port {own.port}", flush=True)
+        target = out / f"pg{major}"
+        done = subprocess.run(bench_command(own.dsn(), target, bench_args), env=env, check=False)
     finally:
         if not was_running:
             with environment(env):
                 cluster.stop_cluster(own)
+            shutil.rmtree(own.base, ignore_errors=True)  # its data directory (100 MB and more) is worth nothing now
     if done.returncode != 0:
         raise RuntimeError(f"bench/run.py on PostgreSQL {major} exited with {done.returncode}")
     return target / "results.json"
@@ -215,21 +240,37 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     # SIGTERM (a CI timeout, kill) unwinds like Ctrl-C: the cluster of the major running is stopped
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    try:
+        return _run_all(majors, base_port, args.out, bench_args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run_all(majors: list[int], base_port: int, out: Path, bench_args: list[str]) -> int:
+    """Each major in turn, then the report of those that gave figures; 1 when any did not."""
     runs: dict[str, Any] = {}
     failed: list[str] = []
     for major in majors:
         try:
-            results = run_major(major, base_port, args.out, bench_args)
+            results = run_major(major, base_port, out, bench_args)
         except (pg_binaries.BinariesError, cluster.ClusterError, RuntimeError) as exc:
             # one line, and the other majors still run: the report then has their columns only
             print(f"error: PostgreSQL {major}: {exc}", file=sys.stderr)
             failed.append(str(major))
             continue
-        runs[f"PostgreSQL {major}"] = json.loads(results.read_text())
+        try:
+            data = json.loads(results.read_text())
+            if not isinstance(data, dict):
+                raise ValueError(f"a JSON {type(data).__name__}, not the object bench/run.py writes")
+        except (OSError, ValueError) as exc:  # missing, unreadable, not JSON (JSONDecodeError, UnicodeDecodeError)
+            print(f"error: PostgreSQL {major}: cannot read {results}: {exc}", file=sys.stderr)
+            failed.append(str(major))
+            continue
+        runs[f"PostgreSQL {major}"] = data
     if runs:
         report = side_by_side(runs)
-        path = args.out / "results-majors.md"
+        path = out / "results-majors.md"
         path.write_text(report)
         print(report + f"wrote {path}")
     if failed:

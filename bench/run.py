@@ -1045,8 +1045,9 @@ SECTIONS = ["merges", "import", "replay", "claims", "migrations", "prompt", "rea
 
 
 def arguments() -> argparse.ArgumentParser:
-    """The command line (bench/majors.py checks the arguments it passes on with it)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """The command line (bench/majors.py checks the arguments it passes on with it). No abbreviations:
+    ``--ds`` is not ``--dsn`` (bench/majors.py could not tell a run.py option in disguise)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run of the harness (CI)")
     parser.add_argument("--dsn", default=os.environ.get("LEDGER_DSN"),
                         help="server DSN (needs CREATEDB; default $LEDGER_DSN, else the throwaway cluster)")

@@ -116,10 +116,6 @@ def subset(run_all: bool) -> list[str]:
     return [m for m in modules if m not in SUBSET_EXCLUDES] + [f"--deselect={d}" for d in SUBSET_DESELECTS]
 
 
-def port_for(base: int, major: int) -> int:
-    return base + 100 * (major - 10)
-
-
 def summary_counts(output: str) -> dict[str, int]:
     """pytest's closing line (``3 failed, 120 passed, 2 skipped in 9.1s``) as counts."""
     lines = [line for line in output.splitlines() if re.search(r"\b(passed|failed|errors?|no tests ran)\b", line)]
@@ -153,8 +149,8 @@ def prepare(major: int, logdir: Path, coverage: bool) -> Run:
     """Binaries, pgTAP and a started cluster for ``major``; the environment pytest gets."""
     env = {k: v for k, v in os.environ.items() if k not in (cluster.DSN_ENV, "LEDGER_PGDIR")}
     env[pg_binaries.ENV] = f"embedded-{major}"
-    env["LEDGER_PGPORT"] = str(port_for(int(os.environ.get("LEDGER_PGPORT", cluster.DEFAULT_PORT)), major))
-    env["LEDGER_CRASH_PGPORT"] = str(port_for(int(os.environ.get("LEDGER_CRASH_PGPORT", "54346")), major))
+    env["LEDGER_PGPORT"] = str(cluster.port_for(int(os.environ.get("LEDGER_PGPORT", cluster.DEFAULT_PORT)), major))
+    env["LEDGER_CRASH_PGPORT"] = str(cluster.port_for(int(os.environ.get("LEDGER_CRASH_PGPORT", "54346")), major))
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import psycopg
 import pytest
 from psycopg import sql
 
-from findings_ledger.testing import pg_binaries
+from findings_ledger.testing import cluster, pg_binaries
 from findings_ledger.testing.cluster import catalog_lock
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,6 +120,11 @@ def test_an_unknown_major_is_one_line(given: str, capsys: pytest.CaptureFixture[
 
 @pytest.mark.parametrize(("given", "said"), [(["--dsn", "host=/tmp"], "drop --dsn"),
                                              (["--dsn=host=/tmp"], "drop --dsn"),
+                                             (["--ds", "postgresql://elsewhere/x"], "drop --ds "),
+                                             (["--ds=postgresql://elsewhere/x"], "drop --ds "),
+                                             (["--ou", "x"], "drop --ou "),
+                                             (["--out=x"], "drop --out "),
+                                             (["--pre", "p"], "does not take --pre"),
                                              (["--bogus"], "does not take --bogus"),
                                              (["--only", "nothing"], "invalid choice: 'nothing'"),
                                              (["--only"], "expected one argument")])
@@ -126,14 +134,157 @@ def test_a_wrong_argument_for_run_py_is_one_line(given: list[str], said: str) ->
     assert majors.check_bench_args(["--quick", "--only", "real", "--only=prompt", "--prefix", "p"]) is None
 
 
+def test_run_py_takes_no_abbreviation() -> None:
+    args, unknown = bench.arguments().parse_known_args(["--ds", "postgresql://elsewhere/x", "--ou", "x"])
+    assert unknown == ["--ds", "postgresql://elsewhere/x", "--ou", "x"]
+    assert args.dsn != "postgresql://elsewhere/x" and args.out == bench.OUT
+
+
+def test_the_dsn_and_out_of_majors_py_win_over_any_the_user_gave(tmp_path: Path) -> None:
+    # had an argument got past check_bench_args, run.py would still use the major's server and directory
+    cmd = majors.bench_command("host=/mine port=1", tmp_path / "pg15",
+                               ["--quick", "--dsn", "postgresql://elsewhere/x", "--out=elsewhere"])
+    assert cmd[:2] == [sys.executable, str(ROOT / "bench" / "run.py")]
+    args = bench.arguments().parse_args(cmd[2:])
+    assert (args.dsn, args.out, args.quick) == ("host=/mine port=1", tmp_path / "pg15", True)
+
+
 def test_a_wrong_argument_stops_before_any_server_starts(capsys: pytest.CaptureFixture[str]) -> None:
     assert majors.main(["--majors", "13", "--bogus"]) == 2
     err = capsys.readouterr().err
     assert err == "error: bench/run.py does not take --bogus (see python bench/run.py --help)\n"
 
 
-def test_each_major_gets_the_system_binaries_of_that_major_else_the_embedded_ones() -> None:
-    found = pg_binaries.system_bindir()
-    system = int(pg_binaries.server_version(found[0]).split(".")[0]) if found else None
+def test_each_major_gets_its_debian_binaries_else_the_system_ones_of_that_major_else_embedded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for major in (13, 16):  # not the newest on the system: 16 wins PATH's initdb, 13 is still found
+        (tmp_path / str(major) / "bin").mkdir(parents=True)
+        (tmp_path / str(major) / "bin" / "initdb").write_text("")
+    (tmp_path / "14" / "bin").mkdir(parents=True)  # a directory without initdb is not a server
+    monkeypatch.setattr(majors, "SYSTEM_ROOT", tmp_path)
+    monkeypatch.setattr(pg_binaries, "system_bindir", lambda: (Path("/opt/pg/bin"), "system, initdb on PATH"))
+    monkeypatch.setattr(pg_binaries, "server_version", lambda bindir: "15.4")
+    assert [majors.binaries_for(m) for m in (13, 14, 15, 16, 18)] == [
+        str(tmp_path / "13" / "bin"), "embedded-14", "system", str(tmp_path / "16" / "bin"), "embedded-18"]
+    monkeypatch.setattr(pg_binaries, "system_bindir", lambda: None)
+    assert majors.binaries_for(15) == "embedded-15"
+
+
+def test_the_binaries_for_each_major_are_that_major() -> None:
+    # on this machine, whatever it has: what binaries_for picks resolves to the major asked, or is embedded
     for major in pg_binaries.MAJORS:
-        assert majors.binaries_for(major) == ("system" if major == system else f"embedded-{major}")
+        chosen = majors.binaries_for(major)
+        if not chosen.startswith("embedded-"):
+            assert pg_binaries.resolve(chosen).major == major
+
+
+def test_each_major_runs_on_the_compat_port_scheme() -> None:
+    # tools/compat.py's ports: a hundred apart per major, not base + 5 and base + 8 among other sessions' ports
+    assert [cluster.port_for(54580, m) for m in (13, 15, 18)] == [54880, 55080, 55380]
+
+
+class FakeBinaries:
+    major, version = 15, "15.0"
+
+    def describe(self) -> str:
+        return "PostgreSQL 15.0 (fake)"
+
+
+@pytest.mark.parametrize("when", ["set-up interrupted", "run failed", "run done"])
+def test_a_cluster_run_major_started_is_stopped_and_removed(when: str, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """run_major's clean-up (the database is not the point: the cluster calls are stand-ins)."""
+    seen: dict[str, Any] = {}
+    own = cluster.Cluster(base=tmp_path / "pg15", port=0)
+
+    def default_cluster() -> cluster.Cluster:
+        seen["port"] = os.environ[cluster.PORT_ENV]
+        return own
+
+    def ensure_cluster(c: cluster.Cluster) -> cluster.Cluster:
+        (c.base / "data").mkdir(parents=True)
+        if when == "set-up interrupted":
+            raise KeyboardInterrupt
+        return c
+
+    monkeypatch.setattr(majors, "binaries_for", lambda major: f"embedded-{major}")
+    monkeypatch.setattr(pg_binaries, "ensure", lambda: FakeBinaries())
+    monkeypatch.setattr(cluster, "default_cluster", default_cluster)
+    monkeypatch.setattr(cluster, "is_running", lambda c: False)
+    monkeypatch.setattr(cluster, "ensure_cluster", ensure_cluster)
+    monkeypatch.setattr(cluster, "stop_cluster", lambda c: seen.setdefault("stopped", c) is c)
+    monkeypatch.setattr(majors, "subprocess", SimpleNamespace(run=lambda cmd, **kw: subprocess.CompletedProcess(
+        cmd, 0 if when == "run done" else 3)))
+    if when == "set-up interrupted":
+        with pytest.raises(KeyboardInterrupt):
+            majors.run_major(15, 54580, tmp_path / "out", [])
+    elif when == "run failed":
+        with pytest.raises(RuntimeError, match="exited with 3"):
+            majors.run_major(15, 54580, tmp_path / "out", [])
+    else:
+        assert majors.run_major(15, 54580, tmp_path / "out", []) == tmp_path / "out" / "pg15" / "results.json"
+    assert seen == {"port": "55080", "stopped": own} and not own.base.exists()
+
+
+def test_a_cluster_that_was_running_is_left_as_it_was(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    own = cluster.Cluster(base=tmp_path / "pg15", port=0)
+    (own.base / "data").mkdir(parents=True)
+    stopped: list[cluster.Cluster] = []
+    monkeypatch.setattr(majors, "binaries_for", lambda major: f"embedded-{major}")
+    monkeypatch.setattr(pg_binaries, "ensure", lambda: FakeBinaries())
+    monkeypatch.setattr(cluster, "default_cluster", lambda: own)
+    monkeypatch.setattr(cluster, "is_running", lambda c: True)
+    monkeypatch.setattr(cluster, "ensure_cluster", lambda c: c)
+    monkeypatch.setattr(cluster, "stop_cluster", stopped.append)
+    done = SimpleNamespace(run=lambda cmd, **kw: subprocess.CompletedProcess(cmd, 0))
+    monkeypatch.setattr(majors, "subprocess", done)
+    majors.run_major(15, 54580, tmp_path / "out", [])
+    assert stopped == [] and (own.base / "data").is_dir()
+
+
+def patch_runs(monkeypatch: pytest.MonkeyPatch, results: dict[int, Path | Exception]) -> None:
+    def run_major(major: int, base_port: int, out: Path, bench_args: list[str]) -> Path:
+        got = results[major]
+        if isinstance(got, Exception):
+            raise got
+        return got
+
+    monkeypatch.setattr(majors, "run_major", run_major)
+
+
+def test_a_failing_major_is_one_line_and_the_others_are_reported(two_runs: dict[str, dict[str, Any]],
+                                                                 tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "pg18" / "results.json"
+    good.parent.mkdir()
+    good.write_text(json.dumps(two_runs["A"]))
+    patch_runs(monkeypatch, {15: RuntimeError("bench/run.py on PostgreSQL 15 exited with 1"), 18: good})
+    handler = signal.getsignal(signal.SIGTERM)
+    assert majors.main(["--majors", "15,18", "--out", str(tmp_path)]) == 1
+    assert signal.getsignal(signal.SIGTERM) == handler  # main's SIGTERM handler does not outlive it
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == ["error: PostgreSQL 15: bench/run.py on PostgreSQL 15 exited with 1",
+                                         "bench/majors.py: no figures from PostgreSQL 15 (see the error above)"]
+    report = (tmp_path / "results-majors.md").read_text()
+    cases, targets = tables(report)
+    assert cases[0] == ["case", "parameters", "PostgreSQL 18"] and len(cases) == len(two_runs["A"]["rows"]) + 1
+    assert targets[0] == ["target", "limit", "PostgreSQL 18"]
+    assert report in captured.out
+
+
+@pytest.mark.parametrize("content", [None, "{broken", "[]", b"\xff\xfe"])
+def test_a_results_file_that_cannot_be_read_is_one_line(content: str | bytes | None,
+                                                         two_runs: dict[str, dict[str, Any]], tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    bad, good = tmp_path / "pg15.json", tmp_path / "pg18.json"
+    if isinstance(content, str):
+        bad.write_text(content)
+    elif isinstance(content, bytes):
+        bad.write_bytes(content)
+    good.write_text(json.dumps(two_runs["B"]))
+    patch_runs(monkeypatch, {15: bad, 18: good})
+    assert majors.main(["--majors", "15,18", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and err[0].startswith(f"error: PostgreSQL 15: cannot read {bad}: ")
+    assert tables((tmp_path / "results-majors.md").read_text())[0][0][2:] == ["PostgreSQL 18"]

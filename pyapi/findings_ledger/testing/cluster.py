@@ -124,6 +124,12 @@ def default_cluster() -> Cluster:
     return Cluster(base=base, port=port)
 
 
+def port_for(base: int, major: int) -> int:
+    """The port of a cluster of PostgreSQL ``major`` beside the one on ``base``: ``base + 100 * (major - 10)``
+    (tools/compat.py and bench/majors.py; far from ``base + 1, + 2, ...``, where other sessions' ports are)."""
+    return base + 100 * (major - 10)
+
+
 def lock_path(cluster: Cluster) -> Path:
     """The lock file that serialises starts of ``cluster`` (beside its
     directory, which as root belongs to the ``postgres`` OS user)."""
