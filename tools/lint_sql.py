@@ -158,6 +158,13 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "the internal _default_touch_mode (no role may call it) is created again right after with the kind "
         "as its argument",
     ),
+    (
+        "0033_drop_the_unused_scoped_evid",
+        re.compile(r"^DROP FUNCTION ledger\._scoped_evidence_keys\("),
+        "ban-drop-function",
+        "an internal helper no function calls any more (ledger._token_keys writes the scope prefix itself); "
+        "the CHANGELOG names the expression a direct caller writes instead",
+    ),
 ]
 
 # Line-level ignores in the downgrade scripts, as above.

@@ -44,6 +44,10 @@ FROZEN = {
     "_message_tokens": "0025_no_verb_on_a_non_resolving",
     "_match_message": "0020_task_transitions_one_helper",
 }
+#: Helpers the earlier definitions call that the ledger no longer has, installed beside them.
+DROPPED = {
+    "_scoped_evidence_keys": "0020_task_transitions_one_helper",
+}
 SCOPES = ("prefilter", "props", "corpus")
 
 #: One query compares every output for a batch of messages in every scope (the
@@ -78,8 +82,8 @@ SELECT sum(cardinality(ledger._message_probe_keys('corpus', m))),
 def _install_reference(conn: psycopg.Connection[Any]) -> None:
     conn.execute("DROP SCHEMA IF EXISTS ledger_ref CASCADE")
     conn.execute("CREATE SCHEMA ledger_ref")
-    names = "|".join(FROZEN)
-    for name, revision in FROZEN.items():
+    names = "|".join({**FROZEN, **DROPPED})
+    for name, revision in {**FROZEN, **DROPPED}.items():
         text = (VERSIONS / revision / "functions" / f"{name}.sql").read_text(encoding="utf-8")
         conn.execute(re.sub(rf"\bledger\.({names})\(", r"ledger_ref.\1(", text))
 
