@@ -56,6 +56,7 @@ SERIAL_MODULES = {
 #: the slowest grouped modules (paths below tests/), slowest first (on 2 cores: 30 s to minutes each)
 SLOW_FIRST = [
     "migrations/test_offline_sql.py",
+    "decisions/test_tokeniser_differential.py",
     "decisions/test_corpus_decisions.py",
     "api/test_bulk_equivalence.py",
     "tooling/test_bench_smoke.py",
