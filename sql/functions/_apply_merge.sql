@@ -59,7 +59,7 @@
 CREATE OR REPLACE FUNCTION ledger._apply_merge(p_merge_id bigint, p_may_match boolean DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 -- for every statement the decisions run (ledger._merge_decisions,
 -- ledger._match_message, ledger._match_changes: a handful of index probes),
 -- set once here: jit compiling costs a hundred times more than a merge's

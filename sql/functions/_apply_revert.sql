@@ -30,7 +30,7 @@
 CREATE OR REPLACE FUNCTION ledger._apply_revert(p_merge_id bigint)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_merge   ledger.merge;

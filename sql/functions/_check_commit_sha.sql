@@ -11,7 +11,7 @@
 CREATE OR REPLACE FUNCTION ledger._check_commit_sha(p_value text, p_field text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v text := lower(ledger._check_text(p_value, p_field, true, 64) COLLATE "C");

@@ -19,7 +19,7 @@
 CREATE OR REPLACE FUNCTION ledger._check_json_shape(p_value jsonb, p_field text, p_shape jsonb)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_key  text;

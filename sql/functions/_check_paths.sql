@@ -8,7 +8,7 @@
 CREATE OR REPLACE FUNCTION ledger._check_paths(p_check jsonb)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(array_agg(DISTINCT x.p ORDER BY x.p), '{}')
       FROM (SELECT v #>> '{}' AS p FROM jsonb_path_query(p_check, 'strict $.**.path_exists') AS v

@@ -24,7 +24,7 @@ CREATE OR REPLACE FUNCTION ledger._check_resolved_when(
     p_check jsonb, p_field text DEFAULT 'finding.resolved_when', p_depth integer DEFAULT 1)
 RETURNS jsonb
 LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_key  text;

@@ -13,7 +13,7 @@
 CREATE OR REPLACE FUNCTION ledger._check_scope_access(p_scope text, p_field text)
 RETURNS void
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF ledger._scope_visible(p_scope) THEN

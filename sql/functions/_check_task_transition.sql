@@ -13,7 +13,7 @@
 CREATE OR REPLACE FUNCTION ledger._check_task_transition(p_task_id bigint, p_from text, p_to text)
 RETURNS void
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_allowed text[] := CASE p_from

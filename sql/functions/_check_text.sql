@@ -14,7 +14,7 @@ CREATE OR REPLACE FUNCTION ledger._check_text(
     p_value text, p_field text, p_required boolean, p_max_length integer, p_single_line boolean DEFAULT true)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v text := btrim(p_value, E' \t\r\n\f\x0b');

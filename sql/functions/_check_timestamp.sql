@@ -16,7 +16,7 @@
 CREATE OR REPLACE FUNCTION ledger._check_timestamp(p_value timestamptz, p_field text)
 RETURNS timestamptz
 LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_value IS NULL THEN

@@ -9,7 +9,7 @@
 CREATE OR REPLACE FUNCTION ledger._default_touch_mode(p_kind text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT CASE WHEN p_kind = 'drift' THEN 'flag' ELSE 'retire' END
 $$;

@@ -12,7 +12,7 @@
 CREATE OR REPLACE FUNCTION ledger._ensure_scope(p_scope text)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 SET enable_seqscan = off
 AS $$
 BEGIN

@@ -19,7 +19,7 @@
 -- patterns were checked on write).
 CREATE OR REPLACE FUNCTION ledger._eval_check(p_check jsonb, p_states jsonb, OUT holds boolean, OUT part text)
 LANGUAGE plpgsql IMMUTABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_key     text;

@@ -18,7 +18,7 @@ CREATE OR REPLACE FUNCTION ledger._evidence_keys(
     p_scope text, p_finding_key text, p_slug text, p_strong_keywords text[], p_title text)
 RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_ws   text[] := ledger._title_sig(p_title);

@@ -14,7 +14,7 @@
 CREATE OR REPLACE FUNCTION ledger._insert_merges(p_scope text, p_merges jsonb)
 RETURNS TABLE (id bigint, commit_sha text)
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

@@ -62,7 +62,7 @@ CREATE OR REPLACE FUNCTION ledger._match_changes(
 RETURNS TABLE (finding_id bigint, finding_path text, touched_path text, verdict text, form text, reason text,
                anchor_from jsonb, anchor_to jsonb, to_path text)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE

@@ -40,7 +40,7 @@ CREATE OR REPLACE FUNCTION ledger._match_message(p_scope text, p_message text)
 RETURNS TABLE (finding_id bigint, rule text, form text, evidence text, seg integer, pos_from integer,
                pos_to integer, line integer, context text, verdict text, verb text, reason text)
 LANGUAGE plpgsql STABLE ROWS 10
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

@@ -89,7 +89,7 @@ CREATE OR REPLACE FUNCTION ledger._merge_decisions(
     p_may_match boolean DEFAULT NULL)
 RETURNS TABLE (finding_id bigint, action text, rule text, evidence text, reason text, detail jsonb)
 LANGUAGE plpgsql STABLE ROWS 10
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 -- one generic plan for the session: a custom plan folds the pre-filter's
 -- answer (v_words) into a much cheaper plan, so the plan cache would keep
 -- planning this query on every call (1 ms); the generic plan gates the

@@ -16,7 +16,7 @@ CREATE OR REPLACE FUNCTION ledger._merge_file_states(
     p_check_paths text[], p_paths text[], p_added text[], p_deleted text[])
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(jsonb_object_agg(s.path, s.state) FILTER (WHERE s.known), '{}'::jsonb)
       FROM (SELECT c.path,

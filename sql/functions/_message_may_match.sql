@@ -27,7 +27,7 @@
 CREATE OR REPLACE FUNCTION ledger._message_may_match(p_scope text, p_message text)
 RETURNS boolean
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 -- one generic plan for the session (custom plans, re-made on every call,
 -- cost 0.5 ms of planning and probe the same index)
 SET plan_cache_mode = force_generic_plan

@@ -20,7 +20,7 @@
 CREATE OR REPLACE FUNCTION ledger._message_probe_keys(p_scope text, p_message text)
 RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_msg text := coalesce(p_message, '');

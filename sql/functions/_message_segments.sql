@@ -31,7 +31,7 @@
 CREATE OR REPLACE FUNCTION ledger._message_segments(p_message text)
 RETURNS TABLE (seg integer, line integer, context text, line_start boolean, body text)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 20
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_lines      text[] := regexp_split_to_array(coalesce(p_message, ''), E'\n');

@@ -68,7 +68,7 @@ CREATE OR REPLACE FUNCTION ledger._message_tokens(p_message text)
 RETURNS TABLE (seg integer, pos integer, line integer, context text, token text, norm text,
                gap text, sig boolean, verdict text, verb text, reason text, alt text)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE ROWS 100
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c_verbs   CONSTANT text[] := '{close,closes,closed,fix,fixes,fixed,resolve,resolves,resolved}'::text[];

@@ -12,7 +12,7 @@
 CREATE OR REPLACE FUNCTION ledger._object_ends(p_gap text)
 RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT p_gap IS NULL
         OR p_gap ~ '[.,;:!?()\[\]{}<>"“”«»—–…#|]'

@@ -18,7 +18,7 @@
 CREATE OR REPLACE FUNCTION ledger._other_merge_of_commit(p_scope text, p_commit_sha text, p_except bigint)
 RETURNS bigint
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 SET enable_seqscan = off
 AS $$
 DECLARE

@@ -16,7 +16,7 @@
 CREATE OR REPLACE FUNCTION ledger._path_keys(p_paths text[])
 RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_paths text[] := array_remove(coalesce(p_paths, '{}'), NULL);

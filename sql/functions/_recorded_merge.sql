@@ -27,7 +27,7 @@
 CREATE OR REPLACE FUNCTION ledger._recorded_merge(p_scope text, p_commit_sha text)
 RETURNS bigint
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 SET enable_seqscan = off
 AS $$
 DECLARE

@@ -15,7 +15,7 @@ CREATE OR REPLACE FUNCTION ledger._reopen_finding(
     p_evidence text, p_merge_id bigint, p_detail jsonb)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, detail, actor, reason)

@@ -29,7 +29,7 @@ CREATE OR REPLACE FUNCTION ledger._resumed_row(
     p_rerun_of_task_id bigint, p_force_fresh_session boolean)
 RETURNS ledger.agent_task
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_row ledger.agent_task;

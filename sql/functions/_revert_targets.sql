@@ -19,7 +19,7 @@
 CREATE OR REPLACE FUNCTION ledger._revert_targets(p_scope text, p_message text, p_merge_id bigint)
 RETURNS TABLE (sha text, target_merge_id bigint)
 LANGUAGE sql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT s.sha,
            (SELECT mg.id FROM ledger.merge mg

@@ -14,7 +14,7 @@
 CREATE OR REPLACE FUNCTION ledger._scope_visible(p_scope text)
 RETURNS boolean
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF NOT (SELECT c.relrowsecurity FROM pg_catalog.pg_class c WHERE c.oid = 'ledger.scope'::pg_catalog.regclass) THEN

@@ -22,7 +22,7 @@
 CREATE OR REPLACE FUNCTION ledger._settle_checks(p_finding_id bigint)
 RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_f     ledger.finding;

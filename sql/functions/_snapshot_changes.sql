@@ -13,7 +13,7 @@
 CREATE OR REPLACE FUNCTION ledger._snapshot_changes(p_anchor jsonb, p_current jsonb)
 RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     -- One expression (a claim runs once per transaction, and plpgsql

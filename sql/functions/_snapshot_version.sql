@@ -10,7 +10,7 @@
 CREATE OR REPLACE FUNCTION ledger._snapshot_version()
 RETURNS integer
 LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_raw text := nullif(btrim(current_setting('ledger.snapshot_version', true)), '');

@@ -7,7 +7,7 @@
 CREATE OR REPLACE FUNCTION ledger._title_sig(p_title text)
 RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     -- PL/pgSQL, so the query is planned once per session (with

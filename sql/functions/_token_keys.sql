@@ -18,7 +18,7 @@
 CREATE OR REPLACE FUNCTION ledger._token_keys(p_scope text, p_norms text[], p_alts text[])
 RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 -- one generic plan for the session (custom plans are re-made on every call)
 SET plan_cache_mode = force_generic_plan
 AS $$

@@ -27,7 +27,7 @@
 CREATE OR REPLACE FUNCTION ledger._tokenise(p_text text, p_gaps boolean,
                                             OUT tokens text[], OUT gaps text[], OUT norms text[], OUT alts text[])
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_text   text := coalesce(p_text, '');

@@ -7,7 +7,7 @@
 CREATE OR REPLACE FUNCTION ledger._touch_mode(p_touch_modes jsonb, p_kind text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(p_touch_modes ->> p_kind, p_touch_modes ->> '*', ledger._default_touch_mode(p_kind))
 $$;

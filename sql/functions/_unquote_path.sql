@@ -19,7 +19,7 @@
 CREATE OR REPLACE FUNCTION ledger._unquote_path(p_quoted text, p_field text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_parts text[] := regexp_match(p_quoted, '^"((?:[^"\\]|\\.)*)"((?::[0-9]+)*)$');

@@ -10,7 +10,7 @@
 CREATE OR REPLACE FUNCTION ledger._visible_scopes()
 RETURNS text[]
 LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(array_agg(DISTINCT s.scope) FILTER (WHERE s.scope <> ''), '{}')
       FROM unnest(string_to_array(current_setting('ledger.scopes', true), ',')) AS u(raw),

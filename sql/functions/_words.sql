@@ -8,7 +8,7 @@
 CREATE OR REPLACE FUNCTION ledger._words(p_text text)
 RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     -- PL/pgSQL, so the query is planned once per session (the pattern folded

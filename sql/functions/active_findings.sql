@@ -7,7 +7,7 @@
 CREATE OR REPLACE FUNCTION ledger.active_findings(p_scope text)
 RETURNS SETOF ledger.active_finding
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM ledger.scope s WHERE s.scope = p_scope) THEN

@@ -16,7 +16,7 @@
 CREATE OR REPLACE FUNCTION ledger.enable_scope_rls()
 RETURNS SETOF regclass
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_table regclass;

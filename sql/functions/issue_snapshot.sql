@@ -19,7 +19,7 @@
 CREATE OR REPLACE FUNCTION ledger.issue_snapshot(p_title text, p_description text, p_version integer DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_version integer := coalesce(p_version, ledger._snapshot_version());

@@ -12,7 +12,7 @@ CREATE OR REPLACE FUNCTION ledger.measure_convergence(p_session_id text)
 RETURNS TABLE (session_id text, shown integer, still_active integer, superseded integer,
                dismissed integer, active_share numeric)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_session text := ledger._check_text(p_session_id, 'session_id', true, 200);

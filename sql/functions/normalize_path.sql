@@ -35,7 +35,7 @@
 CREATE OR REPLACE FUNCTION ledger.normalize_path(p_path text, p_field text DEFAULT 'path')
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_trim constant text := '^[' || ledger._unicode_class('white_space') || ']+|['

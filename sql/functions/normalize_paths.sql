@@ -11,7 +11,7 @@
 CREATE OR REPLACE FUNCTION ledger.normalize_paths(p_paths text[], p_field text DEFAULT 'paths', p_max integer DEFAULT 100000)
 RETURNS text[]
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_out text[];

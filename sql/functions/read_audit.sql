@@ -18,7 +18,7 @@ CREATE OR REPLACE FUNCTION ledger.read_audit(
 RETURNS TABLE (id bigint, scope text, finding_id bigint, merge_id bigint, action text, rule text, evidence text,
                detail jsonb, actor text, reason text, created_at timestamptz, commit_sha text, subject text)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM ledger.scope s WHERE s.scope = p_scope) THEN

@@ -6,7 +6,7 @@
 CREATE OR REPLACE FUNCTION ledger.read_finding(p_finding_id bigint)
 RETURNS ledger.finding_lifecycle
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_out ledger.finding_lifecycle;

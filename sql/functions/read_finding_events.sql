@@ -16,7 +16,7 @@ CREATE OR REPLACE FUNCTION ledger.read_finding_events(p_audit_ids bigint[])
 RETURNS TABLE (audit_id bigint, finding_id bigint, scope text, action text, rule text, merge_id bigint,
                actor text, created_at timestamptz)
 LANGUAGE sql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT a.id, a.finding_id, a.scope, a.action, a.rule, a.merge_id, a.actor, a.created_at
       FROM ledger.supersession a

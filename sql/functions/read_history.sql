@@ -23,7 +23,7 @@ CREATE OR REPLACE FUNCTION ledger.read_history(p_finding_id bigint)
 RETURNS TABLE (at timestamptz, event text, rule text, actor text, reason text, evidence text,
                merge_id bigint, commit_sha text, detail jsonb, audit_id bigint)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF NOT EXISTS (SELECT 1 FROM ledger.finding f WHERE f.id = p_finding_id) THEN

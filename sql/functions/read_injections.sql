@@ -11,7 +11,7 @@ CREATE OR REPLACE FUNCTION ledger.read_injections(p_session_id text DEFAULT NULL
 RETURNS TABLE (session_id text, finding_id bigint, injected_at timestamptz,
                scope text, kind text, severity text, title text, state text)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_session text := btrim(p_session_id);

@@ -50,7 +50,7 @@ CREATE OR REPLACE FUNCTION ledger.read_prompt_findings(
 RETURNS TABLE (findings jsonb, included_count integer, included_chars integer,
                omitted_count integer, omitted_chars integer)
 LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 -- the cursor reads a few rows of a scan costed for the whole scope: past
 -- jit_above_cost, JIT would compile it on every call, for more time than
 -- the read itself takes

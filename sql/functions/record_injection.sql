@@ -13,7 +13,7 @@
 CREATE OR REPLACE FUNCTION ledger.record_injection(p_session_id text, p_finding_ids bigint[])
 RETURNS TABLE (recorded integer, already_recorded integer)
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_session text := ledger._check_text(p_session_id, 'session_id', true, 200);

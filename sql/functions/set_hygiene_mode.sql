@@ -12,7 +12,7 @@
 CREATE OR REPLACE FUNCTION ledger.set_hygiene_mode(p_scope text, p_mode text, p_create boolean DEFAULT false)
 RETURNS ledger.scope
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_row   ledger.scope;

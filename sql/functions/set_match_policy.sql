@@ -31,7 +31,7 @@ CREATE OR REPLACE FUNCTION ledger.set_match_policy(
     p_touch_kind text DEFAULT NULL)
 RETURNS ledger.scope
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_row   ledger.scope;

@@ -13,7 +13,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_agent_task__guard_snapshot()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN

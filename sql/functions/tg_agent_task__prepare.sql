@@ -31,7 +31,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_agent_task__prepare()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_claiming boolean := current_setting('ledger.claim_writer', true) IS NOT DISTINCT FROM NEW.id::text;

@@ -7,7 +7,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_finding__forbid_delete()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RAISE EXCEPTION 'findings are never deleted: DELETE of finding % (scope %) refused', OLD.id, quote_literal(OLD.scope)

@@ -41,7 +41,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_finding__lifecycle()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 SET enable_seqscan = off
 AS $$
 DECLARE

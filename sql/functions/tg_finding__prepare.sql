@@ -50,7 +50,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_finding__prepare()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 SET enable_seqscan = off
 AS $$
 DECLARE

@@ -20,7 +20,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_finding__prepare_check()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_nodes bigint;

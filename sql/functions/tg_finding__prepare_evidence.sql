@@ -21,7 +21,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_finding__prepare_evidence()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_raw text;

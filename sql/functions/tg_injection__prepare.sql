@@ -13,7 +13,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_injection__prepare()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     NEW.session_id := ledger._check_text(NEW.session_id, 'injection.session_id', true, 200);

@@ -23,7 +23,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_issue__prepare()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     NEW.scope := ledger._check_scope(NEW.scope, 'issue.scope');

@@ -39,7 +39,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_merge__check_redelivery()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_id     bigint;

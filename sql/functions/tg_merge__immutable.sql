@@ -16,7 +16,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_merge__immutable()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_changed text;

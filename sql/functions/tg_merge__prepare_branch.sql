@@ -8,7 +8,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_merge__prepare_branch()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     NEW.branch := ledger._normalize_branch(NEW.branch, 'merge.branch');

@@ -31,7 +31,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_merge__prepare_changes()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_path text;

@@ -31,7 +31,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_scope__prepare_policy()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_bad text;

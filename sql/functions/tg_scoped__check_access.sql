@@ -15,7 +15,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_scoped__check_access()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF NEW.scope IS NOT NULL

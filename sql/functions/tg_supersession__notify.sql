@@ -19,7 +19,7 @@
 CREATE OR REPLACE FUNCTION ledger.tg_supersession__notify()
 RETURNS trigger
 LANGUAGE plpgsql
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM pg_notify('ledger_finding', n.id::text)

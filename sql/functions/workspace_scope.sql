@@ -21,7 +21,7 @@
 CREATE OR REPLACE FUNCTION ledger.workspace_scope(p_directory text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_path text;

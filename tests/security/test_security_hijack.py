@@ -288,3 +288,33 @@ def test_claims_lifecycle_and_matching_definers_ignore_the_callers_objects(attac
                     (tasks[2], "cancelled", 0, None)]
     assert (claim.task_id, second.task_id, third.task_id) == (tasks[0], tasks[1], tasks[1])
     assert hijack_log(attacker) == []
+
+
+#: a temporary type named like a built-in one: the temporary schema is searched for types before the
+#: search path unless the path names it last, so a function pinned to pg_catalog alone would declare its
+#: `text` variables with this domain, and its CHECK would run the attacker's function as the owner
+HOSTILE_TYPE = r"""
+CREATE FUNCTION pg_temp.evil_check(pg_catalog.text) RETURNS boolean LANGUAGE plpgsql AS
+  $$ BEGIN INSERT INTO public.hijack_log VALUES (current_user, 'pg_temp.text'); RETURN true; END $$;
+CREATE DOMAIN pg_temp.text AS pg_catalog.text CHECK (pg_temp.evil_check(VALUE));
+CREATE DOMAIN pg_temp.jsonb AS pg_catalog.jsonb CHECK (pg_temp.evil_check(VALUE::pg_catalog.text));
+"""
+
+
+def test_a_temporary_type_named_like_a_built_in_one_runs_nothing(attacker: psycopg.Connection) -> None:
+    """Every function pins pg_temp last: a caller's pg_temp.text or
+    pg_temp.jsonb is never the type of a variable or cast inside the
+    definer functions, the triggers or what they call."""
+    with as_role(attacker, ATTACKER) as conn:
+        conn.execute(HOSTILE_TYPE)
+        conn.execute("SELECT 'x'::text")  # the control: the domain is live in this session
+        assert hijack_log(attacker) == [(ATTACKER, "pg_temp.text")]
+        f = fl.add_finding(conn, "att", "Login fails on Safari", finding_key="F-42", paths=["src/a.py:3"],
+                           kind="drift")
+        r = fl.record_merge(conn, "att", "cccc3", ["src/a.py"], message="Fixes F-42: the login on Safari",
+                            hunks={"src/a.py": [[1, 0, 1, 2]]})
+        fl.read_audit(conn, "att")
+        conn.execute("SELECT * FROM ledger.read_prompt_findings('att')").fetchall()
+    assert r.recorded and [(d.finding_id, d.action) for d in r.decisions if d.finding_id == f.id] == [
+        (f.id, "superseded")]
+    assert hijack_log(attacker) == [(ATTACKER, "pg_temp.text")]  # the control's row alone
