@@ -364,6 +364,11 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
         "SELECT count(*) FROM pg_proc WHERE pronamespace = 'ledger'::regnamespace AND prosecdef AND proconfig IS NULL"
     ).fetchone()
     assert definers == (0,)
+    # a pinned path names pg_temp last: without it the temporary schema is searched first for types
+    paths = ledger_conn.execute(
+        "SELECT DISTINCT c FROM pg_proc p, unnest(p.proconfig) AS c "
+        "WHERE p.pronamespace = 'ledger'::regnamespace AND c LIKE 'search_path=%'").fetchall()
+    assert paths == [("search_path=pg_catalog, pg_temp",)]
 
 
 # --- what each role can do ----------------------------------------------------------------------

@@ -1,0 +1,60 @@
+CREATE OR REPLACE FUNCTION ledger._eval_check(p_check jsonb, p_states jsonb, OUT holds boolean, OUT part text)
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_key     text;
+    v_val     jsonb;
+    v_state   jsonb;
+    v_known   boolean;
+    v_unknown boolean := false;
+    v_h       boolean;
+    v_p       text;
+BEGIN
+    SELECT e.key, e.value INTO v_key, v_val FROM jsonb_each(p_check) AS e;
+    IF v_key IN ('all', 'any') THEN
+        FOR i IN 0 .. jsonb_array_length(v_val) - 1 LOOP
+            SELECT c.holds, c.part INTO v_h, v_p FROM ledger._eval_check(v_val -> i, p_states) AS c;
+            IF v_h IS NULL THEN
+                v_unknown := true;
+            ELSIF v_h = (v_key = 'any') THEN
+                holds := v_h;
+                part := v_key || '[' || i || '].' || v_p;
+                RETURN;
+            END IF;
+        END LOOP;
+        IF NOT v_unknown THEN
+            holds := v_key = 'all';
+            part := v_key;
+        END IF;
+        RETURN;
+    END IF;
+    part := v_key;
+    IF v_key IN ('path_exists', 'path_absent') THEN
+        v_known := p_states ? (v_val #>> '{}');
+        v_state := p_states -> (v_val #>> '{}');
+    ELSE
+        v_known := p_states ? (v_val ->> 'path');
+        v_state := p_states -> (v_val ->> 'path');
+    END IF;
+    IF NOT coalesce(v_known, false) THEN
+        part := NULL;
+        RETURN;
+    END IF;
+    CASE v_key
+    WHEN 'path_exists' THEN holds := jsonb_typeof(v_state) <> 'null';
+    WHEN 'path_absent' THEN holds := jsonb_typeof(v_state) = 'null';
+    ELSE
+        IF jsonb_typeof(v_state) = 'null' THEN
+            holds := v_key = 'file_lacks';
+        ELSIF jsonb_typeof(v_state) = 'string' THEN
+            holds := ((v_state #>> '{}') ~ (v_val ->> 'pattern')) = (v_key = 'file_contains');
+        ELSE
+            part := NULL;  -- it exists, its text is not known
+        END IF;
+    END CASE;
+END
+$$;
+
+COMMENT ON FUNCTION ledger._eval_check(jsonb, jsonb) IS
+'Evaluate a normalised finding check on file states {"<path>": text | null (absent) | true (exists, text unknown)}; a path left out is unknown. Three-valued: (check jsonb, states jsonb) -> (holds boolean: NULL when undecided, part text: the deciding part as a JSON path, e.g. all[1].file_contains, all, any). Raises nothing.';

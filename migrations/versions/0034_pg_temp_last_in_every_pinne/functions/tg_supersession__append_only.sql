@@ -1,0 +1,22 @@
+CREATE OR REPLACE FUNCTION ledger.tg_supersession__append_only()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF pg_has_role(current_user, (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = TG_RELID), 'USAGE') THEN
+        IF TG_LEVEL = 'STATEMENT' THEN
+            RETURN NULL;
+        ELSIF TG_OP = 'DELETE' THEN
+            RETURN OLD;
+        END IF;
+        RETURN NEW;
+    END IF;
+    RAISE EXCEPTION 'ledger.supersession is append-only: % by role % is not allowed', TG_OP, quote_ident(current_user)
+        USING ERRCODE = 'LD402',
+              HINT = 'Audit rows are never changed or removed; only the table owner may (retention, repair).';
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_supersession__append_only() IS
+'BEFORE UPDATE/DELETE (row) and TRUNCATE (statement) trigger on ledger.supersession: the audit is append-only for every role but the table owner. Raises LD402 naming the operation and the role.';
