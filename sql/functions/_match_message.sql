@@ -30,8 +30,9 @@
 -- Index-driven: each segment's keys (ledger._token_keys, the pre-filter's
 -- key builder: distinct tokens, file-name slugs, significant-word pairs and
 -- triples) probe the GIN index finding_active_evidence_idx
--- (ledger._evidence_keys) once; only the findings found there are verified. Cost grows with the message and the
--- matches, not with the findings of the scope. PL/pgSQL so that the query
+-- (ledger._evidence_keys) once; only the findings found there are
+-- verified. Cost grows with the message and the matches, not with the
+-- findings of the scope. PL/pgSQL so that the query
 -- is planned once per session, not on every call (a LANGUAGE sql function
 -- with SET clauses is re-planned on every call); the caller
 -- (ledger._apply_merge) turns jit and parallel workers off, which would

@@ -15,7 +15,7 @@
 -- a run of whole lines, so its tokens and word runs are the message's
 -- (tests/decisions/test_message_prefilter.py compares the keys with a
 -- reference tokeniser; tests/decisions/test_tokeniser_differential.py with
--- the definitions before the one tokeniser). Cost: docs/performance.md.
+-- the frozen earlier definitions). Cost: docs/performance.md.
 -- PL/pgSQL, planned once per session. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._message_probe_keys(p_scope text, p_message text)
 RETURNS text[]

@@ -18,7 +18,7 @@
 --           blanks): the joined form of the two norms, 'heart-' + 'beat' ->
 --           'heart-beat'; NULL for every other token.
 -- p_text is read as given (callers normalise to NFC first); NULL is no
--- text. No capture groups: a split at the separators and, for the gaps, a
+-- text. No capture group is asked for: a split at the separators and, for the gaps, a
 -- split at the tokens (PostgreSQL finds capture groups in a slower second
 -- pass); the lower case of the tokens joined by ' ' (never inside a token),
 -- split again; the alts only when p_text has a '-' or '/' before a line
