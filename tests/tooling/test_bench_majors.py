@@ -18,10 +18,9 @@ from typing import Any
 
 import psycopg
 import pytest
-from psycopg import sql
+from support.bench import run_bench
 
 from findings_ledger.testing import cluster, pg_binaries
-from findings_ledger.testing.cluster import catalog_lock
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -35,17 +34,8 @@ def two_runs(ledger_server: dict[str, Any], tmp_path_factory: pytest.TempPathFac
     server = psycopg.conninfo.make_conninfo(**ledger_server)
     prefix = f"ledger_bmajors_{os.getpid()}"
     out = tmp_path_factory.mktemp("majors")
-    try:
-        assert bench.main(["--quick", "--dsn", server, "--out", str(out / "a"), "--prefix", prefix,
-                           "--only", "claims", "--only", "import"]) == 0
-        assert bench.main(["--quick", "--dsn", server, "--out", str(out / "b"), "--prefix", prefix,
-                           "--only", "claims"]) == 0
-    finally:
-        with catalog_lock(server), psycopg.connect(server, autocommit=True) as conn:
-            names = [r[0] for r in conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s",
-                                                 (prefix + "%",))]
-            for name in names:
-                conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+    assert run_bench(server, out / "a", prefix, "--quick", "--only", "claims", "--only", "import") == 0
+    assert run_bench(server, out / "b", prefix, "--quick", "--only", "claims") == 0
     return {"A": json.loads((out / "a" / "results.json").read_text()),
             "B": json.loads((out / "b" / "results.json").read_text())}
 

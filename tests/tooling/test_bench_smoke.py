@@ -11,9 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from psycopg import sql
-
-from findings_ledger.testing.cluster import catalog_lock
+from support.bench import run_bench
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -24,14 +22,7 @@ import run as bench  # noqa: E402
 def test_quick_benchmark_writes_every_case(ledger_server: dict[str, Any], tmp_path: Path) -> None:
     server = psycopg.conninfo.make_conninfo(**ledger_server)
     prefix = f"ledger_bsmoke_{os.getpid()}"
-    try:
-        assert bench.main(["--quick", "--dsn", server, "--out", str(tmp_path), "--prefix", prefix]) == 0
-    finally:
-        with catalog_lock(server), psycopg.connect(server, autocommit=True) as conn:
-            names = [r[0] for r in conn.execute("SELECT datname FROM pg_database WHERE datname LIKE %s",
-                                                 (prefix + "%",))]
-            for name in names:
-                conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+    assert run_bench(server, tmp_path, prefix, "--quick") == 0
     data = json.loads((tmp_path / "results.json").read_text())
     cases = {r["case"] for r in data["rows"]}
     assert {"merge insert", "app-side path rule", "scaling", "claim", "claim throughput", "replay",
