@@ -12,8 +12,13 @@
 --              {finding_id, action, rule, evidence, reason, detail}, in id
 --              order: superseded / would_supersede / already_superseded,
 --              ambiguous, candidate, mention, skipped, check_requested,
---              recheck_requested, flagged (the design
---              record's archived_findings, with the reason for each).
+--              recheck_requested, flagged, reopened, revert_unknown (the
+--              design record's archived_findings, with the reason for each).
+--              Read back by merge id after the INSERT: the trigger writes
+--              them in two steps (ledger._apply_merge with the checks it
+--              settles through ledger._settle_checks, then
+--              ledger._apply_revert), so the audit is the one place that
+--              holds all of them, and a redelivery returns the same rows.
 -- p_branch: the branch the merge landed on (NULL: unknown, never skipped).
 -- p_added, p_deleted: the paths it added and deleted (subsets of p_paths;
 -- NULL: unknown); p_hunks: its changed lines per path, {"<path>":
