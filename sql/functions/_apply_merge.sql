@@ -36,6 +36,20 @@
 -- merge renamed an anchored file, after the audit row is written (an UPDATE
 -- of ledger.finding through the finding's triggers, as the owner), so the
 -- next merge's hunks are compared with where the lines are now.
+-- The decisions are held once, in finding-id order (a row without a finding
+-- first), as one array of the audit table's row type, ledger.supersession[]:
+-- _merge_decisions' columns (finding_id, action, rule, evidence, reason,
+-- detail) are audit columns of the same types, so each decision is the
+-- audit row it becomes, with the merge's scope and merge_id (id, actor and
+-- created_at NULL: the INSERT leaves them to their defaults), and needs
+-- neither a type of its own nor another return type of _merge_decisions. Its
+-- action stays the decision's (supersede, check, ...) until the audit
+-- INSERT writes the audit action. The row is built with ROW(...) in the
+-- table's column order (one cast, no JSON round trip by column name); a
+-- table with other columns makes the cast fail when it is parsed. Every
+-- later statement reads that one array: the findings to lock, the audit
+-- INSERT (in the array's order), the supersede rule, the anchor moves, the
+-- recheck requests.
 -- Findings are locked in id order before they change, FOR NO KEY UPDATE: the
 -- audit rows reference every decided finding and their foreign key check
 -- takes FOR KEY SHARE on it, also on findings another merge holds; KEY SHARE
@@ -71,12 +85,7 @@ AS $$
 DECLARE
     v_merge    ledger.merge;
     v_mode     text;
-    v_ids      bigint[];
-    v_actions  text[];
-    v_rules    text[];
-    v_evidence text[];
-    v_reasons  text[];
-    v_details  jsonb[];
+    v_decided  ledger.supersession[];
     v_resolve  bigint[] := '{}'::bigint[];
     v_reopen   bigint[] := '{}'::bigint[];
     v_move     bigint[] := '{}'::bigint[];
@@ -97,24 +106,25 @@ BEGIN
         RETURN;
     END IF;
 
-    SELECT array_agg(d.finding_id ORDER BY d.finding_id NULLS FIRST),
-           array_agg(d.action ORDER BY d.finding_id NULLS FIRST),
-           array_agg(d.rule ORDER BY d.finding_id NULLS FIRST),
-           array_agg(d.evidence ORDER BY d.finding_id NULLS FIRST),
-           array_agg(d.reason ORDER BY d.finding_id NULLS FIRST),
-           array_agg(d.detail ORDER BY d.finding_id NULLS FIRST)
-      INTO v_ids, v_actions, v_rules, v_evidence, v_reasons, v_details
+    -- the decisions, once, as the audit rows they become (action still the
+    -- decision's), in finding order, the merge row first; ROW in the column
+    -- order of ledger.supersession: id, scope, finding_id, merge_id, action,
+    -- rule, evidence, detail, actor, reason, created_at
+    SELECT array_agg(ROW(NULL, v_merge.scope, d.finding_id, v_merge.id, d.action, d.rule, d.evidence,
+                         d.detail, NULL, d.reason, NULL)::ledger.supersession
+                     ORDER BY d.finding_id NULLS FIRST)
+      INTO v_decided
       FROM ledger._merge_decisions(v_merge.scope, v_merge.message, v_merge.paths, v_merge.branch,
                                    v_merge.merged_at, v_merge.added, v_merge.deleted, v_merge.hunks,
                                    p_may_match) AS d;
 
-    IF v_actions IS NOT NULL THEN
-        v_move := ARRAY(SELECT x.id FROM unnest(v_ids, v_details) AS x(id, d) WHERE x.d ? 'anchors_after');
-        v_check := ARRAY(SELECT x.id FROM unnest(v_ids, v_actions) AS x(id, a) WHERE x.a = 'check');
+    IF v_decided IS NOT NULL THEN
+        v_move := ARRAY(SELECT x.finding_id FROM unnest(v_decided) AS x WHERE x.detail ? 'anchors_after');
+        v_check := ARRAY(SELECT x.finding_id FROM unnest(v_decided) AS x WHERE x.action = 'check');
     END IF;
     IF v_mode = 'on' THEN
-        IF v_actions IS NOT NULL THEN
-            v_resolve := ARRAY(SELECT x.id FROM unnest(v_ids, v_actions) AS x(id, a) WHERE x.a = 'supersede');
+        IF v_decided IS NOT NULL THEN
+            v_resolve := ARRAY(SELECT x.finding_id FROM unnest(v_decided) AS x WHERE x.action = 'supersede');
         END IF;
         IF strpos(v_merge.message, 'This reverts commit ') > 0 THEN
             -- the findings ledger._apply_revert (run next by _200_supersede) reopens
@@ -135,46 +145,46 @@ BEGIN
                  WHERE f.id = ANY (v_resolve || v_reopen || v_move || v_check)
                  ORDER BY f.id FOR NO KEY UPDATE) AS l;
     END IF;
-    IF v_actions IS NULL THEN
+    IF v_decided IS NULL THEN
         RETURN;
     END IF;
 
     INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
-    SELECT v_merge.scope, x.id, v_merge.id,
-           CASE WHEN x.a = 'check' THEN 'check_requested'
-                WHEN x.a = 'recheck' THEN CASE WHEN v_mode = 'dry' THEN 'would_recheck' ELSE 'recheck_requested' END
-                WHEN x.a = 'flag' THEN CASE WHEN v_mode = 'dry' THEN 'would_flag' ELSE 'flagged' END
-                WHEN x.a <> 'supersede' THEN x.a
+    SELECT x.scope, x.finding_id, x.merge_id,
+           CASE WHEN x.action = 'check' THEN 'check_requested'
+                WHEN x.action = 'recheck' THEN CASE WHEN v_mode = 'dry' THEN 'would_recheck' ELSE 'recheck_requested' END
+                WHEN x.action = 'flag' THEN CASE WHEN v_mode = 'dry' THEN 'would_flag' ELSE 'flagged' END
+                WHEN x.action <> 'supersede' THEN x.action
                 WHEN v_mode = 'dry' THEN 'would_supersede'
-                WHEN x.id = ANY (v_live) THEN 'superseded'
+                WHEN x.finding_id = ANY (v_live) THEN 'superseded'
                 ELSE 'already_superseded' END,
-           x.r, x.e, x.why, x.d
-      FROM unnest(v_ids, v_actions, v_rules, v_evidence, v_reasons, v_details)
-           WITH ORDINALITY AS x(id, a, r, e, why, d, o)
-     ORDER BY x.o;
+           x.rule, x.evidence, x.reason, x.detail
+      FROM unnest(v_decided) WITH ORDINALITY AS x
+     ORDER BY x.ordinality;
 
     IF cardinality(v_live) > 0 THEN
         UPDATE ledger.finding f
            SET superseded_at = now(),
                superseded_by = v_marker,
                superseded_by_merge_id = v_merge.id,
-               supersede_rule = v_rules[array_position(v_ids, f.id)]
-         WHERE f.id = ANY (v_live);
+               supersede_rule = x.rule
+          FROM unnest(v_decided) AS x
+         WHERE f.id = x.finding_id AND f.id = ANY (v_live);
     END IF;
     IF cardinality(v_moving) > 0 THEN
         UPDATE ledger.finding f
-           SET anchors = x.d -> 'anchors_after',
-               paths = CASE WHEN x.d ? 'paths_after'
-                            THEN ARRAY(SELECT jsonb_array_elements_text(x.d -> 'paths_after')) ELSE f.paths END
-          FROM unnest(v_ids, v_details) AS x(id, d)
-         WHERE f.id = x.id AND f.id = ANY (v_moving);
+           SET anchors = x.detail -> 'anchors_after',
+               paths = CASE WHEN x.detail ? 'paths_after'
+                            THEN ARRAY(SELECT jsonb_array_elements_text(x.detail -> 'paths_after')) ELSE f.paths END
+          FROM unnest(v_decided) AS x
+         WHERE f.id = x.finding_id AND f.id = ANY (v_moving);
     END IF;
-    IF v_mode = 'on' AND 'recheck' = ANY (v_actions) THEN
+    IF v_mode = 'on' AND EXISTS (SELECT FROM unnest(v_decided) AS x WHERE x.action = 'recheck') THEN
         INSERT INTO ledger.recheck_request (scope, finding_id, merge_id)
-        SELECT v_merge.scope, x.id, v_merge.id
-          FROM unnest(v_ids, v_actions) AS x(id, a)
-         WHERE x.a = 'recheck'
-         ORDER BY x.id
+        SELECT v_merge.scope, x.finding_id, v_merge.id
+          FROM unnest(v_decided) AS x
+         WHERE x.action = 'recheck'
+         ORDER BY x.finding_id
         ON CONFLICT (finding_id, merge_id) DO NOTHING;
     END IF;
     IF cardinality(v_checking) > 0 THEN
