@@ -133,7 +133,7 @@ sql: venv ## print the offline upgrade script for review (alembic --sql)
 	@$(BIN)/alembic upgrade head --sql
 
 lint: venv pg-ensure ## ruff, mypy, import-linter (no import circle, runtime apart from CLI and tooling), squawk over the generated SQL, plpgsql_check of every PL/pgSQL function
-	$(BIN)/ruff check pyapi tests tools examples
+	$(BIN)/ruff check pyapi tests tools examples bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python tools/lint_sql.py

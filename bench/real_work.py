@@ -32,8 +32,8 @@ import subprocess
 import tempfile
 import threading
 import time
-from datetime import timedelta
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -246,7 +246,7 @@ def bench_replay_git(conn: psycopg.Connection[Any], rep: Any, limit: int | None 
         repo = Path(tmp) / "agent-fox"
         subprocess.run(["git", "clone", "--quiet", "--branch", "develop-line", str(bundle), str(repo)], check=True)
         t0 = time.perf_counter()
-        history = gitlog.read_merges(repo, "HEAD~%d..HEAD" % limit) if limit else gitlog.read_merges(repo)
+        history = gitlog.read_merges(repo, f"HEAD~{limit}..HEAD") if limit else gitlog.read_merges(repo)
         merges = list(history)
         git_s = time.perf_counter() - t0
     scope = "real-agent-fox"
@@ -275,8 +275,10 @@ def bench_replay_git(conn: psycopg.Connection[Any], rep: Any, limit: int | None 
 
 LOAD_PROMPT = """
 INSERT INTO ledger.finding (scope, title, kind, severity, paths, description, last_reported_at)
-SELECT 'prompt', 'Finding ' || g || ' about the loader and its cache', CASE WHEN g %% 3 = 0 THEN 'drift' ELSE 'review' END,
-       (ARRAY['critical','high','medium','low','info'])[1 + g %% 5], ARRAY['src/pkg' || (g %% 211) || '/file' || g || '.py'],
+SELECT 'prompt', 'Finding ' || g || ' about the loader and its cache',
+       CASE WHEN g %% 3 = 0 THEN 'drift' ELSE 'review' END,
+       (ARRAY['critical','high','medium','low','info'])[1 + g %% 5],
+       ARRAY['src/pkg' || (g %% 211) || '/file' || g || '.py'],
        'The loader reads file ' || g || ' twice; the second read should come from the cache.',
        CASE WHEN g %% 10 = 0 THEN now() - (g %% 1000) * interval '1 minute' END
   FROM generate_series(%s::bigint + 1, %s::bigint) AS g
