@@ -220,6 +220,8 @@ class Ledgers:
     def record(self, findings: list[Finding], merges: list[Merge]) -> dict[str, dict[str, Any]]:
         n = next(self.counter)
         self.align_ids()
+        for conn in self.conns.values():  # statistics of the earlier examples' rows, as autovacuum keeps them
+            conn.execute("ANALYZE ledger.finding, ledger.merge")
         states: dict[str, dict[str, Any]] = {}
         for way, write in WAYS.items():
             conn = self.conns[way]

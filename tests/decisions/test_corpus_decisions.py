@@ -93,6 +93,8 @@ def replay(conn: psycopg.Connection[Any], scope: str, doc: dict[str, Any], kinds
                  [f"{f['path']}:{f['line']}"] if todo else [], f["key"], f["slug"], keywords,
                  datetime.fromisoformat(f["observed_at"]))).fetchone()
             ids[row[0]] = f
+        if c["sha"] in filed:
+            conn.execute("ANALYZE ledger.finding")
     shas = dict(conn.execute(
         "SELECT f.id, m.commit_sha FROM ledger.finding f LEFT JOIN ledger.merge m ON m.id = f.superseded_by_merge_id "
         "WHERE f.scope = %s", (scope,)).fetchall())
