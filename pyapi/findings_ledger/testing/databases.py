@@ -196,6 +196,21 @@ class _Janitor(DatabaseJanitor):  # type: ignore[misc]
         with cluster.catalog_lock({"host": self.host, "port": self.port}):
             super().drop()
 
+    @staticmethod
+    def _terminate_connection(cur: Any, dbname: str) -> None:
+        """Terminate the client connections to ``dbname`` (before it is
+        cloned or dropped), not the server's own processes there.
+
+        An autovacuum worker analysing the freshly migrated template advertises
+        no role, so a role that is not a superuser may not signal it ("must be
+        a superuser to terminate superuser process"); ``CREATE DATABASE`` and
+        ``DROP DATABASE`` stop autovacuum workers in the database themselves."""
+        cur.execute(
+            "SELECT pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a"
+            " WHERE a.datname = %s AND a.pid <> pg_catalog.pg_backend_pid() AND a.backend_type = 'client backend'",
+            (dbname,),
+        )
+
 
 def janitor(server: dict[str, Any], dbname: str, template: str | None = None, as_template: bool = False) -> Any:
     """A ``DatabaseJanitor`` for database ``dbname`` on ``server`` (a clone of
