@@ -173,6 +173,15 @@ def cluster_lock(timeout: float = 600) -> AbstractContextManager[None]:
 FILE_COPY_SINCE = 150000
 
 
+#: The client connections to database ``{db}`` other than this one: what is terminated before a
+#: database is cloned, dropped or reset. Not the server's own processes there: an autovacuum
+#: worker analysing a freshly migrated template advertises no role, so a role that is not a
+#: superuser may not signal it ("must be a superuser to terminate superuser process"), and
+#: ``CREATE DATABASE``, ``DROP DATABASE`` and ``TRUNCATE`` stop autovacuum workers themselves.
+_CLIENTS = ("FROM pg_catalog.pg_stat_activity WHERE datname = {db} AND pid <> pg_catalog.pg_backend_pid()"
+            " AND backend_type = 'client backend'")
+
+
 class _Janitor(DatabaseJanitor):  # type: ignore[misc]
     """pytest-postgresql's janitor, cloning a template with ``STRATEGY = FILE_COPY``
     where the server has it (PostgreSQL 15+; 13 and 14 copy files anyway) and
@@ -198,18 +207,9 @@ class _Janitor(DatabaseJanitor):  # type: ignore[misc]
 
     @staticmethod
     def _terminate_connection(cur: Any, dbname: str) -> None:
-        """Terminate the client connections to ``dbname`` (before it is
-        cloned or dropped), not the server's own processes there.
-
-        An autovacuum worker analysing the freshly migrated template advertises
-        no role, so a role that is not a superuser may not signal it ("must be
-        a superuser to terminate superuser process"); ``CREATE DATABASE`` and
-        ``DROP DATABASE`` stop autovacuum workers in the database themselves."""
-        cur.execute(
-            "SELECT pg_catalog.pg_terminate_backend(a.pid) FROM pg_catalog.pg_stat_activity a"
-            " WHERE a.datname = %s AND a.pid <> pg_catalog.pg_backend_pid() AND a.backend_type = 'client backend'",
-            (dbname,),
-        )
+        """Terminate the client connections to ``dbname`` before it is cloned or dropped
+        (:data:`_CLIENTS`)."""
+        cur.execute("SELECT count(pg_catalog.pg_terminate_backend(pid)) " + _CLIENTS.format(db="%s"), (dbname,))
 
 
 def janitor(server: dict[str, Any], dbname: str, template: str | None = None, as_template: bool = False) -> Any:
@@ -475,8 +475,7 @@ class Recycler:
         conn = self._conn
         if conn is None or conn.closed or conn.broken:
             return False
-        others = ("FROM pg_catalog.pg_stat_activity WHERE datname = current_database()"
-                  " AND pid <> pg_catalog.pg_backend_pid()")
+        others = _CLIENTS.format(db="current_database()")
         if _one(conn, "SELECT count(pg_catalog.pg_terminate_backend(pid)) " + others)[0]:
             for _ in range(500):  # a terminated backend is gone within milliseconds
                 if not _one(conn, "SELECT EXISTS (SELECT 1 " + others + ")")[0]:
