@@ -33,7 +33,7 @@ def test_the_schema_is_printed_and_is_a_valid_schema(name: str) -> None:
 
 def test_reviewer_entries_with_checks_conform(tmp_path: Path) -> None:
     if not DRIFT_CASE.is_file():
-        pytest.skip(f"{DRIFT_CASE} is not there (the shared corpus lives next to the checkout)")
+        pytest.skip(f"{DRIFT_CASE} is not there (../shared/corpus next to the checkout, or $LEDGER_CORPUS)")
     case = json.loads(DRIFT_CASE.read_text(encoding="utf-8"))
     entries = [{k: f[k] for k in ("severity", "description", "spec_ref", "artifact_ref", "observed_at",
                                    "resolved_when")} for f in case["findings"]]
