@@ -52,7 +52,12 @@ DB = "failover"
 RECONNECT_SECONDS = 60.0
 OLD = datetime(2026, 1, 1, tzinfo=timezone.utc)
 N_MERGES, N_FINDINGS, N_CHECKED, N_RECHECKS, N_TASKS, N_COMMITS = 40, 60, 30, 30, 30, 300
-PACE = 0.03  # seconds between a client's items: the quotas span the kill
+SPAN = 3.0  # seconds a writer's quota takes at least (its items paced): every writer is mid-run at the kill
+KILL_AFTER = 1.5  # seconds of load before the kill
+
+
+def pace(quota: int) -> None:
+    time.sleep(SPAN / quota)
 
 
 def failover_ports() -> tuple[int, int]:
@@ -219,7 +224,7 @@ def merges_body(conn: psycopg.Connection[Any], c: Client, resumed: bool) -> bool
     fl.record_merge(conn, "fo-merge", sha, [f"m/{i}.py"], message=f"fix m{i}")
     c.ack("merge", sha)
     c.work += 1
-    time.sleep(PACE)
+    pace(N_MERGES)
     return False
 
 
@@ -237,7 +242,7 @@ def findings_body(conn: psycopg.Connection[Any], c: Client, resumed: bool) -> bo
     fl.add_finding(conn, "fo-find", f"finding {key}", finding_key=key, paths=[f"f/{i}.py"])
     c.ack("finding", key)
     c.work += 1
-    time.sleep(PACE)
+    pace(N_FINDINGS)
     return False
 
 
@@ -250,7 +255,7 @@ def file_states_body(conn: psycopg.Connection[Any], c: Client, resumed: bool) ->
         c.in_doubt["file-state answer"].append(p.merge_id)
     fl.record_file_states(conn, p.merge_id, {path: "clean\n" for path in p.paths})  # idempotent
     c.ack("file-state answer", p.merge_id)
-    time.sleep(PACE)
+    pace(N_CHECKED)
     return False
 
 
@@ -269,7 +274,7 @@ def rechecks_body(conn: psycopg.Connection[Any], c: Client, resumed: bool) -> bo
     for rid in mine:
         fl.answer_recheck(conn, rid, rid % 2 == 0, f"looked at request {rid}", verifier="v-fo")  # idempotent
         c.ack("recheck verdict", rid)
-        time.sleep(PACE)
+        pace(N_RECHECKS)
     return False
 
 
@@ -289,7 +294,7 @@ def tasks_body(conn: psycopg.Connection[Any], c: Client, resumed: bool) -> bool:
             fl.start_task(conn, task_id, session_id=f"sess-{task_id}")
         fl.complete_task(conn, task_id)
         c.ack("task completion", task_id)
-        time.sleep(PACE)
+        pace(N_TASKS)
     return False
 
 
@@ -299,7 +304,7 @@ def prompt_reader(stop: threading.Event) -> Callable[[psycopg.Connection[Any], C
             return True
         fl.read_prompt_findings(conn, "fo-merge")
         c.work += 1
-        time.sleep(PACE)
+        time.sleep(0.02)
         return False
     return body
 
@@ -348,14 +353,10 @@ def test_failover_under_load_loses_nothing_acknowledged(pair: Pair, tmp_path: Pa
         [CLI, "replay-git", "--dsn", pair.dsn_list(application_name="fo-replay"), str(tmp_path / "repo"),
          "--scope", "fo-git", "--batch-size", "5", "--reconnect-timeout", str(RECONNECT_SECONDS)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    for t in threads:
-        t.start()
-    load_started = time.monotonic()
-
     # replay-git records a few batches, then waits on the scope's row (the foreign key check of
     # its next batch): it is mid-run, its batch uncommitted, when the primary dies
     blocker = psycopg.connect(pair.primary.dsn(DB))
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while blocker.execute("SELECT count(*) FROM ledger.merge WHERE scope = 'fo-git'").fetchone()[0] < 10:  # type: ignore[index]
         blocker.rollback()
         assert time.monotonic() < deadline and replay.poll() is None, "replay-git did not start recording"
@@ -365,8 +366,10 @@ def test_failover_under_load_loses_nothing_acknowledged(pair: Pair, tmp_path: Pa
                               "AND wait_event_type = 'Lock'").fetchone()[0]:  # type: ignore[index]
         assert time.monotonic() < deadline and replay.poll() is None, "replay-git finished before the kill"
         time.sleep(0.02)
-    time.sleep(max(0.0, 1.0 - (time.monotonic() - load_started)))  # at least 1 s of load
 
+    for t in threads:
+        t.start()
+    time.sleep(KILL_AFTER)  # the writers are mid-run: each quota takes SPAN seconds at least
     killed_at = time.monotonic()
     cluster.kill_postmaster(pair.primary)
     cluster.promote(pair.standby)
@@ -385,6 +388,7 @@ def test_failover_under_load_loses_nothing_acknowledged(pair: Pair, tmp_path: Pa
     assert not any(t.is_alive() for t in threads)
     errors = {c.name: repr(c.error) for c in clients.values() if c.error is not None}
     assert errors == {}
+    assert [c.name for c in clients.values() if c.lost_at is None] == [], "clients the kill did not reach"
 
     # replay-git: blocked mid-run, reconnected, every commit recorded once
     assert replay.returncode == 0, err
