@@ -476,15 +476,25 @@ def test_failover_under_load_loses_nothing_acknowledged(pair: Pair, tmp_path: Pa
     assert time.monotonic() - started < 90
 
 
-def test_a_dsn_list_with_every_server_down_is_one_error_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("verb", ["replay-git", "import-findings", "migrate", "active"])
+def test_a_dsn_list_with_every_server_down_is_one_error_line(tmp_path: Path, verb: str) -> None:
+    """No server of the list up: one ``error:`` line, exit 1, nothing on stdout (and nothing
+    written anywhere: there is nowhere to write); the reconnect loop is only for a connection
+    lost mid-run."""
     build_history(tmp_path / "repo", 3)
+    (tmp_path / "findings").mkdir()
+    (tmp_path / "findings" / "2026-01-01-loader.md").write_text("---\ntitle: The loader\n---\nIt reads twice.\n")
+    args = {"replay-git": [str(tmp_path / "repo"), "--scope", "s"],
+            "import-findings": [str(tmp_path / "findings"), "--scope", "s"], "migrate": [], "active": ["s"]}[verb]
     dead = Pair(cluster.Cluster(tmp_path / "a", _free_port()), cluster.Cluster(tmp_path / "b", _free_port()))
-    proc = subprocess.run([CLI, "replay-git", "--dsn", dead.dsn_list(), str(tmp_path / "repo"), "--scope", "s"],
-                          capture_output=True, text=True, timeout=60)
+    started = time.monotonic()
+    proc = subprocess.run([CLI, verb, *args, "--dsn", dead.dsn_list()], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: cannot reach PostgreSQL"), proc.stderr
+    assert str(dead.primary.port) in lines[0] and str(dead.standby.port) in lines[0]  # both were tried
+    assert time.monotonic() - started < 30  # at once: no reconnect loop before anything was done
 
 
 def _free_port() -> int:
