@@ -497,6 +497,15 @@ def test_a_dsn_list_with_every_server_down_is_one_error_line(tmp_path: Path, ver
     assert time.monotonic() - started < 30  # at once: no reconnect loop before anything was done
 
 
+def test_connect_retrying_tries_for_the_time_it_is_given(tmp_path: Path) -> None:
+    dead = Pair(cluster.Cluster(tmp_path / "a", _free_port()), cluster.Cluster(tmp_path / "b", _free_port()))
+    for timeout, least, most in ((0.0, 0.0, 3.0), (1.0, 0.7, 5.0)):
+        started = time.monotonic()
+        with pytest.raises(psycopg.OperationalError, match="Connection refused"):
+            connect_retrying(dead.dsn_list(), timeout=timeout)
+        assert least <= time.monotonic() - started < most
+
+
 def _free_port() -> int:
     import socket
 
