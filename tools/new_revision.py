@@ -4,47 +4,85 @@
     .venv/bin/python tools/new_revision.py --check      # exit 1 when sql/ has changes no revision holds
     .venv/bin/python tools/new_revision.py --release    # pin the revisions not pinned yet (released.sha256)
 
-The frozen state of an object is its file in the newest revision that holds
-it (``migrations/versions/NNNN_name/<same path as in sql/>``), or the earlier
-frozen file a revision includes (``\\ir ../0001_baseline/functions/x.sql``
-in its upgrade.sql, when sql/ went back to an earlier text), with the
-``COMMENT ON`` statements of later revisions' ``comments/<same path>`` files
-over it. So a revision holds only the files that changed, each text once: a
-one-function change is a revision of about that function's size, and a
-downgrade includes the earlier revision's file instead of a second copy.
+What is compared is catalog objects, not files. Both sides are read with
+PostgreSQL's own grammar (pglast, libpg_query) and replayed statement by
+statement into the same model: sql/ as ``sql/install.sql`` includes it, and
+the frozen state as the revisions build it (every revision's upgrade.sql,
+its ``\\ir`` includes expanded, then its concurrently.sql, in order; a
+frozen file a revision holds but does not include, a table whose ALTER
+statements were written by hand or an index built in concurrently.sql, is
+the state of its objects). An object is known by its identity, whatever
+file it sits in:
 
-What is compared and frozen is an object's code, not its prose: the header
-(the blank and ``--`` lines before the first statement, which no database
-keeps) is left out, and so are changes of whitespace only (indentation, line
-breaks; whitespace inside a quoted literal counts). A header-only edit needs
-no revision. When only ``COMMENT ON`` statements changed, the revision holds
-those statements alone (``comments/<path>``; its downgrade.sql gives back the
-earlier ones), not the object's whole file.
+* a function by its name and input argument types (``ledger.f(text,
+  integer)``: argument names, defaults, type modifiers and OUT arguments
+  left out, types named one way: ``int4`` and ``int`` are ``integer``);
+  its definition (arguments, result, language, body) apart from its
+  attributes (SET, volatility, SECURITY, PARALLEL, COST, ROWS, STRICT,
+  LEAKPROOF);
+* a trigger or a policy by table and name; a view, a table, an index by name
+  (a table's definition is its CREATE TABLE and the other statements of its
+  file that name it, such as seed rows);
+* a comment by its target (``COLUMN ledger.t.c``), a grant by object, role,
+  privilege and column;
+* a DO block (roles.sql) by its dollar-quote tag, the schema by name.
 
-upgrade.sql, in this order:
+So a file moved into a folder or renamed, or an object moved between files,
+is no change. Nor is a header edit or a change of whitespace: the comment
+lines before a statement are not part of it, a parse tree has no layout, and
+a function body is compared with each run of whitespace outside its quoted
+literals collapsed.
 
-1. removed objects are dropped (functions, views, triggers; a removed table
-   is a TODO block), unless a current file creates the same object;
-2. changed functions whose arguments (names, types, defaults, OUT) or result
-   changed have the old signature dropped (CREATE OR REPLACE cannot change
-   those), as do triggers and views renamed inside their file;
-3. new and changed files are included in ``sql/install.sql``'s order; a
-   changed table or policies.sql is a ``-- TODO(new_revision)`` block with
-   the diff, for the ALTER statements only a person can write (a table's
-   rows cannot be re-created by its CREATE TABLE; tests/migrations/test_revisions.py
-   fails while one is left, and the tool exits 2);
-4. privileges.sql (re-runnable: it revokes, then grants exactly) runs last
-   whenever grants, tables, views or function signatures changed.
+The revision holds the smallest true delta of each object:
 
-Expression indexes (sql/indexes/) are built outside the transaction, in
+1. a removed object is dropped (dependents first: triggers and policies,
+   indexes in concurrently.sql, views, functions; a removed table is a
+   TODO block);
+2. a function whose arguments (names, defaults, OUT) or result changed has
+   its old definition dropped (CREATE OR REPLACE cannot change those), as
+   does a changed policy;
+3. a new or changed definition is frozen and included, in sql/'s order: the
+   object's statements and its COMMENT ON statements in a file named by the
+   object, not by its sql/ path (``functions/<name>.sql``,
+   ``triggers/<table>__<name>.sql``, ``views/``, ``indexes/``, ``tables/``,
+   ``policies/<table>__<name>.sql``, ``other/``), or, when sql/ went back to
+   an earlier definition, that earlier frozen file included instead. A new
+   table's file holds its new indexes too. A changed table is a
+   ``-- TODO(new_revision)`` block with the diff, for the ALTER statements
+   only a person can write (a table's rows cannot be re-created by its
+   CREATE TABLE; tests/migrations/test_revisions.py fails while one is left,
+   and the tool exits 2); its new definition is frozen but not included;
+4. then what the definitions leave to do, found by replaying steps 1 to 3 on
+   the frozen state and comparing with sql/: ``ALTER FUNCTION
+   ledger.f(args) <attributes>`` for each function whose attributes alone
+   differ (one line per function), ``COMMENT ON`` for each comment, and the
+   REVOKE and GRANT statements of exactly the privileges that differ (a new
+   function's default EXECUTE for PUBLIC included). sql/privileges.sql stays
+   the one re-runnable list of grants; a revision holds only the delta.
+
+downgrade.sql mirrors it: new objects dropped (reverse order), the earlier
+definitions included from the frozen files that hold them (a file that
+defines other objects too is not included: the object's statements are
+written out instead), the tables' TODO blocks, then the ALTER FUNCTION,
+COMMENT ON, REVOKE and GRANT statements that take the result back to the
+frozen state (a definition included from an earlier revision gets back the
+attributes later ALTERs gave it). The tool replays both scripts before it
+writes them and, unless a TODO block is left, refuses to write one that
+would not build the definitions of its end state.
+
+Expression indexes are built outside the transaction, in
 ``concurrently.sql`` (``DROP INDEX CONCURRENTLY IF EXISTS`` +
 ``CREATE INDEX CONCURRENTLY``; ``downgrade_concurrently.sql`` restores the
-earlier one), and a changed function that an expression index calls gets a
-``REINDEX INDEX CONCURRENTLY`` there. downgrade.sql mirrors upgrade.sql: new
-objects dropped first (reverse order), then the earlier files of changed
-and removed objects restored (install order), then the tables' own changes
-(a trigger that names a new column must be restored before the column is
-dropped), privileges last.
+earlier one), and a function whose body changed and that an index
+expression calls gets a ``REINDEX INDEX CONCURRENTLY`` there.
+
+Revisions written before objects were compared (0001 to 0035) are read as
+they are: their frozen files named by sql/ path, ``comments/<path>`` files
+of COMMENT ON changes and ``privileges.sql`` run again whole are statements
+like any others to the replay (their ``-- dropped:`` lines are comments; the
+DROP statements beside them count). An object no statement can drop (a DO
+block removed from sql/) is a ``-- forgotten: <object>`` line, which the
+replay reads.
 
 Known limit: a view whose columns are removed or reordered cannot be
 replaced by CREATE OR REPLACE VIEW; the upgrade then fails in the tests
