@@ -493,6 +493,11 @@ class State:
 
     def _on_CreateStmt(self, st: Statement, node: Any, inline: bool) -> None:
         name = _relation(node.relation)
+        if f"table {name}" in self.objects:  # a new definition: what its dropped columns had goes with them
+            columns = {e.colname for e in node.tableElts or () if hasattr(e, "colname")}
+            self.comments = {t: c for t, c in self.comments.items()
+                             if not (t.startswith(f"COLUMN {name}.") and t.rsplit(".", 1)[1] not in columns)}
+            self.grants = {g for g in self.grants if not (g[0] == f"TABLE {name}" and g[3] and g[3] not in columns)}
         self.define(Obj(f"table {name}", "table", node.relation.relname, (_deparse(node),), [st.text], st.source),
                     st, inline)
 
@@ -521,7 +526,7 @@ class State:
         if inline:
             return  # a revision's own data step
         tag = re.match(r"DO\s+\$(\w*)\$", st.text, re.IGNORECASE)
-        code = collapse_whitespace(_value(node.args[0].arg))
+        code = collapse_whitespace(next(_value(a.arg) for a in node.args if a.defname == "as"))
         name = tag[1] if tag and tag[1] else hashlib.sha256(code.encode()).hexdigest()[:12]
         self.define(Obj(f"do {name}", "do", f"do_{name}", code, [st.text], st.source), st, inline)
 
@@ -799,8 +804,8 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
             table = obj.key.split(" ON ", 1)[1]
             texts.insert(0, f"DROP TRIGGER IF EXISTS {obj.key.split(' ')[1]} ON {table};")
         if with_children:
-            for child in order:
-                if target.objects[child].parent == obj.key and child in added:
+            for child in order:  # its indexes: built in the transaction, the table being empty
+                if target.objects[child].parent == obj.key and child in added and target.objects[child].kind == "index":
                     texts.extend(target.objects[child].texts)
                     keys.add(child)
         rel = file_name(obj)
@@ -933,8 +938,10 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
         for statement in parse("\n".join(concurrent), None, f"{what}: CONCURRENTLY"):
             state.apply(statement, inline=True)
         out = []
-        for key, obj in goal.objects.items():
-            now = state.objects.get(key)
+        for key in (goal if what == "upgrade.sql" else state).objects:  # in sql/'s order both ways
+            obj, now = goal.objects.get(key), state.objects.get(key)
+            if obj is None:
+                continue
             if obj.kind == "function" and now is not None and now.attrs != obj.attrs:
                 actions = attribute_actions(now.attrs or {}, obj.attrs or {})
                 out.append(f"ALTER FUNCTION {obj.signature} {' '.join(actions)};")

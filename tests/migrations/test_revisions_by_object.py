@@ -241,3 +241,56 @@ def test_search_path_in_many_functions_is_one_alter_line_each(
     assert_same_schema(_installed(ledger_database_factory, project / "sql"), dsn, "search_path as ALTER lines")
     _migrate(dsn, project, base, down=True)
     assert_same_schema(_installed(ledger_database_factory, before), dsn, "search_path ALTER lines undone")
+
+
+def test_a_new_table_with_its_index_trigger_policy_comments_and_grants_comes_and_goes(
+    project: Path, ledger_database_factory: Callable[..., str]
+) -> None:
+    sql = project / "sql"
+    (sql / "notes").mkdir()
+    (sql / "notes" / "note.sql").write_text(
+        "-- ledger.note: a note per scope.\n"
+        "CREATE TABLE ledger.note (\n    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,\n"
+        "    scope text NOT NULL,\n    body text\n);\n"
+        "CREATE INDEX note_scope_idx ON ledger.note (scope);\n"
+        "COMMENT ON TABLE ledger.note IS 'Notes.';\n"
+        "COMMENT ON COLUMN ledger.note.body IS 'The note.';\n"
+        "COMMENT ON INDEX ledger.note_scope_idx IS 'By scope.';\n")
+    (sql / "notes" / "scope_access.sql").write_text(
+        "DROP TRIGGER IF EXISTS _050_scope_access ON ledger.note;\n"
+        "CREATE TRIGGER _050_scope_access\n    BEFORE INSERT OR UPDATE OF scope ON ledger.note\n"
+        "    FOR EACH ROW EXECUTE FUNCTION ledger.tg_scoped__check_access();\n"
+        "COMMENT ON TRIGGER _050_scope_access ON ledger.note IS 'LD401 outside ledger.scopes.';\n")
+    _edit(sql / "install.sql", "\\ir tables/recheck_request.sql\n",
+          "\\ir tables/recheck_request.sql\n\\ir notes/note.sql\n")
+    _edit(sql / "install.sql", "\\ir policies.sql\n", "\\ir notes/scope_access.sql\n\\ir policies.sql\n")
+    (sql / "policies.sql").write_text((sql / "policies.sql").read_text()
+                                      + "CREATE POLICY scope_isolation ON ledger.note\n"
+                                        "    USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]));\n")
+    (sql / "privileges.sql").write_text((sql / "privileges.sql").read_text()
+                                        + "GRANT SELECT, INSERT (scope, body) ON ledger.note TO ledger_writer;\n")
+    proc = _tool(project, "notes")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (rev_dir,) = _written(project)
+    assert _files(rev_dir) == ["downgrade.sql", "policies/note__scope_isolation.sql", "tables/note.sql",
+                               "triggers/note___050_scope_access.sql", "upgrade.sql"]
+    assert _body(rev_dir, "upgrade.sql") == [
+        "\\ir tables/note.sql",
+        "\\ir triggers/note___050_scope_access.sql",
+        "\\ir policies/note__scope_isolation.sql",
+        "GRANT INSERT (body, scope) ON TABLE ledger.note TO ledger_writer;",
+        "GRANT SELECT ON TABLE ledger.note TO ledger_writer;",
+    ]
+    assert _body(rev_dir, "downgrade.sql") == [
+        "DROP POLICY scope_isolation ON ledger.note;",
+        "DROP TRIGGER _050_scope_access ON ledger.note;",
+        "DROP TABLE ledger.note;",
+    ]
+    assert "CREATE INDEX note_scope_idx" in (rev_dir / "tables" / "note.sql").read_text()  # an empty table's index
+    assert _tool(project, "--check").returncode == 0
+
+    dsn = ledger_database_factory()  # the repository's head, cloned
+    _migrate(dsn, project, "head")
+    assert_same_schema(_installed(ledger_database_factory, sql), dsn, "a new table")
+    _migrate(dsn, project, "-1", down=True)
+    assert_same_schema(ledger_database_factory(), dsn, "a new table, then undone")
