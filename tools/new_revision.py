@@ -403,10 +403,10 @@ class State:
     defines: dict[str, list[str]] = field(default_factory=dict)
 
     def copy(self) -> State:
+        """A state to replay a revision's scripts on (it records no history)."""
         import copy
 
-        return State({k: copy.copy(v) for k, v in self.objects.items()}, dict(self.comments), set(self.grants),
-                     self.history, self.defines)
+        return State({k: copy.copy(v) for k, v in self.objects.items()}, dict(self.comments), set(self.grants))
 
     # -- objects
 
@@ -847,8 +847,8 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
     # 1. removed objects, dependents first
     for key in sorted(removed, key=lambda k: (_DROP_RANK.get(frozen.objects[k].kind, 9), -frozen_order.index(k))):
         obj = frozen.objects[key]
-        if obj.parent in removed and obj.kind != "policy" and frozen.objects[obj.parent].kind == "table":
-            restores.append(key)  # goes with its table
+        if obj.parent in removed:
+            restores.append(key)  # dropped with its table
             continue
         statement = drop_statement(obj)
         if obj.kind == "index":
@@ -925,11 +925,15 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
                     result.downgrade_concurrently.append(statement)
 
     # 4. what the definitions left to do: attributes, comments, grants
-    def finish(start: State, steps: list[str], concurrent: list[str], goal: State, what: str) -> list[str]:
+    def finish(start: State, steps: list[str], concurrent: list[str], goal: State, what: str,
+               dropped: tuple[str, ...] = ()) -> list[str]:
         """Replay ``steps`` and ``concurrent`` on ``start`` and return the ALTER
         FUNCTION, COMMENT ON, REVOKE and GRANT statements that take the result
-        to ``goal`` (a comment on an index ``concurrent`` builds goes there)."""
+        to ``goal`` (a comment on an index ``concurrent`` builds goes there).
+        ``dropped``: tables a TODO block drops."""
         state = start.copy()
+        for key in dropped:
+            state.drop(key)
         directory = versions / "_next"
         texts = {directory / rel: text for rel, text in result.files.items()}
         texts[directory / what] = "\n".join(s for s in steps if not s.startswith(TODO)) + "\n"
@@ -964,7 +968,8 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
             result.comments, result.grants = len(comments), len(grants)
         return out + grants
 
-    result.upgrade.extend(finish(frozen, result.upgrade, result.concurrently, target, "upgrade.sql"))
+    removed_tables = tuple(k for k in removed if frozen.objects[k].kind == "table")
+    result.upgrade.extend(finish(frozen, result.upgrade, result.concurrently, target, "upgrade.sql", removed_tables))
 
     # downgrade: new objects dropped in reverse sql/ order, then the earlier
     # definitions (triggers that name a new column in UPDATE OF go back before
@@ -1105,7 +1110,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {shown} and its directory: {len(result.files)} frozen file(s), {len(result.reverts)} revert(s), "
           f"{result.alters} ALTER FUNCTION, {result.comments} COMMENT ON, {result.grants} GRANT/REVOKE")
     if result.todos:
-        print(f"{result.todos} {TODO} block(s) to write by hand (tables, policies): see upgrade.sql / downgrade.sql")
+        print(f"{result.todos} {TODO} block(s) to write by hand (tables): see upgrade.sql / downgrade.sql")
         return 2
     return 0
 

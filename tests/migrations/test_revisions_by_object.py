@@ -294,3 +294,40 @@ def test_a_new_table_with_its_index_trigger_policy_comments_and_grants_comes_and
     assert_same_schema(_installed(ledger_database_factory, sql), dsn, "a new table")
     _migrate(dsn, project, "-1", down=True)
     assert_same_schema(ledger_database_factory(), dsn, "a new table, then undone")
+
+
+def test_a_changed_policy_and_do_block_and_a_removed_table(project: Path) -> None:
+    """A changed policy is dropped and created again; the roles' DO block is
+    run again (the earlier one on the way back); a removed table is a TODO
+    block, and nothing the revision writes names the table after it."""
+    sql = project / "sql"
+    _edit(sql / "policies.sql", "CREATE POLICY scope_isolation ON ledger.scope\n"
+                                "    USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]))",
+          "CREATE POLICY scope_isolation ON ledger.scope\n"
+          "    USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]) AND scope <> '')")
+    _edit(sql / "roles.sql", "'findings-ledger: read active findings", "'findings-ledger: reads active findings")
+    proc = _tool(project, "policy and roles")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (rev_dir,) = _written(project)
+    assert _files(rev_dir) == ["downgrade.sql", "other/do_roles.sql", "policies/scope__scope_isolation.sql",
+                               "upgrade.sql"]
+    assert _body(rev_dir, "upgrade.sql") == ["DROP POLICY scope_isolation ON ledger.scope;",
+                                             "\\ir other/do_roles.sql", "\\ir policies/scope__scope_isolation.sql"]
+    downgrade = _body(rev_dir, "downgrade.sql")
+    assert downgrade[:3] == ["DROP POLICY scope_isolation ON ledger.scope;", "\\ir ../0001_baseline/roles.sql",
+                             "CREATE POLICY scope_isolation ON ledger.scope"]  # policies.sql holds ten: written out
+    assert _tool(project, "--check").returncode == 0
+
+    _edit(sql / "install.sql", "\\ir tables/retired_session.sql\n", "")
+    (sql / "tables" / "retired_session.sql").unlink()
+    privileges = sql / "privileges.sql"
+    privileges.write_text("\n".join(line for line in privileges.read_text().replace(
+        ", ledger.retired_session", "").replace("ledger.retired_session, ", "").splitlines()
+        if "ON ledger.retired_session TO" not in line) + "\n")
+    proc = _tool(project, "no retired sessions")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    _, rev_dir = _written(project)
+    upgrade = (rev_dir / "upgrade.sql").read_text()
+    assert "-- TODO(new_revision): table ledger.retired_session: removed; write what drops it" in upgrade
+    assert [line for line in upgrade.splitlines() if "retired_session" in line and not line.startswith("--")] == []
+    assert "\\ir ../0001_baseline/tables/retired_session.sql" in (rev_dir / "downgrade.sql").read_text()
