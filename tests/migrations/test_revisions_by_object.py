@@ -9,6 +9,7 @@ function's definition, as the drift check compares them)."""
 
 from __future__ import annotations
 
+import io
 import re
 import shutil
 from collections.abc import Callable
@@ -16,12 +17,14 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from alembic import command
 from support.migrations import (
     ROOT,
     VERSION_TABLE,
     assert_same_schema,
     copy_project,
     downgrade,
+    ini_config,
     migrate_project,
     new_revision_tool,
     psql_file,
@@ -234,6 +237,12 @@ def test_search_path_in_many_functions_is_one_alter_line_each(
     assert {line.split("(")[0].split(".")[1] for line in up[2:]} == set(changed)
     assert all(line.endswith(") SET search_path = pg_catalog;") for line in down) and len(down) == len(changed)
     assert _tool(project, "--check").returncode == 0
+    # offline too: alembic's --sql script carries the same lines
+    buffer = io.StringIO()
+    cfg = ini_config(buffer)
+    cfg.set_main_option("script_location", str(project / "migrations"))
+    command.upgrade(cfg, f"{base}:head", sql=True)
+    assert [line for line in buffer.getvalue().splitlines() if line.startswith("ALTER FUNCTION")] == up[2:]
 
     dsn = ledger_database_factory()  # the repository's head, cloned
     downgrade(dsn, base)  # the repository's revisions, back to 0033
