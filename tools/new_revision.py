@@ -73,8 +73,9 @@ would not build the definitions of its end state.
 Expression indexes are built outside the transaction, in
 ``concurrently.sql`` (``DROP INDEX CONCURRENTLY IF EXISTS`` +
 ``CREATE INDEX CONCURRENTLY``; ``downgrade_concurrently.sql`` restores the
-earlier one), and a function whose body changed and that an index
-expression calls gets a ``REINDEX INDEX CONCURRENTLY`` there.
+earlier one), and a function whose body or SET settings changed and that
+an index expression calls gets a ``REINDEX INDEX CONCURRENTLY`` there (its
+results, so the index's keys, may differ).
 
 Revisions written before objects were compared (0001 to 0035) are read as
 they are: their frozen files named by sql/ path, ``comments/<path>`` files
@@ -914,7 +915,10 @@ def plan(sql_dir: Path, versions: Path) -> Plan:
         elif obj.kind not in ("do", "schema", "statement"):
             new_drops.append(drop_statement(obj) or "")
 
-    # expression indexes over a function whose body changed: their keys may change
+    # expression indexes over a function whose body or settings changed: their keys may change
+    reindex |= {target.objects[k].signature.split("(")[0] for k in order
+                if k in frozen.objects and target.objects[k].kind == "function"
+                and (target.objects[k].attrs or {}).get("set") != (frozen.objects[k].attrs or {}).get("set")}
     for key in order:
         obj = target.objects[key]
         if obj.kind == "index" and key not in added and key not in changed:
