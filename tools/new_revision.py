@@ -25,7 +25,13 @@ file it sits in:
   file that name it, such as seed rows);
 * a comment by its target (``COLUMN ledger.t.c``), a grant by object, role,
   privilege and column;
-* a DO block (roles.sql) by its dollar-quote tag, the schema by name.
+* a DO block (roles.sql) by its dollar-quote tag, the schema by name, any
+  other statement of an object file by its text.
+
+A statement written in a revision's own script rather than in a frozen file
+counts where it changes such an object (DROP, ALTER FUNCTION, COMMENT ON,
+GRANT, REVOKE, CREATE INDEX, CREATE POLICY); a data step, a DO block or an
+ALTER TABLE there does not (a table's state is its frozen file).
 
 So a file moved into a folder or renamed, or an object moved between files,
 is no change. Nor is a header edit or a change of whitespace: the comment
@@ -77,8 +83,8 @@ earlier one), and a function whose body or SET settings changed and that
 an index expression calls gets a ``REINDEX INDEX CONCURRENTLY`` there (its
 results, so the index's keys, may differ).
 
-Revisions written before objects were compared (0001 to 0035) are read as
-they are: their frozen files named by sql/ path, ``comments/<path>`` files
+Revisions 0001 to 0035 are read as they are: their frozen files named by
+sql/ path, ``comments/<path>`` files
 of COMMENT ON changes and ``privileges.sql`` run again whole are statements
 like any others to the replay (their ``-- dropped:`` lines are comments; the
 DROP statements beside them count). An object no statement can drop (a DO
