@@ -29,8 +29,8 @@ file it sits in:
   other statement of an object file by its text.
 
 A statement written in a revision's own script rather than in a frozen file
-counts where it changes such an object (DROP, ALTER FUNCTION, COMMENT ON,
-GRANT, REVOKE, CREATE INDEX, CREATE POLICY); a data step, a DO block or an
+counts where it changes such an object (a CREATE, DROP, ALTER FUNCTION,
+COMMENT ON, GRANT or REVOKE); a data step, a DO block or an
 ALTER TABLE there does not (a table's state is its frozen file).
 
 So a file moved into a folder or renamed, or an object moved between files,
