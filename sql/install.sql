@@ -1,8 +1,8 @@
 -- The current schema of findings-ledger, in dependency order: psql -f sql/install.sql
 -- on an empty database builds exactly what alembic upgrade head builds
 -- (tests/migrations/test_schema_drift.py compares the catalogs). Every object has one
--- file below; tools/new_revision.py diffs these files against the last
--- frozen revision.
+-- file below; tools/new_revision.py compares the objects they define with
+-- what the revisions build, object by object (whatever file each is in).
 \ir schema.sql
 \ir roles.sql
 \ir tables/scope.sql

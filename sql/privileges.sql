@@ -5,8 +5,8 @@
 -- Re-runnable, and exact when re-run: everything the four roles and PUBLIC
 -- hold in the schema is revoked first (revoking a table's privileges revokes
 -- its column privileges too), then granted as listed, all in the caller's
--- transaction. A revision that changes a grant, or drops and re-creates a
--- function, runs this file again.
+-- transaction. A revision holds only the GRANT and REVOKE statements of the
+-- privileges that changed (tools/new_revision.py compares grant by grant).
 REVOKE ALL ON ALL TABLES IN SCHEMA ledger FROM PUBLIC, ledger_writer, ledger_reader, ledger_agent, ledger_admin;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA ledger FROM PUBLIC, ledger_writer, ledger_reader, ledger_agent, ledger_admin;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA ledger FROM PUBLIC, ledger_writer, ledger_reader, ledger_agent, ledger_admin;

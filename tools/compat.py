@@ -83,6 +83,8 @@ SUBSET_EXCLUDES = {
     "tests/tooling/test_pytest_plugin.py": "35 s: the pytest plugin in a subprocess; its fixtures are every module's",
     "tests/migrations/test_revisions.py": "the revision tool (tools/new_revision.py); the revisions themselves run in "
     "test_alembic, test_offline_sql and test_revision_locks",
+    "tests/migrations/test_revisions_by_object.py": "the revision tool's deltas by object (tools/new_revision.py); "
+    "the revisions themselves run in test_alembic, test_offline_sql and test_revision_locks",
     "tests/api/test_connections.py": "pgbouncer in front of the API: the protocol, not the server's SQL",
     "tests/tooling/test_doc_examples.py": "35 s: the documentation's examples, the calls the other modules make; "
     "their psql output is the default server's",

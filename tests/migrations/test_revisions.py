@@ -87,7 +87,7 @@ def test_release_refuses_a_changed_pinned_file(tmp_path: Path) -> None:
 
 def test_sql_matches_the_frozen_state() -> None:
     result = new_revision.plan(ROOT / "sql", VERSIONS)
-    assert result.empty, f"sql/ changed since the last revision: {sorted(result.files)} (make revision M=...)"
+    assert result.empty, f"sql/ changed since the last revision: {result.changes} (make revision M=...)"
 
 
 def test_no_two_frozen_files_are_the_same_text() -> None:
@@ -120,15 +120,25 @@ def test_an_include_outside_the_versions_directory_is_refused(tmp_path: Path) ->
         expand_includes(rev / "upgrade.sql", root=tmp_path / "versions")
 
 
-def test_function_signatures_leave_out_defaults_and_out_arguments() -> None:
+def test_a_functions_identity_is_its_name_and_input_argument_types() -> None:
+    """As PostgreSQL identifies a function: argument names, defaults, type
+    modifiers and OUT arguments are not part of it, and types are named one
+    way whichever way they are written."""
     text = ("-- CREATE FUNCTION ledger.commented_out(x int)\n"
-            "CREATE OR REPLACE FUNCTION ledger.f(p_a text, p_b integer DEFAULT 3, OUT o_x text,\n"
-            "    p_c text[] = '{}', VARIADIC p_d numeric(10, 2)[], p_e text[] DEFAULT ARRAY['x,y', 'z'])\n"
-            "RETURNS SETOF ledger.finding\nLANGUAGE sql AS $$ SELECT 1 $$;")
-    expected = "ledger.f(p_a text, p_b integer, p_c text[], p_d numeric(10, 2)[], p_e text[])"
-    headers = new_revision.function_headers(text)
-    assert [h.signature for h in headers] == [expected]
-    assert headers[0].returns == "SETOF ledger.finding"
+            "CREATE OR REPLACE FUNCTION ledger.f(p_a text, p_b int4 DEFAULT 3, OUT o_x text,\n"
+            "    p_c text[] = '{}', VARIADIC p_d numeric(10, 2)[], p_e TEXT[] DEFAULT ARRAY['x,y', 'z'],\n"
+            "    INOUT p_f timestamp with time zone, p_g double precision)\n"
+            "RETURNS SETOF ledger.finding\nLANGUAGE sql AS $$ SELECT 1 $$;\n"
+            "COMMENT ON FUNCTION ledger.f(text, integer, text[], numeric[], text[], timestamptz, float8) IS 'f';")
+    state = new_revision.State()
+    for statement in new_revision.parse(text, "functions/f.sql"):
+        state.apply(statement)
+    expected = "ledger.f(text, integer, text[], numeric[], text[], timestamptz, double precision)"
+    assert list(state.objects) == [f"function {expected}"]
+    assert state.comments[f"FUNCTION {expected}"][0] == f"function {expected}"
+    assert state.objects[f"function {expected}"].attrs == {
+        "volatility": "volatile", "security": False, "parallel": "unsafe", "strict": False, "leakproof": False,
+        "cost": 100.0, "rows": 1000.0, "set": ()}
 
 
 def test_revision_ids_fit_alembics_version_column() -> None:
@@ -247,7 +257,7 @@ def test_a_changed_table_asks_for_hand_written_alter_statements(project: Path) -
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "TODO(new_revision)" in proc.stdout
     upgrade = (project / "migrations" / "versions" / _next("scope_note") / "upgrade.sql").read_text()
-    assert "-- TODO(new_revision): tables/scope.sql: changed; write the ALTER statements" in upgrade
+    assert "-- TODO(new_revision): table ledger.scope: changed; write the ALTER statements" in upgrade
     assert "--   +    note text," in upgrade
 
 
@@ -325,7 +335,9 @@ def test_a_granted_functions_new_argument_keeps_exact_grants(
                                                          "ledger.requeue_task(bigint, text),"))
     assert _tool(project, "requeue note").returncode == 0
     upgrade = (project / "migrations" / "versions" / _next("requeue_note") / "upgrade.sql").read_text()
-    assert upgrade.splitlines()[-1] == "\\ir privileges.sql"
+    # the new signature's grants exactly: PUBLIC's default EXECUTE revoked, the agent's granted
+    assert upgrade.splitlines()[-2:] == ["REVOKE EXECUTE ON FUNCTION ledger.requeue_task(bigint, text) FROM PUBLIC;",
+                                         "GRANT EXECUTE ON FUNCTION ledger.requeue_task(bigint, text) TO ledger_agent;"]
     dsn = ledger_database_factory()  # the repository's head, cloned
     _migrate(dsn, project, "head")  # the copy's new revisions
     with psycopg.connect(dsn) as conn:

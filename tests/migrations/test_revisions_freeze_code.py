@@ -97,14 +97,16 @@ def test_a_comment_on_change_is_a_revision_of_that_statement_alone(
 ) -> None:
     _edit(project, RANK, COMMENT, COMMENT + "Changed. ")
     check = _tool(project, "--check")
-    assert check.returncode == 1 and f"COMMENT ON changed since the last revision: sql/{RANK}" in check.stdout
+    assert check.returncode == 1
+    assert check.stdout.splitlines()[0] == ("since the last revision: "
+                                            "COMMENT ON changed: FUNCTION ledger._severity_rank(text)")
     proc = _tool(project, "rank comment")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (rev_dir,) = _written(project)
-    assert _files(rev_dir) == [f"comments/{RANK}", "downgrade.sql", "upgrade.sql"]
-    held = (rev_dir / "comments" / RANK).read_text()
-    assert held.startswith(COMMENT + "Changed. ") and held.count(";") == 1 and "CREATE" not in held
-    assert (rev_dir / "upgrade.sql").read_text().splitlines()[-1] == f"\\ir comments/{RANK}"
+    assert _files(rev_dir) == ["downgrade.sql", "upgrade.sql"]
+    upgrade = (rev_dir / "upgrade.sql").read_text()
+    held = upgrade.split("\n", 2)[2]  # after the title line and the blank line
+    assert held.startswith(COMMENT + "Changed. ") and held.count(";") == 1 and "CREATE" not in upgrade
     downgrade = (rev_dir / "downgrade.sql").read_text()
     assert COMMENT + "Sort rank" in downgrade and "\\ir" not in downgrade
     assert _tool(project, "--check").returncode == 0
@@ -114,8 +116,8 @@ def test_a_comment_on_change_is_a_revision_of_that_statement_alone(
     assert _tool(project, "rank other six").returncode == 0
     first, second = _written(project)
     assert first == rev_dir and _files(second) == ["downgrade.sql", RANK, "upgrade.sql"]
-    assert (f"\\ir ../0001_baseline/{RANK}\n\\ir ../{rev_dir.name}/comments/{RANK}\n"
-            in (second / "downgrade.sql").read_text())
+    # the earlier definition, then the comment the later revision gave it
+    assert f"\\ir ../0001_baseline/{RANK}\n{COMMENT}Changed. " in (second / "downgrade.sql").read_text()
     assert _tool(project, "--check").returncode == 0
 
     dsn = ledger_database_factory()  # the repository's head, cloned
@@ -137,7 +139,9 @@ def test_a_removed_comment_is_set_to_null_and_comes_back(
     path.write_text(text[:text.index("COMMENT ON")])
     assert _tool(project, "rank no comment").returncode == 0
     (rev_dir,) = _written(project)
-    assert (rev_dir / "comments" / RANK).read_text() == "COMMENT ON FUNCTION ledger._severity_rank(text) IS NULL;\n"
+    assert _files(rev_dir) == ["downgrade.sql", "upgrade.sql"]
+    assert (rev_dir / "upgrade.sql").read_text().splitlines()[2:] == [
+        "COMMENT ON FUNCTION ledger._severity_rank(text) IS NULL;"]
     assert _tool(project, "--check").returncode == 0
     path.write_text(text)
     assert _tool(project, "--check").returncode == 1

@@ -15,10 +15,13 @@ The form the schema is compared in:
 
 Normalisation: pg_dump's own comments, ``SET`` lines, ``\\restrict`` lines and
 version banners are dropped; owners are left out (``--no-owner``) and the
-dumping role's name in privileges becomes ``<owner>``; each object becomes one
-block headed ``-- <TYPE> <name>``, followed by its ``COMMENT ON``; blocks are
-sorted by type, then name, so the order does not depend on OIDs or on the
-order the objects were created in. The output is for reading and comparing,
+dumping role's name in privileges becomes ``<owner>``, and the lines of an
+object's privileges are sorted (an ACL lists its entries in the order the
+grants were made, which means nothing: a revision that grants one more role
+appends it, ``sql/privileges.sql`` grants in its own order); each object
+becomes one block headed ``-- <TYPE> <name>``, followed by its ``COMMENT ON``;
+blocks are sorted by type, then name, so the order does not depend on OIDs or
+on the order the objects were created in. The output is for reading and comparing,
 not for running.
 
 """
@@ -152,8 +155,10 @@ def normalise(dump: str, owner: str | None = None) -> str:
     for i, m in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(dump)
         body = _clean(dump[m.end() : end])
-        if m["type"] == "ACL" and owner:
-            body = re.sub(rf'(?<![\w"]){re.escape(owner)}(?![\w"])', "<owner>", body)
+        if m["type"] == "ACL":
+            if owner:
+                body = re.sub(rf'(?<![\w"]){re.escape(owner)}(?![\w"])', "<owner>", body)
+            body = "\n".join(sorted(body.splitlines()))
         entry = _Entry(type=m["type"], schema=m["schema"], name=m["name"], body=body)
         if entry.type == "COMMENT" and entries and entries[-1].type != "ACL":
             # pg_dump writes COMMENT ON right after its object: keep them together.
