@@ -275,7 +275,11 @@ def record_merge(
     branch. With ``repo`` (the git repository holding ``commit_sha``), the
     file-state requests the merge opened for checked findings (and any
     still pending for it) are answered from git in the same transaction
-    (:func:`findings_ledger.filestates.answer_pending`).
+    (:func:`findings_ledger.filestates.answer_pending`; an answer the
+    ledger refuses is rolled back alone and logged, the merge is kept and
+    its requests stay pending), and ``decisions`` include what the answers
+    decided (a finding whose check held: ``superseded``, rule ``check``),
+    as a redelivery returns them.
     """
     params = {
         "scope": scope,
@@ -297,7 +301,14 @@ def record_merge(
                 cur.execute(queries.RECORD_MERGE, params)
                 row = cur.fetchone()
             assert row is not None
-            answer_pending(conn, scope, Path(repo), merge_ids=[row[0]])
+            if answer_pending(conn, scope, Path(repo), merge_ids=[row[0]]).answered:
+                # what the answers decided is in the audit: read the merge's rows
+                # again (a redelivery of the same merge returns all of them)
+                with translate(), conn.cursor() as cur:
+                    cur.execute(queries.RECORD_MERGE, params)
+                    again = cur.fetchone()
+                assert again is not None
+                row = (row[0], row[1], again[2])
     else:
         with translate(), conn.cursor() as cur:
             cur.execute(queries.RECORD_MERGE, params)
