@@ -170,7 +170,8 @@ def test_a_resolved_recheck_retires_with_rule_recheck_and_the_evidence(ledger_co
     done = fl.answer_recheck(ledger_conn, by_finding[f1].id, True, "extraction.py now exists",
                              verifier="drift-reviewer")
     assert done.resolved is True and done.answered_at is not None
-    kept = fl.answer_recheck(ledger_conn, by_finding[f2].id, False, "f1.py still registers triage")
+    kept = fl.answer_recheck(ledger_conn, by_finding[f2].id, False, "f1.py still registers triage",
+                             verifier="drift-reviewer")
     assert kept.resolved is False
     assert active(ledger_conn) == [f2]
     assert ledger_conn.execute("SELECT supersede_rule FROM ledger.finding WHERE id = %s", (f1,)).fetchone() == (
@@ -180,9 +181,10 @@ def test_a_resolved_recheck_retires_with_rule_recheck_and_the_evidence(ledger_co
     assert rows == [(f1, "superseded", "recheck", "extraction.py now exists", "drift-reviewer"),
                     (f2, "recheck_kept", "recheck", "f1.py still registers triage", "drift-reviewer")]
     # the same answer again is a no-op; another answer is refused
-    assert fl.answer_recheck(ledger_conn, by_finding[f1].id, True, "extraction.py now exists").resolved is True
+    assert fl.answer_recheck(ledger_conn, by_finding[f1].id, True, "extraction.py now exists",
+                             verifier="drift-reviewer").resolved is True
     with pytest.raises(LeaseInvalid, match="was answered before"):
-        fl.answer_recheck(ledger_conn, by_finding[f1].id, False, "changed my mind")
+        fl.answer_recheck(ledger_conn, by_finding[f1].id, False, "changed my mind", verifier="drift-reviewer")
     assert fl.claim_rechecks(ledger_conn, "s", "drift-reviewer", 10) == []
 
 
@@ -191,7 +193,7 @@ def test_answers_need_the_lease(ledger_conn: psycopg.Connection) -> None:
     req = ledger_conn.execute("SELECT id FROM ledger.recheck_request WHERE finding_id = %s", (f1,)).fetchone()[0]
     before = ledger_conn.execute("SELECT count(*) FROM ledger.supersession").fetchone()
     with pytest.raises(LeaseInvalid, match="is not claimed"):
-        fl.answer_recheck(ledger_conn, req, True, "x")
+        fl.answer_recheck(ledger_conn, req, True, "x", verifier="v1")
     fl.claim_rechecks(ledger_conn, "s", "v1", 1)
     with pytest.raises(LeaseInvalid, match="is leased to 'v1', not to 'v2'"):
         fl.answer_recheck(ledger_conn, req, True, "x", verifier="v2")
@@ -200,9 +202,9 @@ def test_answers_need_the_lease(ledger_conn: psycopg.Connection) -> None:
     with pytest.raises(LeaseInvalid, match="the lease of 'v1' expired"):
         fl.answer_recheck(ledger_conn, req, True, "x", verifier="v1")
     with pytest.raises(NotFound, match="unknown recheck request"):
-        fl.answer_recheck(ledger_conn, req + 99, True, "x")
+        fl.answer_recheck(ledger_conn, req + 99, True, "x", verifier="v1")
     with pytest.raises(ValueRequired, match="evidence is required"):
-        fl.answer_recheck(ledger_conn, req, True, " ")
+        fl.answer_recheck(ledger_conn, req, True, " ", verifier="v1")
     assert ledger_conn.execute("SELECT count(*) FROM ledger.supersession").fetchone() == before
     assert active(ledger_conn) == [f1]
     # an expired lease can be claimed again, by another verifier
@@ -264,3 +266,4 @@ def test_cli_policy_touch(ledger_dsn: str) -> None:
     out = runner.invoke(main, ["policy", "--dsn", ledger_dsn, "s", "--touch", "retire", "--kind", "drift"])
     assert out.exit_code == 0, out.output
     assert "touch           drift: retire" in out.output
+
