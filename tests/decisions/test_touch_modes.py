@@ -267,3 +267,33 @@ def test_cli_policy_touch(ledger_dsn: str) -> None:
     assert out.exit_code == 0, out.output
     assert "touch           drift: retire" in out.output
 
+
+def test_any_touch_of_the_file_counts_for_an_unchecked_finding(ledger_conn: psycopg.Connection) -> None:
+    """Under flag and recheck, a merge whose hunks fall away from an unchecked
+    finding's anchored lines still counts as a touch of it (flagged, or a
+    recheck request), and the anchor still moves with the lines above it.
+    Touch mode retire and checked findings keep the line rules."""
+    fl.set_match_policy(ledger_conn, "s", touch="flag", touch_kind="drift", create=True)
+    fl.set_match_policy(ledger_conn, "s", touch="recheck", touch_kind="todo")
+    fl.set_match_policy(ledger_conn, "s", touch="retire", touch_kind="bug", path_supersede_kinds=["*"])
+    flagged = drift(ledger_conn, "F1", "a.py:42")
+    rechecked = drift(ledger_conn, "F2", "a.py:50", kind="todo")
+    retired = drift(ledger_conn, "F3", "a.py:60", kind="bug")
+    checked = fl.add_finding(ledger_conn, "s", "a.py:70 is stale", finding_key="F4", kind="drift",
+                             paths=["a.py:70", "b.py"], observed_at=OLD, resolved_when={"path_absent": "b.py"}).id
+    # 3 lines added above all of them, none of their lines changed
+    r = fl.record_merge(ledger_conn, "s", "a" * 40, paths=["a.py"], hunks={"a.py": [[1, 0, 2, 3]]})
+    got = {d.finding_id: (d.action, d.rule, d.detail.get("touch_mode")) for d in r.decisions}
+    assert got == {flagged: ("flagged", "path", "flag"), rechecked: ("recheck_requested", "path", "recheck"),
+                   retired: ("anchor_moved", "path", None), checked: ("mention", "path", None)}
+    assert "any touch of the file of a finding without a check counts" in next(
+        d.reason for d in r.decisions if d.finding_id == flagged)
+    anchors = dict(ledger_conn.execute("SELECT id, anchors FROM ledger.finding WHERE scope = 's'").fetchall())
+    assert anchors[flagged] == {"a.py": [45, 45]} and anchors[rechecked] == {"a.py": [53, 53]}
+    assert anchors[retired] == {"a.py": [63, 63]}
+    assert ledger_conn.execute("SELECT finding_id FROM ledger.recheck_request").fetchall() == [(rechecked,)]
+    # a change far below every line: flagged and rechecked again, the retire-mode one kept
+    r = fl.record_merge(ledger_conn, "s", "b" * 40, paths=["a.py"], hunks={"a.py": [[500, 1, 500, 1]]})
+    got = {d.finding_id: d.action for d in r.decisions}
+    assert got == {flagged: "flagged", rechecked: "recheck_requested", retired: "anchor_kept", checked: "mention"}
+    assert active(ledger_conn) == sorted([flagged, rechecked, retired, checked])
