@@ -159,6 +159,32 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "as its argument",
     ),
     (
+        "0036_rechecks_settle_and_file_st",
+        re.compile(r"^ALTER TABLE ledger\.file_state_request DROP CONSTRAINT file_state_request_outcome_check;"),
+        "ban-drop-constraint",
+        "the outcome check is added again right after with one more allowed value (overruled), a superset of "
+        "the old one: no row the old constraint accepted is refused",
+    ),
+    (
+        "0036_rechecks_settle_and_file_st",
+        re.compile(r"^ALTER TABLE ledger\.(file_state_request|recheck_request) VALIDATE CONSTRAINT "
+                   r"(file_state_request_outcome_check|recheck_request_outcome_check);"),
+        "constraint-missing-not-valid",
+        "each check is validated in the transaction whose ALTER already holds ACCESS EXCLUSIVE on the table "
+        "(recheck_request.outcome is new and NULL; file_state_request's new check is a superset of the old), "
+        "so the validation is one scan that cannot fail, and leaving it NOT VALID would make the database "
+        "differ from sql/",
+    ),
+    (
+        "0036_rechecks_settle_and_file_st",
+        re.compile(r"^DROP FUNCTION ledger\.(claim_rechecks|answer_recheck)\("),
+        "ban-drop-function",
+        "created again right after: claim_rechecks with more result columns (the finding's text, the merge's "
+        "sha and subject; a result type cannot change with CREATE OR REPLACE), answer_recheck with p_verifier "
+        "required (its default removed on purpose: an answer must name the lease holder, so a call without it "
+        "fails instead of being credited to another verifier)",
+    ),
+    (
         "0033_drop_the_unused_scoped_evid",
         re.compile(r"^DROP FUNCTION ledger\._scoped_evidence_keys\("),
         "ban-drop-function",
@@ -169,6 +195,13 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
 
 # Line-level ignores in the downgrade scripts, as above.
 DOWNGRADE_LINE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
+    (
+        "0036_rechecks_settle_and_file_st",
+        re.compile(r"^ALTER TABLE ledger\.file_state_request VALIDATE CONSTRAINT file_state_request_outcome_check;"),
+        "constraint-missing-not-valid",
+        "validated in the transaction whose DROP CONSTRAINT already holds ACCESS EXCLUSIVE on the table, after "
+        "the overruled outcomes became moot: one scan that cannot fail",
+    ),
     (
         "0007_merge_trigger_phase_2",
         re.compile(r"^CREATE INDEX CONCURRENTLY finding_active_paths_idx ON ledger\.finding"),

@@ -199,11 +199,12 @@ def _parse(text: str) -> tuple[tuple[str, Any], ...]:
         raw = parse_sql(text)
     except ParseError as exc:
         raise RevisionError(f"cannot parse: {exc}") from None
-    data = text.encode()
     out = []
     for stmt in raw:
+        # pglast gives the locations in characters of ``text`` (libpg_query's
+        # byte offsets converted), so a header with non-ASCII text is sliced right
         start = stmt.stmt_location or 0
-        body = data[start:start + (stmt.stmt_len or len(data) - start)].decode()
+        body = text[start:start + (stmt.stmt_len or len(text) - start)]
         out.append((without_header(body).strip() + ";", stmt.stmt))
     return tuple(out)
 

@@ -132,7 +132,12 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     no second effect, so rerunning resumes. Each batch of merges is one
     transaction, with the answers to the file-state requests its merges
     opened for checked findings (read from REPO at each commit; a rerun
-    answers any left pending).
+    answers any left pending). An answer the ledger refuses (a state
+    another writer answered otherwise, a pattern over the statement
+    timeout) is one warning line; its requests stay pending and the
+    batch's merges are kept. "findings superseded" counts the retirements
+    of the merges recorded, by every rule, the checks their answers held
+    included.
 
     A connection lost mid-run (a failover: give --dsn a host list with
     target_session_attrs=read-write, docs/scaling.md) is made again for up
@@ -146,6 +151,7 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     lacking: list[gitlog.GitMerge] = []
     changed: list[str] = []
     reported: set[str] = set()
+    refused: list[str] = []
     conn = connect(dsn)
     try:
         progress = progress_bar()
@@ -169,7 +175,8 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
             todo: Any = history
             while True:
                 try:
-                    gitlog.replay(conn, scope, todo, on_merge=on_merge, repo=repo, batch_size=batch_size)
+                    gitlog.replay(conn, scope, todo, on_merge=on_merge, repo=repo, batch_size=batch_size,
+                                  on_refused=lambda r: refused.append(r.warning()))
                     break
                 except psycopg.OperationalError as exc:
                     if not reconnect.connection_lost(conn, exc) or reconnect_timeout <= 0:
@@ -189,7 +196,7 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     warning = unreadable_warning(lacking)
     if warning:
         click.echo(warning, err=True)
-    for line in changed:
+    for line in [*changed, *refused]:
         click.echo(line, err=True)
     click.echo(
         f"{scope}: {recorded} merges recorded, {already} already recorded, {superseded} findings superseded"
