@@ -116,6 +116,20 @@ def test_a_body_edit_in_a_moved_file_freezes_that_definition_by_name(project: Pa
     assert _tool(project, "--check").returncode == 0
 
 
+def test_a_header_with_text_beyond_ascii_freezes_the_statement_from_its_first_token(project: Path) -> None:
+    # pglast gives statement locations in characters; a header holding
+    # multi-byte characters must not shift where the frozen statement starts
+    path = project / "sql" / "functions" / "_severity_rank.sql"
+    path.write_text("-- ranks: critical … info (U+2026, é, 日本)\n" + path.read_text())
+    assert _tool(project, "--check").returncode == 0
+    _edit(path, "ELSE 5 END", "ELSE 6 END")
+    assert _tool(project, "rank six").returncode == 0
+    (rev_dir,) = _written(project)
+    frozen = (rev_dir / "functions" / "_severity_rank.sql").read_text()
+    assert frozen.startswith("CREATE OR REPLACE FUNCTION ledger._severity_rank") and "ELSE 6 END" in frozen
+    assert _tool(project, "--check").returncode == 0
+
+
 def test_an_attribute_change_then_a_body_change_are_undone_in_order(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
