@@ -25,6 +25,7 @@
 \ir views/pending_file_state.sql
 \ir functions/_check_text.sql
 \ir functions/_unicode_class.sql
+\ir functions/_commit_subject.sql
 \ir functions/_check_scope.sql
 \ir functions/_check_timestamp.sql
 \ir functions/_check_time_bounds.sql

@@ -45,6 +45,7 @@ READS = [
     "ledger.read_injections(text,bigint)",
     "ledger.measure_convergence(text)",
     "ledger.read_prompt_findings(text,text[],interval,integer,text,integer)",
+    "ledger._commit_subject(text)",  # read_prompt_findings' and read_audit's
     "ledger.normalize_path(text,text)",
     "ledger._unquote_path(text,text)",  # normalize_path's
     "ledger.normalize_paths(text[],text,integer)",
