@@ -34,9 +34,12 @@ CREATE OR REPLACE FUNCTION ledger.read_prompt_text(
     p_max_age interval DEFAULT NULL, p_current_group text DEFAULT NULL, p_max_groups integer DEFAULT NULL)
 RETURNS TABLE (prompt text, included_count integer, included_chars integer,
                omitted_count integer, omitted_chars integer)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
+SET jit = off
 AS $$
+BEGIN
+    RETURN QUERY
     SELECT coalesce((SELECT string_agg(
                          concat_ws(E'\n',
                              format('[%s] %s (finding %s)', e.f ->> 'severity', e.f ->> 'title', e.f ->> 'id'),
@@ -51,7 +54,8 @@ AS $$
                        FROM jsonb_array_elements(r.findings) WITH ORDINALITY AS e(f, ord)), ''),
            r.included_count, r.included_chars, r.omitted_count, r.omitted_chars
       FROM ledger.read_prompt_findings(p_scope, p_kinds, p_max_age, p_max_chars, p_current_group, p_max_groups,
-                                       p_max_touches) AS r
+                                       p_max_touches) AS r;
+END
 $$;
 
 COMMENT ON FUNCTION ledger.read_prompt_text(text, integer, text[], integer, interval, text, integer) IS
