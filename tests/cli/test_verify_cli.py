@@ -89,3 +89,13 @@ def test_verify_mistakes_are_one_error_line(ledger_conn: psycopg.Connection, led
     assert code == 1 and "[LD302]" in output and f"finding {fid} is dismissed" in output, output
     code, output = run("verify", str(fid), "maybe", "--evidence", "e", "--verifier", "a", "--dsn", ledger_dsn)
     assert code == 2 and "'maybe' is not one of 'resolved', 'still_true'" in output, output
+
+
+def test_verify_as_a_role_without_the_grant_is_one_error_line(ledger_conn: psycopg.Connection,
+                                                              ledger_dsn: str) -> None:
+    fid = flagged(ledger_conn)
+    as_reader = ledger_dsn + " options='-c role=ledger_reader'"
+    code, output = run("verify", str(fid), "resolved", "--evidence", "e", "--verifier", "a", "--dsn", as_reader)
+    assert code == 1 and len(output.splitlines()) == 1, output
+    assert "permission denied for function verify_finding" in output and "[42501]" in output
+    assert [f.finding_key for f in fl.active_findings(ledger_conn, "spec")] == ["F1", "F2"]
