@@ -48,6 +48,7 @@ from psycopg.types.json import Jsonb
 from findings_ledger import api, gitlog
 from findings_ledger.testing import cluster
 
+import capacity  # bench/capacity.py, beside this script
 import real_work  # bench/real_work.py, beside this script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1041,7 +1042,7 @@ def write(rep: Report, quick: bool, server: str, out: Path = OUT) -> None:
     print(f"wrote {out / 'results.md'}, {out / 'results.json'}" + (f" and {out / PLOT}" if svg else ""))
 
 
-SECTIONS = ["merges", "import", "replay", "claims", "migrations", "prompt", "real"]
+SECTIONS = ["merges", "import", "replay", "claims", "migrations", "prompt", "real", "capacity"]
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -1090,6 +1091,9 @@ def main(argv: list[str] | None = None) -> int:
     if "real" in only:
         print("== real work (corpus histories, per-merge split, replay-git, concurrency)", flush=True)
         real_work.bench_real_section(server, migrated_database, DB_PREFIX, args.quick, rep)
+    if "capacity" in only:
+        print("== capacity of one node: merges and prompt reads per second at 1, 10 and 100 scopes", flush=True)
+        capacity.bench_capacity(server, migrated_database, DB_PREFIX, args.quick, rep)
     drop_template(server)
     rep.other("benchmark", "wall-clock time of this run", seconds=round(time.perf_counter() - started, 1))
     write(rep, args.quick, server, args.out)

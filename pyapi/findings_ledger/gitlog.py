@@ -55,6 +55,7 @@ from typing import IO, Any
 
 import psycopg
 
+from . import queries
 from .api import record_merges
 from .filestates import answer_pending
 from .models import MergeResult
@@ -676,6 +677,13 @@ def replay_note(m: GitMerge) -> str | None:
     """What :func:`sanitised` changed in ``m`` to record it, else None."""
     head, sep, note = m.message.rpartition("\n\n" + NOTE_TRAILER)
     return note if sep and "\n" not in note else None
+
+
+def recorded_shas(conn: psycopg.Connection[Any], scope: str) -> set[str]:
+    """The commit shas ``scope`` holds (one read of ``ledger.merge`` by its
+    ``(scope, commit_sha)`` key): what a replay resumed after a lost
+    connection skips."""
+    return {row[0] for row in conn.execute(queries.RECORDED_SHAS, {"scope": scope})}
 
 
 def replay(

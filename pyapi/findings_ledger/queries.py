@@ -49,6 +49,9 @@ RECORD_FILE_STATES = (
     "p_states => %(states)s)"
 )
 
+#: the commits a scope holds (replay-git resuming after a reconnect)
+RECORDED_SHAS = "SELECT commit_sha FROM ledger.merge WHERE scope = %(scope)s"
+
 PENDING_FILE_STATES = (
     "SELECT merge_id, commit_sha, scope, finding_id, paths, requested_at, request_id "
     "FROM ledger.pending_file_state WHERE %(scope)s::text IS NULL OR scope = %(scope)s::text "

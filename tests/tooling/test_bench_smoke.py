@@ -26,7 +26,10 @@ def test_quick_benchmark_writes_every_case(ledger_server: dict[str, Any], tmp_pa
     data = json.loads((tmp_path / "results.json").read_text())
     cases = {r["case"] for r in data["rows"]}
     assert {"merge insert", "app-side path rule", "scaling", "claim", "claim throughput", "replay",
-            "migration", "import findings", "bulk recording"} <= cases
+            "migration", "import findings", "bulk recording", "capacity"} <= cases
+    capacity = [r for r in data["rows"] if r["case"] == "capacity"]
+    assert [r["params"].split(" scopes")[0] for r in capacity] == ["1", "10", "100"]
+    assert all(r["merges_per_s"] > 0 and r["prompt_reads_per_s"] > 0 for r in capacity)
     latency = [r for r in data["rows"] if r.get("series") == "latency"]
     expected = len(bench.QUICK.findings) * len(bench.QUICK.path_counts) + len(bench.QUICK.big_paths)
     assert len(latency) == expected

@@ -47,6 +47,8 @@ EXAMPLES: dict[str, list[str]] = {
     "docs/examples/claims.py": ["python", "docs/examples/claims.py"],
     "docs/examples/security.sql": ["psql", "-X", "-a", "-f", "docs/examples/security.sql"],
     "docs/examples/cli.sh": ["bash", "docs/examples/cli.sh"],
+    "docs/examples/scaling_readiness.sql": ["psql", "-X", "-v", "ON_ERROR_STOP=1", "-f",
+                                            "docs/examples/scaling_readiness.sql"],
     "findings-ledger demo": ["findings-ledger", "demo"],
 }
 # Examples that run on the database an earlier one wrote (the README's order).

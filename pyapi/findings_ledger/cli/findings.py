@@ -10,7 +10,7 @@ import click
 import psycopg
 from rich.table import Table
 
-from .. import api, gitlog, lifecycle, sarif
+from .. import api, gitlog, lifecycle, reconnect, sarif
 from ..errors import migration_hint
 from .helpers import (
     UserError,
@@ -20,6 +20,7 @@ from .helpers import (
     dsn_option,
     offer_create,
     progress_bar,
+    reconnect_after_loss,
     renames_option,
     resolve_dsn,
     unreadable_warning,
@@ -116,8 +117,13 @@ def hygiene_mode(dsn: str | None, scope: str, mode: str, create: bool) -> None:
 )
 @click.option("--since", default=None, help="only commits after this date (git log --since: 2026-01-01, 2.weeks)")
 @renames_option
+@click.option("--batch-size", type=click.IntRange(1, 10000), default=gitlog.BATCH_SIZE, show_default=True,
+              help="merges per transaction")
+@click.option("--reconnect-timeout", type=click.FloatRange(0), default=60.0, show_default=True,
+              help="seconds to keep reconnecting when the connection is lost mid-run (0: give up at once)")
 @user_errors
-def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: str | None, no_renames: bool) -> None:
+def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: str | None, no_renames: bool,
+               batch_size: int, reconnect_timeout: float) -> None:
     """Record REPO's first-parent history into SCOPE, oldest first.
 
     Each commit on the first-parent line becomes a merge with the paths it
@@ -133,18 +139,28 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     transaction, with the answers to the file-state requests its merges
     opened for checked findings (read from REPO at each commit; a rerun
     answers any left pending).
+
+    A connection lost mid-run (a failover: give --dsn a host list with
+    target_session_attrs=read-write, docs/scaling.md) is made again for up
+    to --reconnect-timeout seconds, and the replay resumes after the commits
+    the database holds (a batch whose commit got no answer counts as already
+    recorded when it did commit). No server at the start is an error at
+    once, with nothing written.
     """
     history = gitlog.read_merges(repo, rev_range, since, renames=not no_renames)
     recorded = already = superseded = 0
     lacking: list[gitlog.GitMerge] = []
     changed: list[str] = []
-    with connect(dsn) as conn:
+    reported: set[str] = set()
+    conn = connect(dsn)
+    try:
         progress = progress_bar()
         with progress:
             task = progress.add_task(f"recording {len(history)} commits into {scope}", total=len(history))
 
             def on_merge(merge: gitlog.GitMerge, result: Any) -> None:
                 nonlocal recorded, already, superseded
+                reported.add(merge.sha)
                 if result.recorded:
                     recorded += 1
                     superseded += len(result.superseded)
@@ -156,7 +172,26 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
                     changed.append(f"warning: commit {merge.sha[:12]} recorded changed: {note}")
                 progress.advance(task)
 
-            gitlog.replay(conn, scope, history, on_merge=on_merge, repo=repo)
+            todo: Any = history
+            while True:
+                try:
+                    gitlog.replay(conn, scope, todo, on_merge=on_merge, repo=repo, batch_size=batch_size)
+                    break
+                except psycopg.OperationalError as exc:
+                    if not reconnect.connection_lost(conn, exc) or reconnect_timeout <= 0:
+                        raise
+                    conn.close()
+                    conn = reconnect_after_loss(dsn, reconnect_timeout, exc)
+                    done = gitlog.recorded_shas(conn, scope)
+                    for sha in history.shas:
+                        if sha in done and sha not in reported:
+                            reported.add(sha)
+                            already += 1
+                            progress.advance(task)
+                    todo = gitlog.GitHistory(history.repo, [s for s in history.shas if s not in done],
+                                             history.renames)
+    finally:
+        conn.close()
     warning = unreadable_warning(lacking)
     if warning:
         click.echo(warning, err=True)

@@ -19,6 +19,7 @@ import functools
 import os
 import re
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -28,7 +29,7 @@ from psycopg.conninfo import conninfo_to_dict
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from .. import api, gitlog
+from .. import api, gitlog, reconnect
 from ..errors import LedgerError, MigrationLocked, NotFound
 from ..testing import cluster
 
@@ -136,6 +137,29 @@ def connect(dsn: str | None) -> psycopg.Connection[Any]:
         if behind == "no ledger schema":
             raise UserError(f"{database} has no ledger schema: run `findings-ledger migrate`{again} first")
         raise UserError(f"the ledger schema of {database} is {behind}: run `findings-ledger migrate`{again}")
+    return conn
+
+
+def reconnect_after_loss(dsn: str | None, timeout: float, lost: BaseException) -> psycopg.Connection[Any]:
+    """A new connection for a long verb whose connection ``lost`` broke
+    mid-run (:func:`connect`'s checks included): the same DSN tried again
+    for up to ``timeout`` seconds (:func:`findings_ledger.reconnect.connect_retrying`;
+    a host list with ``target_session_attrs=read-write`` finds the promoted
+    standby). Says so on stderr, one warning line when the loss is seen and
+    one when connected again, with the seconds it took. Raises
+    :class:`UserError` (one ``error:`` line) when nothing accepted a
+    connection in time: rerunning the same command resumes."""
+    started = time.monotonic()
+    click.echo(f"warning: lost the connection to PostgreSQL ({one_line(lost)}); reconnecting for up to "
+               f"{timeout:g} s", err=True)
+    try:
+        conn = reconnect.connect_retrying(resolve_dsn(dsn), timeout=timeout)
+    except psycopg.OperationalError as exc:
+        raise UserError(f"lost the connection to PostgreSQL and could not reconnect within {timeout:g} s: "
+                        f"{one_line(exc)}; rerun the same command to resume") from None
+    conn.close()
+    conn = connect(dsn)
+    click.echo(f"warning: reconnected after {time.monotonic() - started:.1f} s; resuming", err=True)
     return conn
 
 

@@ -43,6 +43,16 @@ way the project starts a server. Rules:
 * :func:`catalog_lock` keeps ``DROP DATABASE`` and a downgrade below the
   baseline (which runs ``DROP ROLE``) apart among the processes of a test
   run on one server, on this or any server.
+* A primary with a streaming standby (the failover test, docs/scaling.md):
+  :func:`ensure_cluster` takes server ``settings`` on top of the defaults
+  (``synchronous_commit=on`` for a primary whose commits wait for its
+  standby), :func:`create_standby` makes a standby of a running cluster with
+  ``pg_basebackup -R`` (as the server's OS user) and starts it,
+  :func:`require_synchronous_standby` sets ``synchronous_standby_names`` on
+  the primary and waits until the standby is synchronous,
+  :func:`kill_postmaster` kills a cluster's postmaster with SIGKILL (a crash:
+  no shutdown, no checkpoint) and :func:`promote` promotes a standby
+  (``pg_ctl promote -w``).
 """
 
 from __future__ import annotations
@@ -456,22 +466,36 @@ def is_running(cluster: Cluster) -> bool:
     return _run([str(bindir() / "pg_ctl"), "status", "-D", str(cluster.datadir)], check=False).returncode == 0
 
 
-def ensure_cluster(cluster: Cluster | None = None) -> Cluster:
+#: the server settings of every throwaway cluster (speed over durability: a test's data is throwaway);
+#: ``ensure_cluster(settings=...)`` overrides or adds to them
+DEFAULT_SETTINGS: dict[str, str] = {
+    "fsync": "off",
+    "synchronous_commit": "off",
+    "full_page_writes": "off",
+    "max_connections": "100",
+    "shared_buffers": "256MB",
+}
+
+
+def ensure_cluster(cluster: Cluster | None = None, *, settings: Mapping[str, str] | None = None) -> Cluster:
     """Create (``initdb``) and start the cluster unless it already runs.
 
     Returns the cluster; connect with :meth:`Cluster.dsn`. Concurrent calls
     (two ``make demo`` on a fresh port) are serialised by
-    :func:`start_lock`: the second finds the cluster running. Raises
-    :class:`ClusterError` with the server's own message on failure.
+    :func:`start_lock`: the second finds the cluster running. ``settings``
+    (server parameters, name to value) are passed on the server's command
+    line over :data:`DEFAULT_SETTINGS` when this call starts it; a running
+    cluster keeps its own. Raises :class:`ClusterError` with the server's
+    own message on failure.
     """
     cluster = cluster or default_cluster()
     _check_base(cluster)  # another user's directory is named as such before anything reads it
     bins = bindir()
     with start_lock(cluster):
-        return _start(cluster, bins)
+        return _start(cluster, bins, settings)
 
 
-def _start(cluster: Cluster, bins: Path) -> Cluster:
+def _start(cluster: Cluster, bins: Path, settings: Mapping[str, str] | None = None) -> Cluster:
     if mismatch := pg_binaries.datadir_mismatch(bins, cluster.datadir):
         raise ClusterError(mismatch)
     if is_running(cluster):
@@ -494,12 +518,9 @@ def _start(cluster: Cluster, bins: Path) -> Cluster:
                 "--no-sync",
             ]
         )
-    opts = (
-        f"-c port={cluster.port} -c listen_addresses=127.0.0.1 "
-        f"-c unix_socket_directories={cluster.base} -c fsync=off "
-        "-c synchronous_commit=off -c full_page_writes=off -c max_connections=100 "
-        "-c shared_buffers=256MB"
-    )
+    params = {"port": str(cluster.port), "listen_addresses": "127.0.0.1",
+              "unix_socket_directories": str(cluster.base), **DEFAULT_SETTINGS, **(settings or {})}
+    opts = " ".join(f"-c {name}={shlex.quote(value)}" for name, value in params.items())
     if (Path(os.path.realpath(bins / "postgres")).parent.parent / "lib" / "pg_stat_statements.so").exists():
         opts += " -c shared_preload_libraries=pg_stat_statements"
     try:
@@ -571,6 +592,94 @@ def stop_cluster(cluster: Cluster | None = None, mode: str = "fast") -> bool:
         return False
     _run([str(bindir() / "pg_ctl"), "stop", "-w", "-m", mode, "-D", str(cluster.datadir)])
     return True
+
+
+def create_standby(primary: Cluster, standby: Cluster, *, name: str = "standby",
+                   settings: Mapping[str, str] | None = None) -> Cluster:
+    """Make ``standby`` a streaming standby of the running cluster ``primary``
+    and start it; returns ``standby``.
+
+    ``pg_basebackup -R -X stream --checkpoint=fast`` copies the primary's
+    data directory over its Unix socket (as the server's OS user, like every
+    server command here) and writes ``standby.signal`` and a
+    ``primary_conninfo`` with ``application_name=name``: the name
+    ``synchronous_standby_names`` lists (:func:`require_synchronous_standby`).
+    The standby listens on its own port and socket directory, with
+    ``settings`` over :data:`DEFAULT_SETTINGS`. Raises :class:`ClusterError`
+    when ``standby`` already has a data directory (it is never overwritten)
+    or when the copy or the start fails (a copy that failed is removed).
+    """
+    bins = bindir()
+    _check_base(standby)
+    with start_lock(standby):
+        if (standby.datadir / "PG_VERSION").exists():
+            raise ClusterError(f"{standby.datadir} already holds a cluster: a standby is made into an empty directory")
+        _prepare_base(standby)
+        source = f"host={primary.base} port={primary.port} user=postgres application_name={name}"
+        try:
+            _run([str(_beside_server(bins, "pg_basebackup")), "-D", str(standby.datadir), "-R", "-X", "stream",
+                  "--checkpoint=fast", "--no-sync", "-d", source])
+        except ClusterError:
+            shutil.rmtree(standby.datadir, ignore_errors=True)
+            raise
+        return _start(standby, bins, settings)
+
+
+def _beside_server(bins: Path, name: str) -> Path:
+    """The program ``name`` of the selected server binaries: in ``bins``, else beside the real
+    ``postgres`` (``bins`` may hold only symbolic links to initdb, pg_ctl and postgres)."""
+    if (bins / name).exists():
+        return bins / name
+    return Path(os.path.realpath(bins / "postgres")).parent / name
+
+
+def require_synchronous_standby(primary: Cluster, name: str = "standby", timeout: float = 60.0) -> None:
+    """Make every commit on ``primary`` wait for the standby ``name``
+    (``ALTER SYSTEM SET synchronous_standby_names``, reloaded) and wait
+    until ``pg_stat_replication`` reports it ``sync`` and streaming.
+    Commits then return only once the standby has flushed their WAL (with
+    ``synchronous_commit = on``, which :func:`ensure_cluster`'s ``settings``
+    must give the primary: the default is off). Raises
+    :class:`ClusterError` naming the standby after ``timeout`` seconds."""
+    import psycopg
+
+    with psycopg.connect(primary.dsn(), autocommit=True) as conn:
+        conn.execute(psycopg.sql.SQL("ALTER SYSTEM SET synchronous_standby_names = {}").format(
+            psycopg.sql.Literal(name)))
+        conn.execute("SELECT pg_reload_conf()")
+        deadline = time.monotonic() + timeout
+        while True:
+            row = conn.execute("SELECT state, sync_state FROM pg_stat_replication WHERE application_name = %s",
+                               (name,)).fetchone()
+            if row == ("streaming", "sync"):
+                return
+            if time.monotonic() > deadline:
+                raise ClusterError(f"the standby {name!r} of port {primary.port} is not synchronous after "
+                                   f"{timeout:g} s (pg_stat_replication: {row})")
+            time.sleep(0.1)
+
+
+def kill_postmaster(cluster: Cluster) -> int:
+    """Kill the postmaster of ``cluster`` with SIGKILL, as a crash would (no
+    shutdown checkpoint; its backends notice and exit); returns its pid.
+    The pid is the first line of ``postmaster.pid``. Raises
+    :class:`ClusterError` when the cluster does not run."""
+    import signal
+
+    try:
+        pid = int((cluster.datadir / "postmaster.pid").read_text().split("\n", 1)[0])
+    except (OSError, ValueError):
+        raise ClusterError(f"no server runs on {cluster.datadir} (no readable postmaster.pid)") from None
+    os.kill(pid, signal.SIGKILL)
+    return pid
+
+
+def promote(cluster: Cluster, timeout: int = 60) -> None:
+    """Promote the standby ``cluster`` to a primary (``pg_ctl promote -w``:
+    returns once it accepts writes). Raises :class:`ClusterError` with
+    pg_ctl's message (not a standby, not running, not done in ``timeout``
+    seconds)."""
+    _run([str(bindir() / "pg_ctl"), "promote", "-w", "-t", str(timeout), "-D", str(cluster.datadir)])
 
 
 def ensure_database(server_dsn: str, name: str) -> None:
