@@ -96,7 +96,9 @@
 \ir functions/record_injection.sql
 \ir functions/read_injections.sql
 \ir functions/measure_convergence.sql
+\ir functions/_finding_touches.sql
 \ir functions/read_prompt_findings.sql
+\ir functions/read_prompt_text.sql
 \ir functions/read_history.sql
 \ir functions/_token_chars.sql
 \ir functions/_token_regex.sql
@@ -137,6 +139,7 @@
 \ir functions/claim_rechecks.sql
 \ir functions/answer_recheck.sql
 \ir functions/pending_file_states.sql
+\ir functions/verify_finding.sql
 \ir functions/_apply_revert.sql
 \ir functions/_other_merge_of_commit.sql
 \ir functions/reconcile.sql

@@ -109,7 +109,9 @@ GRANT EXECUTE ON FUNCTION
     ledger.read_history(bigint),
     ledger.read_injections(text, bigint),
     ledger.measure_convergence(text),
-    ledger.read_prompt_findings(text, text[], interval, integer, text, integer),
+    ledger.read_prompt_findings(text, text[], interval, integer, text, integer, integer),
+    ledger.read_prompt_text(text, integer, text[], integer, interval, text, integer),
+    ledger._finding_touches(bigint, integer),
     ledger.normalize_path(text, text),
     ledger.normalize_paths(text[], text, integer),
     ledger.workspace_scope(text),
@@ -117,7 +119,9 @@ GRANT EXECUTE ON FUNCTION
     ledger._snapshot_version()
     TO ledger_reader;
 
--- ledger_agent: task claims; reads its issues and tasks; retires provider sessions.
+-- ledger_agent: task claims; reads its issues and tasks; retires provider sessions;
+-- gives its verdict on a finding its prompt showed (verify_finding: the agent
+-- that read the prompt checks the finding at the moment of use; no other role).
 GRANT EXECUTE ON FUNCTION
     ledger.claim_task(text, text),
     ledger.start_task(bigint, text),
@@ -125,6 +129,7 @@ GRANT EXECUTE ON FUNCTION
     ledger.fail_task(bigint, text, text),
     ledger.cancel_task(bigint, text),
     ledger.requeue_task(bigint),
+    ledger.verify_finding(bigint, text, text, text),
     ledger.issue_snapshot(text, text, integer),
     ledger._snapshot_version()
     TO ledger_agent;
@@ -160,7 +165,9 @@ GRANT EXECUTE ON FUNCTION
     ledger.read_history(bigint),
     ledger.read_injections(text, bigint),
     ledger.measure_convergence(text),
-    ledger.read_prompt_findings(text, text[], interval, integer, text, integer),
+    ledger.read_prompt_findings(text, text[], interval, integer, text, integer, integer),
+    ledger.read_prompt_text(text, integer, text[], integer, interval, text, integer),
+    ledger._finding_touches(bigint, integer),
     ledger.normalize_path(text, text),
     ledger.normalize_paths(text[], text, integer),
     ledger.workspace_scope(text),

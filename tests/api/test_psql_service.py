@@ -84,6 +84,7 @@ def without_created_at(rows: list[Any]) -> list[dict[str, Any]]:
         d.pop("created_at")
         if isinstance(row, fl.ActiveFinding):
             assert d.pop("observed_at") is None and d.pop("task_group") is None
+            assert (d.pop("touched_count"), d.pop("touched_by"), d.pop("touch_lines")) == (0, (), ())
         out.append(d)
     return out
 
