@@ -91,6 +91,9 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],"
         "timestamp with time zone,text,text,jsonb,text)",
         "ledger._check_resolved_when(jsonb,text,integer)",  # _120_check's
+        "ledger._pattern_traps(text)",  # _120_check's
+        "ledger._check_pattern(text,text)",  # _120_check's
+        "ledger.validate_check(jsonb,text)",  # _120_check's, and a tool's before a write
         "ledger._check_paths(jsonb)",  # _120_check's
         "ledger.record_file_states(bigint,jsonb)",
         "ledger.claim_rechecks(text,text,integer,interval)",
