@@ -94,6 +94,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger._pattern_traps(text)",  # _120_check's
         "ledger._check_pattern(text,text)",  # _120_check's
         "ledger.validate_check(jsonb,text)",  # _120_check's, and a tool's before a write
+        "ledger.lint_check(jsonb,jsonb,text)",  # findings-ledger checks lint
         "ledger._check_paths(jsonb)",  # _120_check's
         "ledger.record_file_states(bigint,jsonb)",
         "ledger.claim_rechecks(text,text,integer,interval)",
