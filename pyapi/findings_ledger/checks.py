@@ -69,6 +69,16 @@ def read_review(path: str | os.PathLike[str]) -> Any:
     return document
 
 
+def _refused(field: str, exc: LedgerError) -> CheckProblem:
+    """The ledger's refusal of the check at ``field`` as a problem: the part
+    its message names (``invalid <field>.<part>: <why>``) and the rest."""
+    message, prefix = str(exc), f"invalid {field}"
+    if message.startswith(prefix):
+        part, _, why = message[len(prefix):].partition(": ")
+        return CheckProblem(field, part.lstrip("."), "error", f"{why} [{exc.sqlstate}]")
+    return CheckProblem(field, "", "error", f"{message} [{exc.sqlstate}]")
+
+
 def lint_review(conn: psycopg.Connection[Any], review: str | os.PathLike[str], repo: str | os.PathLike[str],
                 sha: str) -> tuple[str, int, list[CheckProblem]]:
     """Lint every check of drift review ``review`` on the tree of ``sha`` in
@@ -87,7 +97,7 @@ def lint_review(conn: psycopg.Connection[Any], review: str | os.PathLike[str], r
                 cur.execute(VALIDATE, params)
                 row = cur.fetchone()
         except LedgerError as exc:
-            problems.append(CheckProblem(field, "", "error", f"{exc} [{exc.sqlstate}]"))
+            problems.append(_refused(field, exc))
             continue
         assert row is not None
         states = filestates.read_file_states(repo, commit, row[1])
