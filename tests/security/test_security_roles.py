@@ -180,6 +180,8 @@ NO_GRANTS = [
     # only SECURITY DEFINER functions run these, as the owner
     "ledger._apply_merge(bigint,boolean)",
     "ledger._eval_check(jsonb,jsonb)",
+    "ledger._check_leaves(jsonb)",  # lint_check's
+    "ledger._lint_stubs(text)",  # lint_check's
     "ledger._merge_file_states(text[],text[],text[],text[])",
     "ledger._settle_checks(bigint)",
     "ledger._touch_mode(jsonb,text)",
@@ -319,6 +321,7 @@ DEFINERS = {
     "ledger.record_file_states(bigint,jsonb)": "settles file-state requests, supersedes, writes the audit (writer)",
     "ledger.claim_rechecks(text,text,integer,interval)": "leases recheck requests (writer has no UPDATE)",
     "ledger.answer_recheck(bigint,boolean,text,text)": "supersedes on a recheck, writes the audit (writer)",
+    "ledger.lint_check(jsonb,jsonb,text)": "evaluates a check with _eval_check, which no role may call (reads no table)",
     "ledger.dismiss_finding(bigint,text,text,text)": "updates a finding, writes the audit (admin)",
     "ledger.restore_finding(bigint,text,text)": "updates a finding, writes the audit (admin)",
     "ledger.claim_task(text,text)": "dispatches a task and writes issue_snapshot (agent)",
