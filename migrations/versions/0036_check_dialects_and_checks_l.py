@@ -1,4 +1,4 @@
-"""check patterns in another regex dialect
+"""check dialects and checks lint
 
 Frozen files:
 
@@ -6,12 +6,15 @@ Frozen files:
 * functions/_check_pattern.sql
 * functions/_check_resolved_when.sql
 * functions/validate_check.sql
+* functions/_check_leaves.sql
+* functions/_lint_stubs.sql
+* functions/lint_check.sql
 * functions/tg_finding__prepare_check.sql
 * privileges.sql
 
-Revision ID: 0036_check_patterns_in_another_r
+Revision ID: 0036_check_dialects_and_checks_l
 Revises: 0035_apply_merge_holds_the_decis
-Create Date: 2026-12-07 02:51:00.894476
+Create Date: 2026-12-07 03:05:01.952766
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen
@@ -22,7 +25,7 @@ restore). Written by tools/new_revision.py; never edited once released
 
 from findings_ledger.migration_ops import run_revision_file
 
-revision = '0036_check_patterns_in_another_r'
+revision = '0036_check_dialects_and_checks_l'
 down_revision = '0035_apply_merge_holds_the_decis'
 branch_labels = None
 depends_on = None

@@ -1,5 +1,8 @@
--- 0036_check_patterns_in_another_r undone: restores the frozen files it replaced
+-- 0036_check_dialects_and_checks_l undone: restores the frozen files it replaced
 
+DROP FUNCTION ledger.lint_check(p_check jsonb, p_states jsonb, p_field text);
+DROP FUNCTION ledger._lint_stubs(p_pattern text);
+DROP FUNCTION ledger._check_leaves(p_check jsonb);
 DROP FUNCTION ledger.validate_check(p_check jsonb, p_field text);
 DROP FUNCTION ledger._check_pattern(p_pattern text, p_field text);
 DROP FUNCTION ledger._pattern_traps(p_pattern text);

@@ -13,7 +13,7 @@ BEGIN
         IF r.exact THEN
             v_out := overlay(v_out PLACING r.are_form FROM r.pos FOR r.len);
         ELSE
-            v_refused := format('%s at character %s (write %s)', r.construct, r.pos, r.are_form) || v_refused;
+            v_refused := array_prepend(format('%s at character %s (write %s)', r.construct, r.pos, r.are_form), v_refused);
         END IF;
     END LOOP;
     IF cardinality(v_refused) > 0 THEN
