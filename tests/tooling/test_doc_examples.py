@@ -47,6 +47,7 @@ EXAMPLES: dict[str, list[str]] = {
     "docs/examples/claims.py": ["python", "docs/examples/claims.py"],
     "docs/examples/security.sql": ["psql", "-X", "-a", "-f", "docs/examples/security.sql"],
     "docs/examples/cli.sh": ["bash", "docs/examples/cli.sh"],
+    "docs/examples/mcp_session.py": ["python", "docs/examples/mcp_session.py"],
     "findings-ledger demo": ["findings-ledger", "demo"],
 }
 # Examples that run on the database an earlier one wrote (the README's order).
