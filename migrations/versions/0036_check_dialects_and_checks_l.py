@@ -14,7 +14,7 @@ Frozen files:
 
 Revision ID: 0036_check_dialects_and_checks_l
 Revises: 0035_apply_merge_holds_the_decis
-Create Date: 2026-12-07 03:05:01.952766
+Create Date: 2026-12-07 03:07:14.968293
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

@@ -5,7 +5,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_out     text := p_pattern;
-    v_refused text[] := '{}';
+    v_refused text[] := ARRAY[]::text[];
     r         record;
 BEGIN
     FOR r IN SELECT t.pos, t.len, t.construct, t.are_form, t.exact
