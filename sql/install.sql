@@ -25,6 +25,7 @@
 \ir views/pending_file_state.sql
 \ir functions/_check_text.sql
 \ir functions/_unicode_class.sql
+\ir functions/_commit_subject.sql
 \ir functions/_check_scope.sql
 \ir functions/_check_timestamp.sql
 \ir functions/_check_time_bounds.sql
@@ -98,7 +99,9 @@
 \ir functions/record_injection.sql
 \ir functions/read_injections.sql
 \ir functions/measure_convergence.sql
+\ir functions/_finding_touches.sql
 \ir functions/read_prompt_findings.sql
+\ir functions/read_prompt_text.sql
 \ir functions/read_history.sql
 \ir functions/_token_chars.sql
 \ir functions/_token_regex.sql
@@ -138,6 +141,7 @@
 \ir functions/record_file_states.sql
 \ir functions/claim_rechecks.sql
 \ir functions/answer_recheck.sql
+\ir functions/verify_finding.sql
 \ir functions/_apply_revert.sql
 \ir functions/_other_merge_of_commit.sql
 \ir functions/reconcile.sql

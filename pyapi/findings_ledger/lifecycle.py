@@ -35,6 +35,7 @@ from . import queries
 from .errors import string_list, translate
 from .models import (
     ActiveFinding,
+    AuditEntry,
     Convergence,
     FindingEvent,
     FindingLifecycle,
@@ -42,8 +43,10 @@ from .models import (
     Injection,
     InjectionResult,
     PromptSelection,
+    PromptText,
     ReportResult,
     ReviewResult,
+    Touch,
 )
 
 #: The channel every supersede, reopen, dismiss and restore is notified on.
@@ -229,6 +232,7 @@ def read_prompt_findings(
     max_chars: int | None = None,
     current_group: str | None = None,
     max_groups: int | None = None,
+    max_touches: int = 3,
 ) -> PromptSelection:
     """The active findings of ``scope`` for a prompt (``ledger.read_prompt_findings``):
     only ``kinds`` when given, only those reported within ``max_age`` when
@@ -237,10 +241,15 @@ def read_prompt_findings(
     supersession: a finding of unknown group stays), most severe then most
     recent first, cut to ``max_chars`` characters of ``prompt_text()`` (a
     prefix cut: a less severe finding never displaces a more severe one).
+    A flagged finding (merges touched it since its last ``still_true``
+    verdict) carries ``touched_count``, its latest ``max_touches`` touches
+    (``touched_by``) and their ``touch_lines`` (``possibly resolved by <sha>
+    (<subject>): verify with ledger.verify_finding(<id>, ...)``), counted in
+    its ``prompt_text()`` and the budget.
     Raises ``NotFound`` (LD005, unknown scope), ``ValueRequired`` (LD002,
-    ``max_groups`` without ``current_group``), ``ValueInvalid`` (LD003,
-    negative budget, age or group count, a group without a trailing
-    number)."""
+    ``max_groups`` without ``current_group``, ``max_touches`` None),
+    ``ValueInvalid`` (LD003, negative budget, age or group count, a group
+    without a trailing number, ``max_touches`` outside 0-1000)."""
     params = {
         "scope": scope,
         "kinds": string_list(kinds, "kinds", optional=True),
@@ -248,6 +257,7 @@ def read_prompt_findings(
         "max_chars": max_chars,
         "current_group": current_group,
         "max_groups": max_groups,
+        "max_touches": max_touches,
     }
     with translate(), conn.cursor() as cur:
         cur.execute(queries.READ_PROMPT_FINDINGS, params)
@@ -269,6 +279,10 @@ def read_prompt_findings(
                 created_at=datetime.fromisoformat(f["created_at"]),
                 observed_at=datetime.fromisoformat(f["observed_at"]),
                 task_group=f["task_group"],
+                touched_count=f.get("touched_count", 0),
+                touched_by=tuple(Touch(merge_id=t["merge_id"], sha=t["sha"], subject=t["subject"])
+                                 for t in f.get("touched_by", ())),
+                touch_lines=tuple(f.get("touch_lines", ())),
             )
             for f in findings
         ],
@@ -276,6 +290,71 @@ def read_prompt_findings(
         omitted_count=omitted_count,
         omitted_chars=omitted_chars,
     )
+
+
+def read_prompt_text(
+    conn: psycopg.Connection[Any],
+    scope: str,
+    max_chars: int | None = None,
+    kinds: Sequence[str] | None = None,
+    max_touches: int = 3,
+    *,
+    max_age: timedelta | None = None,
+    current_group: str | None = None,
+    max_groups: int | None = None,
+) -> PromptText:
+    """The findings block of a prompt as the database prints it
+    (``ledger.read_prompt_text``): the selection of
+    :func:`read_prompt_findings` with the same arguments (``kinds``,
+    ``max_chars``, ``max_touches``, ``max_age``, ``current_group``,
+    ``max_groups``), one block per finding (``[severity] title (finding
+    id)``, ``paths: ...``, the description, the touch lines of a flagged
+    finding), blocks separated by an empty line. Raises what
+    :func:`read_prompt_findings` raises: ``NotFound`` (LD005, unknown
+    scope), ``ValueRequired`` (LD002, ``max_touches`` None, ``max_groups``
+    without ``current_group``), ``ValueInvalid`` (LD003, negative budget,
+    age or group count, ``max_touches`` outside 0-1000, a group without a
+    trailing number)."""
+    params = {
+        "scope": scope,
+        "max_chars": max_chars,
+        "kinds": string_list(kinds, "kinds", optional=True),
+        "max_touches": max_touches,
+        "max_age": max_age,
+        "current_group": current_group,
+        "max_groups": max_groups,
+    }
+    with translate(), conn.cursor(row_factory=class_row(PromptText)) as cur:
+        cur.execute(queries.READ_PROMPT_TEXT, params)
+        row = cur.fetchone()
+    assert row is not None
+    return row
+
+
+def verify_finding(
+    conn: psycopg.Connection[Any], finding_id: int, verdict: str, evidence: str, verifier: str
+) -> AuditEntry:
+    """An agent's verdict on a finding its prompt showed (``ledger.verify_finding``),
+    checked against the code at the moment of use. ``verdict``:
+    ``resolved`` supersedes the finding (rule ``verified``) by the latest
+    touch it was shown (audit ``superseded``; ``would_supersede`` under
+    hygiene mode dry or off), ``still_true`` keeps it and clears its flag
+    (audit ``verified_still_true``: later prompts list only touches after
+    it). A finding superseded while the call waited for its lock gives
+    ``already_superseded``. Returns the audit row written, with the judged
+    merge's ``commit_sha`` and ``subject`` (None without a touch). Needs the
+    role ledger_agent (others: ``psycopg.errors.InsufficientPrivilege``).
+    Raises ``ValueRequired`` (LD002: an argument None or blank),
+    ``ValueInvalid`` (LD003: another verdict, a control character in
+    ``verifier``), ``ValueTooLong`` (LD004), ``NotFound`` (LD005, unknown
+    finding), ``InvalidTransition`` (LD302: the finding is superseded or
+    dismissed), ``ScopeDenied`` (LD401)."""
+    params = {"finding_id": finding_id, "verdict": verdict, "evidence": evidence, "verifier": verifier}
+    with translate(), conn.cursor(row_factory=class_row(AuditEntry)) as cur:
+        cur.execute(queries.VERIFY_FINDING, params)
+        row = cur.fetchone()
+    assert row is not None
+    return row
 
 
 def listen_findings(conn: psycopg.Connection[Any]) -> None:

@@ -55,8 +55,29 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Touch:
+    """A merge that touched a flagged finding (touch mode flag: the finding
+    stayed active, the audit says ``flagged``): its ``merge_id``, ``sha``
+    (the commit sha) and ``subject`` (``ledger._commit_subject`` of its
+    message: first visible line, no control or format characters, at most
+    120 characters; None when the message has none)."""
+
+    merge_id: int
+    sha: str
+    subject: str | None
+
+
+@dataclass(frozen=True)
 class ActiveFinding:
-    """A row of ``ledger.active_finding``: a finding still injected into prompts."""
+    """A row of ``ledger.active_finding``: a finding still injected into prompts.
+
+    Filled by :func:`findings_ledger.read_prompt_findings` for a flagged
+    finding (merges touched it since its last ``still_true`` verdict):
+    ``touched_count`` (all those touches), ``touched_by`` (the latest
+    ``max_touches`` of them, oldest first) and ``touch_lines`` (the lines the
+    prompt carries for them, each naming ``ledger.verify_finding(<id>, ...)``,
+    then one counting the touches not listed). Empty for every other
+    finding and for :func:`findings_ledger.active_findings`."""
 
     id: int
     scope: str
@@ -70,11 +91,24 @@ class ActiveFinding:
     created_at: datetime
     observed_at: datetime | None = None  # filled by read_prompt_findings
     task_group: str | None = None  # filled by read_prompt_findings
+    touched_count: int = 0  # filled by read_prompt_findings
+    touched_by: tuple[Touch, ...] = ()  # filled by read_prompt_findings
+    touch_lines: tuple[str, ...] = ()  # filled by read_prompt_findings
+
+    @property
+    def flagged(self) -> bool:
+        """Merges touched this finding since its last ``still_true`` verdict:
+        it may be resolved; the agent that reads it verifies it
+        (:func:`findings_ledger.verify_finding`)."""
+        return self.touched_count > 0
 
     def prompt_text(self) -> str:
-        """The text a prompt builder injects for this finding (title, then
-        description when there is one); its length is what the demo counts."""
-        return self.title if not self.description else f"{self.title}\n{self.description}"
+        """The text a prompt builder injects for this finding, what the budget
+        of ``ledger.read_prompt_findings`` counts: the title, the description
+        when there is one, and the touch lines of a flagged finding, one per
+        line; its length is the finding's ``chars`` (and what the demo
+        counts)."""
+        return "\n".join([self.title, *([self.description] if self.description else []), *self.touch_lines])
 
 
 @dataclass(frozen=True)
@@ -490,8 +524,9 @@ class Convergence:
 class PromptSelection:
     """The findings a prompt builder injects (``findings``, in prompt order)
     and what the character budget left out: ``omitted_count`` findings of
-    ``omitted_chars`` characters. ``included_chars`` is the sum of
-    ``len(f.prompt_text())`` over ``findings``."""
+    ``omitted_chars`` characters (their titles and descriptions).
+    ``included_chars`` is the sum of ``len(f.prompt_text())`` over
+    ``findings`` (touch lines included)."""
 
     findings: list[ActiveFinding]
     included_chars: int
@@ -501,6 +536,23 @@ class PromptSelection:
     @property
     def included_count(self) -> int:
         return len(self.findings)
+
+
+@dataclass(frozen=True)
+class PromptText:
+    """The findings block of a prompt as the database prints it
+    (``ledger.read_prompt_text``): ``prompt``, one block per finding
+    (``[severity] title (finding id)``, ``paths: ...``, the description, the
+    touch lines of a flagged finding), blocks separated by an empty line;
+    the four figures are those of :class:`PromptSelection` for the same
+    selection (the budget counts title, description and touch lines, not
+    the label around them)."""
+
+    prompt: str
+    included_count: int
+    included_chars: int
+    omitted_count: int
+    omitted_chars: int
 
 
 @dataclass(frozen=True)

@@ -236,7 +236,22 @@ READ_PROMPT_FINDINGS = (
     "SELECT findings, included_count, included_chars, omitted_count, omitted_chars "
     "FROM ledger.read_prompt_findings(p_scope => %(scope)s, p_kinds => %(kinds)s, "
     "p_max_age => %(max_age)s, p_max_chars => %(max_chars)s, "
-    "p_current_group => %(current_group)s, p_max_groups => %(max_groups)s)"
+    "p_current_group => %(current_group)s, p_max_groups => %(max_groups)s, p_max_touches => %(max_touches)s)"
+)
+
+READ_PROMPT_TEXT = (
+    "SELECT prompt, included_count, included_chars, omitted_count, omitted_chars "
+    "FROM ledger.read_prompt_text(p_scope => %(scope)s, p_max_chars => %(max_chars)s, p_kinds => %(kinds)s, "
+    "p_max_touches => %(max_touches)s, p_max_age => %(max_age)s, p_current_group => %(current_group)s, "
+    "p_max_groups => %(max_groups)s)"
+)
+
+#: The verdict's audit row, with the judged merge's commit and subject from its detail.
+VERIFY_FINDING = (
+    "SELECT a.id, a.scope, a.finding_id, a.merge_id, a.action, a.rule, a.evidence, a.detail, a.actor, a.reason, "
+    "a.created_at, a.detail ->> 'commit_sha' AS commit_sha, a.detail ->> 'subject' AS subject "
+    "FROM ledger.verify_finding(p_finding_id => %(finding_id)s, p_verdict => %(verdict)s, "
+    "p_evidence => %(evidence)s, p_verifier => %(verifier)s) AS a"
 )
 
 LISTEN_FINDINGS = "LISTEN " + FINDING_CHANNEL

@@ -6,8 +6,10 @@
 --
 -- The audit trail of a scope in the order it was written, optionally only
 -- one finding's or one merge's rows: every column of ledger.supersession,
--- and for rows a merge wrote the merge's commit_sha and subject (the first
--- non-blank line of its message, trimmed; NULL for rows no merge wrote), so
+-- and for rows a merge wrote the merge's commit_sha and subject
+-- (ledger._commit_subject: the first line with a visible character, without
+-- control or format characters, at most 120 characters; NULL for rows no
+-- merge wrote), so
 -- that a person reviewing a decision sees the commit, not an internal id.
 -- Raises LD005 (not_found) for an unknown scope, and for a finding or merge
 -- id that is not one of the scope's (an empty answer would hide a mistyped
@@ -37,7 +39,7 @@ BEGIN
     RETURN QUERY
         SELECT a.id, a.scope, a.finding_id, a.merge_id, a.action, a.rule, a.evidence, a.detail, a.actor, a.reason,
                a.created_at, m.commit_sha,
-               btrim(substring(m.message FROM '^\s*([^\n]*\S)'), E' \t\r')
+               ledger._commit_subject(m.message)
           FROM ledger.supersession a
           LEFT JOIN ledger.merge m ON m.id = a.merge_id
          WHERE a.scope = p_scope
@@ -48,4 +50,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.read_audit(text, bigint, bigint) IS
-'Audit rows of a scope in write order, optionally filtered by finding or merge, with the merge''s commit_sha and subject (first non-blank line of its message). (scope, finding_id, merge_id) -> TABLE(id, scope, finding_id, merge_id, action, rule, evidence, detail, actor, reason, created_at, commit_sha, subject). Raises LD005 for an unknown scope, or a finding or merge id not in the scope.';
+'Audit rows of a scope in write order, optionally filtered by finding or merge, with the merge''s commit_sha and subject (ledger._commit_subject: first visible line, control and format characters dropped, at most 120 characters). (scope, finding_id, merge_id) -> TABLE(id, scope, finding_id, merge_id, action, rule, evidence, detail, actor, reason, created_at, commit_sha, subject). Raises LD005 for an unknown scope, or a finding or merge id not in the scope.';

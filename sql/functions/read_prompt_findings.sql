@@ -1,6 +1,7 @@
 -- ledger.read_prompt_findings(p_scope text, p_kinds text[] DEFAULT NULL,
 --     p_max_age interval DEFAULT NULL, p_max_chars integer DEFAULT NULL,
---     p_current_group text DEFAULT NULL, p_max_groups integer DEFAULT NULL)
+--     p_current_group text DEFAULT NULL, p_max_groups integer DEFAULT NULL,
+--     p_max_touches integer DEFAULT 3)
 --   -> TABLE(findings jsonb, included_count integer, included_chars integer,
 --            omitted_count integer, omitted_chars integer)
 --
@@ -23,30 +24,45 @@
 --               p_max_groups filters nothing);
 --   order       most severe first (critical, high, medium, low, info), then
 --               most recently reported, then highest id;
+--   touches     a flagged finding (touch mode flag: merges touched it and
+--               it stayed) carries its touches after its last still_true
+--               verdict, the latest p_max_touches of them, and their lines
+--               (ledger._finding_touches: 'possibly resolved by <sha>
+--               (<subject>): verify with ledger.verify_finding(<id>, ...)',
+--               one per touch, and one counting the touches not listed);
 --   budget      each finding costs length(title) + 1 + length(description)
 --               characters (length(title) without a description: the text
---               ActiveFinding.prompt_text() builds); findings are taken in
---               order while the running total fits p_max_chars and the cut
---               is a prefix, so a less severe finding never displaces a
---               more severe one; NULL means no budget.
+--               ActiveFinding.prompt_text() builds) plus 1 + length(line)
+--               per touch line; findings are taken in order while the
+--               running total fits p_max_chars and the cut is a prefix, so
+--               a less severe finding never displaces a more severe one;
+--               NULL means no budget. ledger.read_prompt_text prints the
+--               same selection, so both agree.
 -- findings: JSON array of {id, scope, finding_key, kind, severity, title,
 -- description, paths, source, created_at and observed_at (ISO 8601, UTC,
--- microseconds), task_group, chars, and touched_by for a finding merges
--- flagged (touch mode flag: [{sha, subject}], the merge's commit_sha and
--- its message's first line, in merge order)} in order; included_*: how many and how many characters;
--- omitted_*: the candidates cut by the budget (the kind, age and group
--- filters do not count as omitted).
+-- microseconds), task_group, chars, and for a flagged finding
+-- touched_count (every touch after the last still_true verdict),
+-- touched_by (the latest p_max_touches: [{merge_id, sha, subject}], sha
+-- the merge's commit_sha, subject ledger._commit_subject of its message,
+-- oldest first) and touch_lines (the lines counted in chars)} in order;
+-- included_*: how many and how many characters (touch lines included);
+-- omitted_*: the candidates cut by the budget, their title and description
+-- characters (the touch lines of a finding not included are not read; the
+-- kind, age and group filters do not count as omitted).
 -- Cost: the included findings are read in order from finding_prompt_order_idx
 -- (no sort), and without a kind, age or group filter the omitted figures
 -- come from the scope's totals (ledger.scope_active_total), so a call costs
 -- about the same at 1,000 or 1,000,000 active findings; with a filter the
 -- omitted figures are a count over the scope's active findings.
+-- Each included finding costs one probe of its audit rows
+-- (supersession_finding_idx) for its touches.
 -- Raises LD005 (unknown scope), LD003 (p_max_chars, p_max_age or
 -- p_max_groups negative, a p_current_group without a trailing group
--- number), LD002 (p_max_groups without p_current_group).
+-- number, p_max_touches outside 0-1000), LD002 (p_max_groups without
+-- p_current_group, p_max_touches NULL).
 CREATE OR REPLACE FUNCTION ledger.read_prompt_findings(
     p_scope text, p_kinds text[] DEFAULT NULL, p_max_age interval DEFAULT NULL, p_max_chars integer DEFAULT NULL,
-    p_current_group text DEFAULT NULL, p_max_groups integer DEFAULT NULL)
+    p_current_group text DEFAULT NULL, p_max_groups integer DEFAULT NULL, p_max_touches integer DEFAULT 3)
 RETURNS TABLE (findings jsonb, included_count integer, included_chars integer,
                omitted_count integer, omitted_chars integer)
 LANGUAGE plpgsql STABLE
@@ -63,7 +79,15 @@ DECLARE
     v_id             bigint;
     v_chars          integer;
     v_ids            bigint[] := '{}'::bigint[];
+    v_costs          integer[] := '{}'::integer[];
+    v_counts         integer[] := '{}'::integer[];
+    v_touches        jsonb[] := '{}'::jsonb[];
+    v_lines          jsonb[] := '{}'::jsonb[];
+    v_count          integer;
+    v_touch          jsonb;
+    v_line           text[];
     v_included_chars bigint := 0::bigint;
+    v_included_base  bigint := 0::bigint;
     v_all_count      bigint;
     v_all_chars      bigint;
     v_order          refcursor;
@@ -82,6 +106,13 @@ BEGIN
     IF p_max_groups < 0 THEN
         RAISE EXCEPTION 'invalid max_groups: % (expected 0 or more, or NULL for every group)', p_max_groups
             USING ERRCODE = 'LD003';
+    END IF;
+    IF p_max_touches IS NULL THEN
+        RAISE EXCEPTION 'max_touches is required (0 to 1000: how many of a flagged finding''s latest touches to list)'
+            USING ERRCODE = 'LD002';
+    END IF;
+    IF p_max_touches NOT BETWEEN 0 AND 1000 THEN
+        RAISE EXCEPTION 'invalid max_touches: % (expected 0 to 1000)', p_max_touches USING ERRCODE = 'LD003';
     END IF;
     IF p_max_groups IS NOT NULL THEN
         IF p_current_group IS NULL THEN
@@ -118,9 +149,19 @@ BEGIN
                   coalesce(f.last_reported_at, f.created_at) DESC, f.id DESC;
     LOOP
         FETCH v_order INTO v_id, v_chars;
-        EXIT WHEN NOT FOUND OR v_included_chars + v_chars > p_max_chars;
+        EXIT WHEN NOT FOUND;
+        SELECT t.touched_count, t.touches, t.touch_lines INTO v_count, v_touch, v_line
+          FROM ledger._finding_touches(v_id, p_max_touches) AS t;
+        EXIT WHEN v_included_chars + v_chars
+                  + coalesce((SELECT sum(1 + length(l)) FROM unnest(v_line) AS l), 0) > p_max_chars;
         v_ids := v_ids || v_id;
+        v_included_base := v_included_base + v_chars::bigint;
+        v_chars := v_chars + coalesce((SELECT sum(1 + length(l)) FROM unnest(v_line) AS l), 0)::integer;
         v_included_chars := v_included_chars + v_chars::bigint;
+        v_costs := v_costs || v_chars;
+        v_counts := v_counts || v_count;
+        v_touches := v_touches || v_touch;
+        v_lines := v_lines || to_jsonb(v_line);
     END LOOP;
     CLOSE v_order;
 
@@ -152,22 +193,20 @@ BEGIN
                'created_at', to_char(f.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
                'observed_at', to_char(f.observed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'),
                'task_group', f.task_group,
-               'chars', length(f.title) + coalesce(1 + length(f.description), 0))
-               || coalesce((SELECT jsonb_build_object('touched_by', jsonb_agg(jsonb_build_object(
-                                       'sha', m.commit_sha, 'subject', split_part(m.message, E'\n', 1))
-                                       ORDER BY m.id))
-                              FROM ledger.supersession a JOIN ledger.merge m ON m.id = a.merge_id
-                             WHERE a.finding_id = f.id AND a.action = 'flagged'
-                            HAVING count(*) > 0), '{}'::jsonb)
+               'chars', x.cost)
+               || CASE WHEN x.touched > 0
+                       THEN jsonb_build_object('touched_count', x.touched, 'touched_by', coalesce(x.touches, '[]'),
+                                               'touch_lines', x.lines)
+                       ELSE '{}'::jsonb END
                ORDER BY x.ord), '[]'::jsonb),
            cardinality(v_ids),
            v_included_chars::integer,
            (v_all_count - cardinality(v_ids))::integer,
-           (v_all_chars - v_included_chars)::integer
-      FROM unnest(v_ids) WITH ORDINALITY AS x(id, ord)
+           (v_all_chars - v_included_base)::integer
+      FROM unnest(v_ids, v_costs, v_counts, v_touches, v_lines) WITH ORDINALITY AS x(id, cost, touched, touches, lines, ord)
       JOIN ledger.finding f ON f.id = x.id;
 END
 $$;
 
-COMMENT ON FUNCTION ledger.read_prompt_findings(text, text[], interval, integer, text, integer) IS
-'The active findings of a scope for a prompt: optional kinds, maximum age (since last reported) and maximum number of task groups back from the current group (Option C, on top of supersession), most severe then most recent first, cut to a character budget (title + 1 + description per finding, prefix cut); a finding a merge flagged (touch mode flag) carries touched_by [{sha, subject: the message''s first line}] in merge order. (scope, kinds text[], max_age interval, max_chars integer, current_group text, max_groups integer) -> TABLE(findings jsonb, included_count, included_chars, omitted_count, omitted_chars). Raises LD002, LD003, LD005.';
+COMMENT ON FUNCTION ledger.read_prompt_findings(text, text[], interval, integer, text, integer, integer) IS
+'The active findings of a scope for a prompt: optional kinds, maximum age (since last reported) and maximum number of task groups back from the current group (Option C, on top of supersession), most severe then most recent first, cut to a character budget (title + 1 + description per finding, plus 1 + length of each touch line; prefix cut); a flagged finding (touch mode flag) carries touched_count (touches after its last still_true verdict), touched_by (the latest max_touches: [{merge_id, sha, subject}] oldest first) and touch_lines (the "possibly resolved by <sha> (<subject>): verify with ledger.verify_finding(<id>, ...)" lines counted in chars). (scope, kinds text[], max_age interval, max_chars integer, current_group text, max_groups integer, max_touches integer default 3) -> TABLE(findings jsonb, included_count, included_chars, omitted_count, omitted_chars: title and description characters of the findings cut). Raises LD002, LD003, LD005.';

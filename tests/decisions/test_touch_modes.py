@@ -45,8 +45,9 @@ def test_flag_is_the_shipped_default_for_drift(ledger_conn: psycopg.Connection) 
     assert ledger_conn.execute("SELECT finding_id, action, rule, evidence FROM ledger.supersession").fetchall() == [
         (f, "flagged", "path", "a.py")]
     findings = ledger_conn.execute("SELECT findings FROM ledger.read_prompt_findings('s')").fetchone()[0]
-    assert [(x["id"], x["touched_by"]) for x in findings] == [
-        (f, [{"sha": "342b7a0" + "0" * 33, "subject": "Move night-shift into its own package"}])]
+    assert [(x["id"], x["touched_count"], x["touched_by"]) for x in findings] == [
+        (f, 1, [{"merge_id": r.merge_id, "sha": "342b7a0" + "0" * 33,
+                 "subject": "Move night-shift into its own package"}])]
     policy = fl.set_match_policy(ledger_conn, "s")
     assert policy.touch_modes == {}
     assert ledger_conn.execute("SELECT count(*) FROM ledger.recheck_request").fetchone() == (0,)
@@ -143,15 +144,23 @@ def test_flagged_findings_carry_the_merges_that_touched_them_in_the_prompt(ledge
     fl.set_match_policy(ledger_conn, "s", touch="flag", create=True)
     f = drift(ledger_conn, "F1", "packages/nightshift/")
     quiet = drift(ledger_conn, "F2", "README.md")
-    fl.record_merge(ledger_conn, "s", "342b7a0" + "0" * 33, paths=["packages/nightshift/cli.py"],
-                    message="Move night-shift into its own package\n\nDetails.")
-    fl.record_merge(ledger_conn, "s", "ad342a9" + "0" * 33, paths=["packages/nightshift/x.py"], message="Second")
+    m1 = fl.record_merge(ledger_conn, "s", "342b7a0" + "0" * 33, paths=["packages/nightshift/cli.py"],
+                         message="Move night-shift into its own package\n\nDetails.").merge_id
+    m2 = fl.record_merge(ledger_conn, "s", "ad342a9" + "0" * 33, paths=["packages/nightshift/x.py"],
+                         message="Second").merge_id
     findings = ledger_conn.execute("SELECT findings FROM ledger.read_prompt_findings('s')").fetchone()[0]
     by_id = {x["id"]: x for x in findings}
     assert by_id[f]["touched_by"] == [
-        {"sha": "342b7a0" + "0" * 33, "subject": "Move night-shift into its own package"},
-        {"sha": "ad342a9" + "0" * 33, "subject": "Second"}]
-    assert "touched_by" not in by_id[quiet]
+        {"merge_id": m1, "sha": "342b7a0" + "0" * 33, "subject": "Move night-shift into its own package"},
+        {"merge_id": m2, "sha": "ad342a9" + "0" * 33, "subject": "Second"}]
+    assert by_id[f]["touched_count"] == 2
+    assert by_id[f]["touch_lines"] == [
+        f"possibly resolved by 342b7a000000 (Move night-shift into its own package): verify with "
+        f"ledger.verify_finding({f}, 'resolved' | 'still_true', evidence, verifier)",
+        f"possibly resolved by ad342a900000 (Second): verify with "
+        f"ledger.verify_finding({f}, 'resolved' | 'still_true', evidence, verifier)"]
+    assert by_id[f]["chars"] == len(by_id[f]["title"]) + sum(1 + len(x) for x in by_id[f]["touch_lines"])
+    assert "touched_by" not in by_id[quiet] and "touched_count" not in by_id[quiet]
 
 
 def recheck_scope(conn: psycopg.Connection[Any], n: int) -> list[int]:

@@ -44,7 +44,10 @@ READS = [
     "ledger.read_history(bigint)",
     "ledger.read_injections(text,bigint)",
     "ledger.measure_convergence(text)",
-    "ledger.read_prompt_findings(text,text[],interval,integer,text,integer)",
+    "ledger.read_prompt_findings(text,text[],interval,integer,text,integer,integer)",
+    "ledger.read_prompt_text(text,integer,text[],integer,interval,text,integer)",
+    "ledger._finding_touches(bigint,integer)",  # read_prompt_findings'
+    "ledger._commit_subject(text)",  # read_prompt_findings' and read_audit's
     "ledger.normalize_path(text,text)",
     "ledger._unquote_path(text,text)",  # normalize_path's
     "ledger.normalize_paths(text[],text,integer)",
@@ -146,6 +149,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger.fail_task(bigint,text,text)",
         "ledger.cancel_task(bigint,text)",
         "ledger.requeue_task(bigint)",
+        "ledger.verify_finding(bigint,text,text,text)",  # the agent that read the prompt gives the verdict
         *SNAPSHOT,
     )],
     *[("ledger_agent", "SELECT", t) for t in (
@@ -322,6 +326,7 @@ DEFINERS = {
     "ledger.claim_rechecks(text,text,integer,interval)": "leases recheck requests (writer has no UPDATE)",
     "ledger.answer_recheck(bigint,boolean,text,text)": "supersedes on a recheck, writes the audit (writer)",
     "ledger.lint_check(jsonb,jsonb,text)": "evaluates a check with _eval_check, which no role may call (reads no table)",
+    "ledger.verify_finding(bigint,text,text,text)": "supersedes on a verdict, writes the audit (agent)",
     "ledger.dismiss_finding(bigint,text,text,text)": "updates a finding, writes the audit (admin)",
     "ledger.restore_finding(bigint,text,text)": "updates a finding, writes the audit (admin)",
     "ledger.claim_task(text,text)": "dispatches a task and writes issue_snapshot (agent)",

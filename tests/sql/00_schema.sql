@@ -1,7 +1,7 @@
 -- Schema objects: the tables, columns, keys, indexes, functions, triggers
 -- and views that services and DBAs rely on are present with their shapes, and every function pins its search_path.
 BEGIN;
-SELECT plan(137);
+SELECT plan(139);
 
 SELECT has_schema('ledger', 'The ledger schema exists.');
 
@@ -185,8 +185,14 @@ SELECT function_returns('ledger', 'restore_finding', ARRAY['bigint', 'text', 'te
 SELECT has_function('ledger', 'set_match_policy', ARRAY['text', 'text[]', 'text[]', 'boolean', 'text', 'integer', 'boolean',
                                                         'text', 'text'],
     'set_match_policy exists (create, then touch and touch_kind last).');
-SELECT has_function('ledger', 'read_prompt_findings', ARRAY['text', 'text[]', 'interval', 'integer', 'text', 'integer'],
-    'read_prompt_findings exists (current_group and max_groups last).');
+SELECT has_function('ledger', 'read_prompt_findings', ARRAY['text', 'text[]', 'interval', 'integer', 'text', 'integer',
+                                                            'integer'],
+    'read_prompt_findings exists (current_group and max_groups, then max_touches last).');
+SELECT has_function('ledger', 'read_prompt_text', ARRAY['text', 'integer', 'text[]', 'integer', 'interval', 'text',
+                                                        'integer'],
+    'read_prompt_text exists (scope, max_chars, kinds, max_touches, then max_age, current_group, max_groups).');
+SELECT function_returns('ledger', 'verify_finding', ARRAY['bigint', 'text', 'text', 'text'], 'ledger.supersession',
+    'verify_finding returns the audit row it wrote.');
 SELECT volatility_is('ledger', '_evidence_keys', ARRAY['text', 'text', 'text', 'text[]', 'text'], 'immutable',
     '_evidence_keys is immutable, as the evidence index requires.');
 
