@@ -108,7 +108,7 @@ def build_server(conn: psycopg.Connection[Any], scope: str) -> MCPServer:
         important first, within max_chars (ledger.read_prompt_text): the
         prompt and how many findings and characters it includes and omits.
         A finding a merge touched lists the commit and how to verify it."""
-        return _call(lifecycle.read_prompt_text, conn, scope, max_chars, kinds, max_touches)  # type: ignore[attr-defined]
+        return _call(lifecycle.read_prompt_text, conn, scope, max_chars, kinds, max_touches)
 
     @server.tool()
     def verify_finding(
@@ -120,7 +120,7 @@ def build_server(conn: psycopg.Connection[Any], scope: str) -> MCPServer:
         """Give your verdict on a finding your prompt showed, after checking it
         against the code (ledger.verify_finding): resolved retires it,
         still_true keeps it and clears its touch flag. Returns the audit row."""
-        return _call(lifecycle.verify_finding, conn, finding_id, verdict, evidence, verifier)  # type: ignore[attr-defined]
+        return _call(lifecycle.verify_finding, conn, finding_id, verdict, evidence, verifier)
 
     @server.tool()
     def report_finding(

@@ -150,3 +150,63 @@ def test_import_findings_ledger_does_not_load_the_sdk() -> None:
     code = "import sys, findings_ledger, findings_ledger.cli; print('mcp' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True).stdout == "False\n"
+
+
+def test_read_prompt_and_verify_finding_close_the_loop(ledger_dsn: str,
+                                                       ledger_conn: psycopg.Connection[Any]) -> None:
+    scope = "mcp-verify"
+
+    async def report(client: Client) -> Any:
+        return [await client.call_tool("report_finding", {
+            "finding_key": key, "title": title, "kind": "drift", "severity": severity, "paths": [path]})
+            for key, title, severity, path in (
+                ("F01", "app.py still registers night-shift", "high", "packages/af/af/app.py"),
+                ("F02", "packages/nightshift/ does not exist", "medium", "packages/nightshift/"))]
+
+    f1, f2 = (r.structured_content["finding_id"] for r in session(ledger_dsn, scope, report))
+    # a merge touches F01's file: the shipped touch mode of drift flags it (it stays in the prompt, marked)
+    fl.record_merge(ledger_conn, scope, "342b7a0b9ad4", ["packages/af/af/app.py"],
+                    message="Move night-shift into its own package")
+
+    async def verify(client: Client) -> Any:
+        first = await client.call_tool("read_prompt", {})
+        small = await client.call_tool("read_prompt", {"max_chars": 40})
+        kept = await client.call_tool("verify_finding", {"finding_id": f1, "verdict": "still_true",
+                                                         "evidence": "app.py:88 still calls add_command",
+                                                         "verifier": "agent-7"})
+        after = await client.call_tool("read_prompt", {"max_touches": 3})
+        resolved = await client.call_tool("verify_finding", {"finding_id": f2, "verdict": "resolved",
+                                                             "evidence": "packages/nightshift/ exists",
+                                                             "verifier": "agent-7"})
+        again = await client.call_tool("verify_finding", {"finding_id": f2, "verdict": "resolved",
+                                                          "evidence": "x", "verifier": "agent-8"})
+        last = await client.call_tool("read_prompt", {"kinds": ["drift"]})
+        return first, small, kept, after, resolved, again, last
+
+    first, small, kept, after, resolved, again, last = session(ledger_dsn, scope, verify)
+    prompt = first.structured_content
+    assert (prompt["included_count"], prompt["omitted_count"]) == (2, 0)
+    assert "possibly resolved by 342b7a0b9ad4 (Move night-shift into its own package)" in prompt["prompt"]
+    assert f"ledger.verify_finding({f1}," in prompt["prompt"]
+    assert small.structured_content["included_count"] + small.structured_content["omitted_count"] == 2
+    assert small.structured_content["omitted_count"] >= 1
+    assert kept.structured_content["action"] == "verified_still_true"
+    assert kept.structured_content["actor"] == "agent-7" and kept.structured_content["commit_sha"] == "342b7a0b9ad4"
+    assert "possibly resolved by" not in after.structured_content["prompt"]  # the flag is cleared
+    assert resolved.structured_content["action"] == "superseded" and resolved.structured_content["rule"] == "verified"
+    assert again.is_error and "LD302: " in text(again)
+    assert last.structured_content["included_count"] == 1 and f"(finding {f1})" in last.structured_content["prompt"]
+    assert ledger_conn.execute(
+        "SELECT f.finding_key, f.superseded_at IS NOT NULL, s.action, s.evidence FROM ledger.supersession s "
+        "JOIN ledger.finding f ON f.id = s.finding_id WHERE s.scope = %s AND s.rule = 'verified' ORDER BY s.id",
+        (scope,)).fetchall() == [
+        ("F01", False, "verified_still_true", "app.py:88 still calls add_command"),
+        ("F02", True, "superseded", "packages/nightshift/ exists")]
+
+
+def test_read_prompt_of_an_unknown_scope_is_a_tool_error(ledger_dsn: str) -> None:
+    async def steps(client: Client) -> Any:
+        return await client.call_tool("read_prompt", {"max_chars": 100})
+
+    result = session(ledger_dsn, "mcp-nobody-wrote-here", steps)
+    assert result.is_error and "LD005: " in text(result) and "Traceback" not in text(result)
