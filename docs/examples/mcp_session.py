@@ -3,7 +3,8 @@
 Run on a freshly migrated database: LEDGER_DSN=... .venv/bin/python docs/examples/mcp_session.py
 It starts the server as an MCP client does (a subprocess speaking MCP on its stdin and stdout), records
 what a service would (the scope's policy, a merge) with the Python API, and prints each tool call and
-its result; times are left out of the results shown.
+its result; times are left out of the results shown, and read_prompt's text is printed as the agent
+reads it.
 """
 
 import asyncio
@@ -32,7 +33,7 @@ async def call(client: Client, tool: str, arguments: dict) -> dict:
     shown = result.structured_content
     if isinstance(shown.get("result"), list):
         shown = {"result": [{k: v for k, v in r.items() if k not in TIMES} for r in shown["result"]]}
-    print(f"< {json.dumps({k: v for k, v in shown.items() if k not in TIMES})}")
+    print(f"< {json.dumps({k: v for k, v in shown.items() if k not in TIMES and k != 'prompt'})}")
     return result.structured_content
 
 
@@ -49,6 +50,9 @@ async def review(client: Client) -> None:
         "title": "packages/af/af/app.py still registers night-shift",
         "resolved_when": {"file_lacks": {"path": "packages/af/af/app.py", "pattern": r"\bnight_shift\b"}}})
     await call(client, "report_finding", {
+        "finding_key": "F02", "kind": "drift", "severity": "medium", "source": "drift-review:0",
+        "title": "packages/nightshift/ does not exist", "paths": ["packages/nightshift/"]})
+    await call(client, "report_finding", {
         "finding_key": "R12", "title": "The parser drops tab-indented lines", "paths": ["src/parse.py"]})
     await call(client, "report_finding", {
         "finding_key": "R13", "title": "Names with accents are rejected",
@@ -57,6 +61,10 @@ async def review(client: Client) -> None:
 
 
 async def verify(client: Client) -> None:
+    prompt = await call(client, "read_prompt", {"max_chars": 2000})
+    print(prompt["prompt"])
+    await call(client, "verify_finding", {"finding_id": 2, "verdict": "resolved", "verifier": "agent-7",
+                                          "evidence": "packages/nightshift/pyproject.toml and src/ exist"})
     claimed = await call(client, "claim_rechecks", {"verifier": "agent-7", "max": 5})
     request = claimed["result"][0]["id"]
     await call(client, "answer_recheck", {"request_id": request, "resolved": True, "verifier": "agent-7",
@@ -66,10 +74,11 @@ async def verify(client: Client) -> None:
 
 
 with psycopg.connect(DSN, autocommit=True) as conn:
-    # the scope's policy: a touch of an unchecked review finding asks a verifier
+    # the scope's policy: a touch of an unchecked review finding asks a verifier (drift: flagged, the default)
     fl.set_match_policy(conn, SCOPE, create=True, touch="recheck", touch_kind="review", path_supersede_kinds=["*"])
     asyncio.run(session(review))
-    fl.record_merge(conn, SCOPE, "5be1c0de4a11", ["src/parse.py"], message="Expand tabs in the parser")
+    fl.record_merge(conn, SCOPE, "5be1c0de4a11", ["src/parse.py", "packages/nightshift/pyproject.toml"],
+                    message="Expand tabs in the parser; start the nightshift package")
     asyncio.run(session(verify))
     # what the database holds now
     for key, rule, check in conn.execute("SELECT finding_key, supersede_rule, resolved_when FROM ledger.finding "
