@@ -87,6 +87,9 @@
 \ir functions/tg_finding__paths_insert.sql
 \ir functions/tg_finding__paths_update.sql
 \ir functions/tg_finding__active_totals.sql
+\ir functions/_overruled_by_person.sql
+\ir functions/_settle_rechecks.sql
+\ir functions/tg_finding__settle_rechecks.sql
 \ir functions/report_finding.sql
 \ir functions/_check_json_shape.sql
 \ir functions/replace_findings.sql
@@ -142,6 +145,7 @@
 \ir functions/claim_rechecks.sql
 \ir functions/answer_recheck.sql
 \ir functions/verify_finding.sql
+\ir functions/pending_file_states.sql
 \ir functions/_apply_revert.sql
 \ir functions/_other_merge_of_commit.sql
 \ir functions/reconcile.sql
@@ -161,6 +165,7 @@
 \ir triggers/finding___300_paths_update.sql
 \ir triggers/finding___310_active_totals_insert.sql
 \ir triggers/finding___310_active_totals_update.sql
+\ir triggers/finding___320_settle_rechecks.sql
 \ir triggers/injection___100_prepare.sql
 \ir triggers/issue___050_scope_access.sql
 \ir triggers/issue___100_prepare.sql

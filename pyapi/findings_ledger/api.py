@@ -37,6 +37,7 @@ from .errors import error_for, string_list, translate
 from .models import (
     ActiveFinding,
     AuditEntry,
+    ClaimedRecheck,
     Decision,
     FileStateOutcome,
     Finding,
@@ -275,7 +276,11 @@ def record_merge(
     branch. With ``repo`` (the git repository holding ``commit_sha``), the
     file-state requests the merge opened for checked findings (and any
     still pending for it) are answered from git in the same transaction
-    (:func:`findings_ledger.filestates.answer_pending`).
+    (:func:`findings_ledger.filestates.answer_pending`; an answer the
+    ledger refuses is rolled back alone and logged, the merge is kept and
+    its requests stay pending), and ``decisions`` include what the answers
+    decided (a finding whose check held: ``superseded``, rule ``check``),
+    as a redelivery returns them.
     """
     params = {
         "scope": scope,
@@ -297,7 +302,14 @@ def record_merge(
                 cur.execute(queries.RECORD_MERGE, params)
                 row = cur.fetchone()
             assert row is not None
-            answer_pending(conn, scope, Path(repo), merge_ids=[row[0]])
+            if answer_pending(conn, scope, Path(repo), merge_ids=[row[0]]).answered:
+                # what the answers decided is in the audit: read the merge's rows
+                # again (a redelivery of the same merge returns all of them)
+                with translate(), conn.cursor() as cur:
+                    cur.execute(queries.RECORD_MERGE, params)
+                    again = cur.fetchone()
+                assert again is not None
+                row = (row[0], row[1], again[2])
     else:
         with translate(), conn.cursor() as cur:
             cur.execute(queries.RECORD_MERGE, params)
@@ -409,9 +421,10 @@ def record_file_states(
 
 def pending_file_states(conn: psycopg.Connection[Any], scope: str | None = None) -> list[PendingFileState]:
     """The file-state requests still waiting for an answer
-    (``ledger.pending_file_state``), of ``scope`` or of every visible scope,
+    (``ledger.pending_file_states``), of ``scope`` or of every visible scope,
     in merge order: read each ``paths`` at ``commit_sha`` and answer with
-    :func:`record_file_states`."""
+    :func:`record_file_states`. Raises ``NotFound`` (LD005) for an unknown
+    scope."""
     with translate(), conn.cursor(row_factory=class_row(PendingFileState)) as cur:
         cur.execute(queries.PENDING_FILE_STATES, {"scope": scope})
         return cur.fetchall()
@@ -420,25 +433,33 @@ def pending_file_states(conn: psycopg.Connection[Any], scope: str | None = None)
 def claim_rechecks(
     conn: psycopg.Connection[Any], scope: str, verifier: str, max: int = 10,  # noqa: A002
     *, lease: timedelta = timedelta(minutes=10),
-) -> list[RecheckRequest]:
+) -> list[ClaimedRecheck]:
     """Claim up to ``max`` open recheck requests of ``scope`` for
     ``verifier`` (``ledger.claim_rechecks``: SKIP LOCKED, each request to one
-    verifier per lease; an expired lease can be claimed again). Raises
-    ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003: max outside 1-1000, a
-    lease not positive or over a day), ``ScopeDenied`` (LD401)."""
-    with translate(), conn.cursor(row_factory=class_row(RecheckRequest)) as cur:
+    verifier per lease; an expired lease can be claimed again; a moot
+    request never), each with the finding's text and the merge's commit and
+    subject. Raises ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003: max
+    outside 1-1000, a lease not positive or over a day), ``NotFound``
+    (LD005: unknown scope), ``ScopeDenied`` (LD401)."""
+    with translate(), conn.cursor(row_factory=class_row(ClaimedRecheck)) as cur:
         cur.execute(queries.CLAIM_RECHECKS, {"scope": scope, "verifier": verifier, "max": max, "lease": lease})
         return cur.fetchall()
 
 
 def answer_recheck(
-    conn: psycopg.Connection[Any], request_id: int, resolved: bool, evidence: str, *, verifier: str | None = None
+    conn: psycopg.Connection[Any], request_id: int, resolved: bool, evidence: str, *, verifier: str
 ) -> RecheckRequest:
-    """Answer a claimed recheck request (``ledger.answer_recheck``):
-    ``resolved=True`` retires the finding with rule ``recheck`` and the
-    evidence (audited), False keeps it (audited ``recheck_kept``). The same
-    answer again is a no-op. Raises ``LeaseInvalid`` (LD103: not claimed,
-    lease expired, another verifier's), ``NotFound`` (LD005),
+    """Answer a recheck request under ``verifier``'s lease
+    (``ledger.answer_recheck``; ``verifier`` is the one the claim named:
+    only the lease holder answers). The finding's answers settle in merge
+    order: ``resolved=True`` retires the finding with rule ``recheck`` and
+    the evidence (audited) at the first merge whose answer is resolved
+    (``outcome`` None while an earlier request is unanswered; ``overruled``,
+    the finding kept, for a merge before a person's later restore or
+    dismissal); False keeps it (audited ``recheck_kept``). A request that
+    became moot while claimed keeps the answer and changes nothing. The
+    same answer again is a no-op. Raises ``LeaseInvalid`` (LD103: not
+    claimed, lease expired, another verifier's), ``NotFound`` (LD005),
     ``ValueRequired`` (LD002), ``ValueTooLong`` (LD004), ``ScopeDenied``
     (LD401); nothing is written on error."""
     params = {"id": request_id, "resolved": resolved, "evidence": evidence, "verifier": verifier}

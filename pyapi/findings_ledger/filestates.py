@@ -23,17 +23,30 @@ What each path's state is (:func:`read_file_states`), at commit ``sha``:
 A request whose commit the repository does not have stays pending (another
 writer may answer it); a crash between the merge and its answer leaves it
 pending too, and the next :func:`answer_pending` on the scope answers it.
+
+Each merge's answer is one savepoint (a nested ``conn.transaction()``): an
+answer the ledger refuses (``FileStateConflict``, LD104: another writer
+answered a path with other bytes; a pattern that runs into
+``statement_timeout``; any other error that leaves the connection usable)
+is rolled back alone, its requests stay pending, and :func:`answer_pending`
+reports it (:class:`RefusedAnswer`, one WARNING line on the logger
+``findings_ledger.filestates``) instead of raising, so the merges recorded
+in the same transaction are kept.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import psycopg
+
+_log = logging.getLogger(__name__)
 
 #: The largest file text sent (``ledger.record_file_states`` takes at most 1 MiB).
 MAX_TEXT_BYTES = 1 << 20
@@ -98,20 +111,61 @@ def _text(blob: bytes) -> str | None:
         return None
 
 
+@dataclass(frozen=True)
+class RefusedAnswer:
+    """An answer the ledger refused (rolled back to its savepoint): the
+    merge's requests stay pending. ``sqlstate`` is the error's SQLSTATE
+    (``LD104``, ``57014`` for a statement timeout, ...), ``message`` its
+    first line."""
+
+    merge_id: int
+    commit_sha: str
+    sqlstate: str | None
+    message: str
+
+    def warning(self) -> str:
+        """The one line a command prints for it."""
+        return (f"warning: file states of commit {self.commit_sha[:12]} (merge {self.merge_id}) refused "
+                f"({self.sqlstate}), its requests left pending: {self.message}")
+
+
+@dataclass(frozen=True)
+class AnsweredFileStates:
+    """What :func:`answer_pending` did: the merges whose answers the ledger
+    took (``answered``, merge ids in merge order) and the answers it refused."""
+
+    answered: list[int] = field(default_factory=list)
+    refused: list[RefusedAnswer] = field(default_factory=list)
+
+
 def answer_pending(conn: psycopg.Connection[Any], scope: str, repo: str | Path,
-                   merge_ids: Iterable[int] | None = None) -> int:
+                   merge_ids: Iterable[int] | None = None) -> AnsweredFileStates:
     """Answer the pending file-state requests of ``scope`` (of ``merge_ids``
     only, when given) whose commits ``repo`` has, in merge order, with
-    ``ledger.record_file_states`` on ``conn`` (the caller's transaction).
-    Returns the number of merges answered."""
+    ``ledger.record_file_states`` on ``conn`` (the caller's transaction),
+    each merge's answer in a savepoint of its own: a refused answer is
+    rolled back alone, logged as one WARNING and returned in
+    ``refused``, its requests left pending. An error that breaks the
+    connection is raised. Returns what was answered and refused."""
     ids = None if merge_ids is None else list(merge_ids)
     rows = conn.execute(PENDING, {"scope": scope, "merge_ids": ids}).fetchall()
-    answered = 0
+    answered: list[int] = []
+    refused: list[RefusedAnswer] = []
     r = Path(repo)
     for merge_id, sha, paths in rows:
         if not _has_commit(r, sha):
             continue
         states = read_file_states(r, sha, paths)
-        conn.execute(ANSWER, (merge_id, json.dumps(states))).fetchall()
-        answered += 1
-    return answered
+        try:
+            with conn.transaction():
+                conn.execute(ANSWER, (merge_id, json.dumps(states))).fetchall()
+        except psycopg.Error as exc:
+            if conn.broken or conn.closed or exc.sqlstate is None or exc.sqlstate.startswith("08"):
+                raise
+            first = (str(exc).splitlines() or [""])[0]
+            refusal = RefusedAnswer(merge_id, sha, exc.sqlstate, first)
+            _log.warning("%s", refusal.warning())
+            refused.append(refusal)
+            continue
+        answered.append(merge_id)
+    return AnsweredFileStates(answered, refused)

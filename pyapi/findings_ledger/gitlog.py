@@ -56,7 +56,7 @@ from typing import IO, Any
 import psycopg
 
 from .api import record_merges
-from .filestates import answer_pending
+from .filestates import RefusedAnswer, answer_pending
 from .models import MergeResult
 
 #: Merges per batch (:func:`read_merge_batches`, :func:`replay`).
@@ -686,6 +686,7 @@ def replay(
     *,
     batch_size: int = BATCH_SIZE,
     repo: str | Path | None = None,
+    on_refused: Callable[[RefusedAnswer], None] | None = None,
 ) -> list[MergeResult]:
     """Record ``merges`` in order into ``scope`` with their added, deleted
     and hunks; returns one :class:`MergeResult` per merge. Each batch of
@@ -702,23 +703,41 @@ def replay(
     the change), so one odd commit does not stop the replay. With ``repo`` (the git repository the merges come
     from), the file-state requests the batch opened, and any the scope
     still has pending from an earlier run, are answered from git in the
-    batch's transaction (:func:`findings_ledger.filestates.answer_pending`)."""
+    batch's transaction (:func:`findings_ledger.filestates.answer_pending`),
+    each merge's answer in a savepoint: an answer the ledger refuses is
+    rolled back alone and passed to ``on_refused`` (and logged), its
+    requests left pending, and the batch's merges are kept. When answers
+    were taken for merges of the batch, the batch's results are read again
+    (a redelivery of the same rows returns every audit row of each merge),
+    so each result's decisions include what the answers decided (rule
+    ``check``) and ``recorded`` stays what the first write said."""
     results = []
+
+    def refused(answers: Any) -> None:
+        for r in answers.refused:
+            if on_refused is not None:
+                on_refused(r)
+
     for batch in batches((sanitised(m) for m in merges), batch_size):
         for m in batch:
             if note := replay_note(m):
                 _log.warning("commit %s recorded changed: %s", m.sha, note)
+        rows = [{"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
+                 "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in batch]
         with conn.transaction():
-            done = record_merges(conn, scope, [
-                {"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
-                 "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in batch])
+            done = record_merges(conn, scope, rows)
             if repo is not None:
-                answer_pending(conn, scope, repo)
+                answers = answer_pending(conn, scope, repo)
+                refused(answers)
+                if set(answers.answered) & {r.merge_id for r in done}:
+                    again = record_merges(conn, scope, rows)
+                    done = [replace(first, decisions=later.decisions)
+                            for first, later in zip(done, again, strict=True)]
         results.extend(done)
         if on_merge is not None:
             for m, res in zip(batch, done, strict=True):
                 on_merge(m, res)
     if repo is not None and not results:
         with conn.transaction():
-            answer_pending(conn, scope, repo)
+            refused(answer_pending(conn, scope, repo))
     return results

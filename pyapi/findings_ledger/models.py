@@ -249,9 +249,14 @@ class PendingFileState:
 
 @dataclass(frozen=True)
 class RecheckRequest:
-    """A row of ``ledger.recheck_request``: a touch that would have retired
-    ``finding_id`` under touch mode ``recheck``; ``verifier`` and
-    ``lease_until`` once claimed, ``resolved`` and ``evidence`` once answered."""
+    """A row of ``ledger.recheck_request``: a merge that touched a file of
+    ``finding_id`` (without a check) under touch mode ``recheck``;
+    ``verifier`` and ``lease_until`` once claimed, ``resolved`` and
+    ``evidence`` once answered; ``outcome`` once settled: ``resolved`` (it
+    retired the finding), ``kept``, ``moot`` (the finding was retired
+    otherwise first), ``overruled`` (a person decided about the finding
+    after that merge); None while open or waiting for an earlier request
+    of the finding."""
 
     id: int
     scope: str
@@ -263,6 +268,33 @@ class RecheckRequest:
     answered_at: datetime | None = None
     resolved: bool | None = None
     evidence: str | None = None
+    outcome: str | None = None
+
+
+@dataclass(frozen=True)
+class ClaimedRecheck:
+    """A recheck request handed to ``verifier`` by ``ledger.claim_rechecks``
+    until ``lease_until``, with what a verifier needs: the finding's
+    ``title``, ``description``, ``paths``, ``kind`` and ``severity``, and the
+    merge's ``commit_sha`` and ``subject`` (the message's first line, control
+    and format characters dropped, capped; None when it has no visible
+    character). Answer it with :func:`findings_ledger.answer_recheck`
+    (``id``, under the same ``verifier``)."""
+
+    id: int
+    scope: str
+    finding_id: int
+    merge_id: int
+    requested_at: datetime
+    verifier: str
+    lease_until: datetime
+    title: str
+    description: str | None
+    paths: list[str]
+    kind: str
+    severity: str
+    commit_sha: str
+    subject: str | None
 
 
 @dataclass(frozen=True)

@@ -51,16 +51,21 @@ RECORD_FILE_STATES = (
 
 PENDING_FILE_STATES = (
     "SELECT merge_id, commit_sha, scope, finding_id, paths, requested_at, request_id "
-    "FROM ledger.pending_file_state WHERE %(scope)s::text IS NULL OR scope = %(scope)s::text "
-    "ORDER BY merge_id, finding_id"
+    "FROM ledger.pending_file_states(p_scope => %(scope)s::text)"
 )
 
 RECHECK_COLUMNS = (
-    "id, scope, finding_id, merge_id, requested_at, verifier, lease_until, answered_at, resolved, evidence"
+    "id, scope, finding_id, merge_id, requested_at, verifier, lease_until, answered_at, resolved, evidence, outcome"
+)
+
+CLAIMED_RECHECK_COLUMNS = (
+    "id, scope, finding_id, merge_id, requested_at, verifier, lease_until, title, description, paths, kind, "
+    "severity, commit_sha, subject"
 )
 
 CLAIM_RECHECKS = (
-    "SELECT " + RECHECK_COLUMNS + " FROM ledger.claim_rechecks(p_scope => %(scope)s, p_verifier => %(verifier)s, "
+    "SELECT " + CLAIMED_RECHECK_COLUMNS + " FROM ledger.claim_rechecks(p_scope => %(scope)s, "
+    "p_verifier => %(verifier)s, "
     "p_max => %(max)s, p_lease => %(lease)s)"
 )
 

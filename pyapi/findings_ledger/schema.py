@@ -335,7 +335,7 @@ file_state_request = sa.Table(
     sa.Column("outcome", sa.Text),
     sa.Column("part", sa.Text),
     sa.UniqueConstraint("merge_id", "finding_id", name="file_state_request_merge_finding_key"),
-    sa.CheckConstraint("outcome IN ('held', 'failed', 'moot')", name="file_state_request_outcome_check"),
+    sa.CheckConstraint("outcome IN ('held', 'failed', 'moot', 'overruled')", name="file_state_request_outcome_check"),
     sa.CheckConstraint("jsonb_typeof(states) = 'object'", name="file_state_request_states_check"),
     sa.Index("file_state_request_finding_idx", "finding_id", "merge_id"),
     sa.Index("file_state_request_pending_idx", "scope", "merge_id", postgresql_where=sa.text("answered_at IS NULL")),
@@ -357,8 +357,10 @@ recheck_request = sa.Table(
     sa.Column("answered_at", sa.DateTime(timezone=True)),
     sa.Column("resolved", sa.Boolean),
     sa.Column("evidence", sa.Text),
+    sa.Column("outcome", sa.Text),
     sa.UniqueConstraint("finding_id", "merge_id", name="recheck_request_finding_merge_key"),
     sa.CheckConstraint("(answered_at IS NULL) = (resolved IS NULL)", name="recheck_request_answer_check"),
+    sa.CheckConstraint("outcome IN ('resolved', 'kept', 'moot', 'overruled')", name="recheck_request_outcome_check"),
     sa.Index("recheck_request_open_idx", "scope", "id", postgresql_where=sa.text("answered_at IS NULL")),
 )
 

@@ -32,8 +32,13 @@
 --                 path its check does not name is a mention;
 --   recheck       a path piece that would supersede a finding without a
 --                 check whose kind's touch mode (scope.touch_modes,
---                 ledger._touch_mode) is recheck: the caller queues a
---                 recheck request instead;
+--                 ledger._touch_mode) is recheck, or any other touch of
+--                 one of its anchored files (hunks away from its lines,
+--                 anchor_moved or anchor_kept; a rename, followed or
+--                 maybe), for a kind the path rule supersedes: the caller
+--                 queues a recheck request instead (the anchor still
+--                 moves); a checked finding and touch mode retire keep the
+--                 line rules;
 --   flag          the same under touch mode flag: the finding stays, the
 --                 merge is recorded as having touched it;
 --   ambiguous     it would resolve (or check), but the same text (overlapping tokens)
@@ -146,9 +151,11 @@ BEGIN
                     ELSE least((ev.f).observed_at, (ev.f).created_at) END AS observed,
                (ev.f).resolved_when IS NOT NULL AND ev.r = 'path'
                    AND ev.finding_path = ANY (ledger._check_paths((ev.f).resolved_when)) AS names_checked,
-               -- read only for a resolving path piece (its verdict, its reason, and
-               -- detail.touch_mode of the recheck and flag outcomes it leads to)
-               CASE WHEN ev.r = 'path' AND ev.verdict = 'resolution'
+               -- read only for a resolving path piece and a touch of an anchored
+               -- file away from its lines (their verdict, their reason, and
+               -- detail.touch_mode of the recheck and flag outcomes they lead to)
+               CASE WHEN ev.r = 'path' AND (ev.verdict = 'resolution'
+                                            OR ev.form IN ('anchor_moved', 'anchor_kept', 'renamed', 'maybe_renamed'))
                     THEN ledger._touch_mode(v_policy.touch_modes, (ev.f).kind) END AS touch_mode,
                ev.r = ANY (v_policy.enabled_rules) AS enabled,
                (ev.r = 'slug' AND EXISTS (
@@ -168,6 +175,10 @@ BEGIN
                    WHEN pc.checks IS NOT NULL AND (pc.verdict = 'resolution'
                         OR (pc.verdict = 'bare' AND pc.r = 'slug' AND v_policy.slug_mention_resolves
                             AND NOT pc.files_it)) THEN 'check'
+                   -- any touch of an unchecked finding's file counts under recheck and
+                   -- flag, wherever its hunks fall (the anchor still moves)
+                   WHEN pc.r = 'path' AND pc.form IN ('anchor_moved', 'anchor_kept', 'renamed', 'maybe_renamed')
+                        AND pc.path_supersedes AND pc.touch_mode IN ('recheck', 'flag') THEN pc.touch_mode
                    WHEN pc.r = 'path' AND pc.verdict = 'resolution' AND NOT pc.path_supersedes THEN 'candidate'
                    WHEN pc.r = 'path' AND pc.verdict = 'resolution'
                        THEN CASE pc.touch_mode WHEN 'recheck' THEN 'recheck' WHEN 'flag' THEN 'flag'
@@ -187,6 +198,10 @@ BEGIN
                         OR (pc.verdict = 'bare' AND pc.r = 'slug' AND v_policy.slug_mention_resolves
                             AND NOT pc.files_it))
                        THEN format('%s; the finding has a check (resolved_when): the merge''s tree decides', pc.why)
+                   WHEN pc.r = 'path' AND pc.form IN ('anchor_moved', 'anchor_kept', 'renamed', 'maybe_renamed')
+                        AND pc.path_supersedes AND pc.touch_mode IN ('recheck', 'flag')
+                       THEN pc.why || format(' (kind %s, touch mode %s: any touch of the file of a finding without a check counts, wherever its hunks fall)',
+                                              pc.kind, pc.touch_mode)
                    WHEN pc.r = 'path' AND pc.verdict = 'resolution' AND pc.path_supersedes
                         AND pc.touch_mode IN ('recheck', 'flag')
                        THEN pc.why || format(' (%s rule, kind %s, touch mode %s)',

@@ -14,7 +14,11 @@
 --   would_supersede and the finding stays), outcome held, and the later
 --   requests become moot;
 --   it does not hold: audit check_failed naming the part that failed,
---   outcome failed, go on with the next one.
+--   outcome failed, go on with the next one;
+--   it holds on the tree of a merge before the finding's latest decision
+--   by a person (ledger._overruled_by_person: a restore or dismissal
+--   audited after the merge's check_requested row): audit check_overruled,
+--   outcome overruled, the finding stays, go on with the next one.
 -- The caller holds the finding's row lock (FOR NO KEY UPDATE), which
 -- serialises concurrent answers for the same finding. Runs with the rights
 -- of its caller (the SECURITY DEFINER merge trigger and
@@ -52,7 +56,16 @@ BEGIN
         EXIT WHEN v_r.answered_at IS NULL;
         SELECT c.holds, c.part INTO v_holds, v_part FROM ledger._eval_check(v_f.resolved_when, v_r.states) AS c;
         SELECT m.* INTO v_m FROM ledger.merge m WHERE m.id = v_r.merge_id;
-        IF coalesce(v_holds, false) THEN
+        IF coalesce(v_holds, false) AND ledger._overruled_by_person(v_f.id, v_m.id) THEN
+            -- a stale machine answer: a person decided about the finding after this merge
+            INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
+            VALUES (v_f.scope, v_f.id, v_m.id, 'check_overruled', 'check', v_part,
+                    format('the finding''s check held on the tree of %s (%s), but a person decided about the finding after that merge: it stays',
+                           v_m.commit_sha, v_part),
+                    jsonb_build_object('finding_key', v_f.finding_key, 'kind', v_f.kind, 'part', v_part,
+                                       'paths', to_jsonb(v_r.paths), 'commit_sha', v_m.commit_sha));
+            UPDATE ledger.file_state_request r SET outcome = 'overruled', part = v_part WHERE r.id = v_r.id;
+        ELSIF coalesce(v_holds, false) THEN
             INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
             VALUES (v_f.scope, v_f.id, v_m.id,
                     CASE WHEN v_mode = 'on' THEN 'superseded' ELSE 'would_supersede' END,
@@ -85,4 +98,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._settle_checks(bigint) IS
-'Settle a checked finding''s file-state requests in merge order: moot once the finding is not active; stop at the first pending one; held: supersede by that merge, rule check (audit superseded, evidence the part that held; would_supersede unless hygiene_mode is on), later requests moot; failed: audit check_failed naming the part. The caller holds the finding''s row lock. (finding_id bigint) -> void. Raises nothing.';
+'Settle a checked finding''s file-state requests in merge order: moot once the finding is not active; stop at the first pending one; held: supersede by that merge, rule check (audit superseded, evidence the part that held; would_supersede unless hygiene_mode is on), later requests moot; failed: audit check_failed naming the part; held on the tree of a merge before the finding''s latest decision by a person: audit check_overruled, outcome overruled, the finding stays. The caller holds the finding''s row lock. (finding_id bigint) -> void. Raises nothing.';

@@ -11,11 +11,16 @@
 -- order (ledger._settle_checks): the finding retires at the first merge
 -- whose tree makes its check hold, and a held answer for a later merge
 -- waits while an earlier request of the same finding is pending.
+-- A request the merge's own added/deleted decided holds true (exists, text
+-- unknown) or null (absent) for its paths: a text for a path it holds true
+-- is consistent with it (the same state, told in full), as is null for a
+-- path it holds null; only the other answers conflict (LD104).
 -- Idempotent: the same answer again changes nothing (also for a request
 -- already settled or moot). Concurrent answers for the same finding are
 -- serialised by its row lock (taken first, in id order, FOR NO KEY UPDATE).
 -- Returns one row per request of the merge: outcome held, failed, moot,
--- waiting (answered, an earlier request of the finding is pending) or
+-- overruled (held on the tree of a merge before the finding's latest
+-- decision by a person: ledger._settle_checks), waiting (answered, an earlier request of the finding is pending) or
 -- pending (not all its paths answered yet); part the part that held or
 -- failed.
 -- Limits: a file's text at most 1 MiB (1048576 bytes in the database
@@ -27,9 +32,11 @@
 -- unchanged: LD002 (merge_id or states NULL), LD005 (unknown merge),
 -- LD401 (a merge of a scope the connection may not use), LD003 (states not
 -- an object, a value that is not a string or null, a path no request of the
--- merge asked for), LD001 (a path the path rules refuse), LD004 (a text over
+-- merge asked for, two keys that name the same path once normalised, such
+-- as ./a.py and a.py, naming both), LD001 (a path the path rules refuse), LD004 (a text over
 -- 1 MiB, more than 10000 paths), LD104 (a path answered before with
--- another state), each naming the field and the value.
+-- another state: another text, a text for a path answered null or decided
+-- absent, null for a path decided present), each naming the field and the value.
 CREATE OR REPLACE FUNCTION ledger.record_file_states(p_merge_id bigint, p_states jsonb)
 RETURNS TABLE (finding_id bigint, outcome text, part text)
 LANGUAGE plpgsql
@@ -40,6 +47,7 @@ AS $$
 DECLARE
     v_merge  ledger.merge;
     v_states jsonb := '{}'::jsonb;
+    v_keys   jsonb := '{}'::jsonb;
     v_key    text;
     v_val    jsonb;
     v_path   text;
@@ -70,6 +78,12 @@ BEGIN
                       WHERE r.merge_id = p_merge_id);
     FOR v_key, v_val IN SELECT e.key, e.value FROM jsonb_each(p_states) AS e ORDER BY e.key LOOP
         v_path := ledger.normalize_path(v_key, format('states[%s]', quote_literal(v_key)));
+        IF v_keys ? v_path THEN
+            RAISE EXCEPTION 'invalid states[%] and states[%]: both name the path %', v_keys ->> v_path,
+                quote_literal(v_key), quote_literal(v_path)
+                USING ERRCODE = 'LD003', HINT = 'send each path once';
+        END IF;
+        v_keys := v_keys || jsonb_build_object(v_path, quote_literal(v_key));
         IF jsonb_typeof(v_val) NOT IN ('string', 'null') THEN
             RAISE EXCEPTION 'invalid states[%]: % is not a file''s text (a string) or null (absent)',
                 quote_literal(v_key), left(v_val::text, 200) USING ERRCODE = 'LD003';
@@ -93,9 +107,13 @@ BEGIN
     FOR v_r IN
         SELECT r.* FROM ledger.file_state_request r WHERE r.merge_id = p_merge_id ORDER BY r.finding_id FOR UPDATE
     LOOP
-        -- a path answered before with another state is a conflict, never overwritten
+        -- a path answered before with another state is a conflict, never overwritten;
+        -- a text for a path the merge's own change kinds decided present
+        -- (true: exists, text unknown) is that state, told in full
         SELECT s.key INTO v_key FROM jsonb_each(v_states) AS s
-         WHERE v_r.states ? s.key AND v_r.states -> s.key IS DISTINCT FROM s.value LIMIT 1;
+         WHERE v_r.states ? s.key AND v_r.states -> s.key IS DISTINCT FROM s.value
+           AND NOT (v_r.states -> s.key = 'true'::jsonb AND jsonb_typeof(s.value) = 'string')
+         LIMIT 1;
         IF FOUND THEN
             RAISE EXCEPTION 'conflicting states[%] for merge % (%): answered before with another state',
                 quote_literal(v_key), p_merge_id, v_merge.commit_sha
@@ -125,4 +143,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.record_file_states(bigint, jsonb) IS
-'Answer a merge''s file-state requests: states {"<path>": "<file text>" | null (absent)} at its commit; a directory key "pkg/" with any string: a file under it. Settles each concerned finding in merge order (it retires at the first merge whose tree makes its check hold, rule check). Idempotent; any order. (merge_id bigint, states jsonb) -> TABLE(finding_id bigint, outcome text: held | failed | moot | waiting | pending, part text). Limits: 1 MiB per file text, 10000 paths. SECURITY DEFINER. Raises LD001, LD002, LD003 (not an object, not a string or null, a path not asked for), LD004, LD005 (unknown merge), LD104 (a path answered before with another state), LD401; nothing written on error.';
+'Answer a merge''s file-state requests: states {"<path>": "<file text>" | null (absent)} at its commit; a directory key "pkg/" with any string: a file under it. Settles each concerned finding in merge order (it retires at the first merge whose tree makes its check hold, rule check). Idempotent; any order. (merge_id bigint, states jsonb) -> TABLE(finding_id bigint, outcome text: held | failed | moot | overruled | waiting | pending, part text). Limits: 1 MiB per file text, 10000 paths. SECURITY DEFINER. Raises LD001, LD002, LD003 (not an object, not a string or null, a path not asked for, two keys naming one path), LD004, LD005 (unknown merge), LD104 (a path answered before with another state; a text for a path the merge decided present is that state), LD401; nothing written on error.';

@@ -3,8 +3,12 @@
 -- merge whose touch the path rule would take as resolving opens one row per
 -- (finding, merge) instead of retiring the finding; a verifier claims rows
 -- (ledger.claim_rechecks: SKIP LOCKED, a lease) and answers
--- (ledger.answer_recheck): resolved retires the finding with rule recheck.
--- Written only by the SECURITY DEFINER merge trigger and those functions.
+-- (ledger.answer_recheck). The answers of one finding settle in merge order
+-- (ledger._settle_rechecks), as file-state requests do: the finding retires
+-- (rule recheck) at the first merge whose answer is resolved; once it is
+-- retired by any rule, its requests not settled yet become moot (outcome
+-- moot: not claimable). Written only by the SECURITY DEFINER merge trigger
+-- and those functions.
 CREATE TABLE ledger.recheck_request (
     id           bigint GENERATED ALWAYS AS IDENTITY,
     scope        text NOT NULL,
@@ -16,24 +20,28 @@ CREATE TABLE ledger.recheck_request (
     answered_at  timestamptz,
     resolved     boolean,
     evidence     text,
+    outcome      text,
     CONSTRAINT recheck_request_pkey PRIMARY KEY (id),
     CONSTRAINT recheck_request_scope_fkey FOREIGN KEY (scope) REFERENCES ledger.scope (scope),
     CONSTRAINT recheck_request_finding_id_fkey FOREIGN KEY (finding_id) REFERENCES ledger.finding (id),
     CONSTRAINT recheck_request_merge_id_fkey FOREIGN KEY (merge_id) REFERENCES ledger.merge (id),
     CONSTRAINT recheck_request_finding_merge_key UNIQUE (finding_id, merge_id),
-    CONSTRAINT recheck_request_answer_check CHECK ((answered_at IS NULL) = (resolved IS NULL))
+    CONSTRAINT recheck_request_answer_check CHECK ((answered_at IS NULL) = (resolved IS NULL)),
+    CONSTRAINT recheck_request_outcome_check CHECK (outcome IN ('resolved', 'kept', 'moot', 'overruled'))
 );
 
 CREATE INDEX recheck_request_open_idx ON ledger.recheck_request (scope, id) WHERE answered_at IS NULL;
 
 COMMENT ON TABLE ledger.recheck_request IS
-'The recheck queue: one row per (finding, merge) whose touch would have retired a finding without a check under touch mode recheck. Claimed with ledger.claim_rechecks (verifier, lease_until), answered with ledger.answer_recheck (answered_at, resolved, evidence). Open while answered_at IS NULL.';
+'The recheck queue: one row per (finding, merge) whose touch of a file of a finding without a check counts under touch mode recheck. Claimed with ledger.claim_rechecks (verifier, lease_until), answered with ledger.answer_recheck (answered_at, resolved, evidence), settled in merge order (outcome). Open (claimable) while answered_at and outcome are NULL.';
 COMMENT ON COLUMN ledger.recheck_request.verifier IS
 'Who holds or held the lease (the p_verifier of ledger.claim_rechecks); NULL: never claimed.';
 COMMENT ON COLUMN ledger.recheck_request.lease_until IS
 'Until when the verifier''s claim holds; after it the request can be claimed again (by anyone), and an answer under the old lease is refused (LD103).';
 COMMENT ON COLUMN ledger.recheck_request.resolved IS
-'The verifier''s answer: true retires the finding (rule recheck, superseded by the request''s merge), false keeps it; NULL while open.';
+'The verifier''s answer: true retires the finding (rule recheck, superseded by the request''s merge) once the earlier requests of the finding are settled, false keeps it; NULL while unanswered.';
+COMMENT ON COLUMN ledger.recheck_request.outcome IS
+'How the request settled (ledger._settle_rechecks, in merge order per finding): resolved (the answer retired the finding: superseded by this merge, rule recheck; would_supersede unless hygiene_mode on), kept (answered false: audit recheck_kept), moot (the finding was retired by any rule, by an earlier merge''s answer or dismissed before this request settled: not claimable, an answer changes nothing), overruled (answered resolved for a merge before the finding''s latest decision by a person, restore or dismiss: audit recheck_overruled, the finding stays); NULL: open, or answered resolved and waiting for an earlier open request of the finding.';
 COMMENT ON COLUMN ledger.recheck_request.evidence IS
 'The verifier''s evidence for the answer (required, at most 10000 characters), copied into the audit row.';
 COMMENT ON COLUMN ledger.recheck_request.id IS
@@ -47,4 +55,4 @@ COMMENT ON COLUMN ledger.recheck_request.merge_id IS
 COMMENT ON COLUMN ledger.recheck_request.requested_at IS
 'When the merge queued the request.';
 COMMENT ON COLUMN ledger.recheck_request.answered_at IS
-'When the verifier answered (ledger.answer_recheck); NULL: open.';
+'When the verifier answered (ledger.answer_recheck); NULL: not answered (open, or moot without an answer).';

@@ -179,7 +179,8 @@ def test_a_resolved_recheck_retires_with_rule_recheck_and_the_evidence(ledger_co
     done = fl.answer_recheck(ledger_conn, by_finding[f1].id, True, "extraction.py now exists",
                              verifier="drift-reviewer")
     assert done.resolved is True and done.answered_at is not None
-    kept = fl.answer_recheck(ledger_conn, by_finding[f2].id, False, "f1.py still registers triage")
+    kept = fl.answer_recheck(ledger_conn, by_finding[f2].id, False, "f1.py still registers triage",
+                             verifier="drift-reviewer")
     assert kept.resolved is False
     assert active(ledger_conn) == [f2]
     assert ledger_conn.execute("SELECT supersede_rule FROM ledger.finding WHERE id = %s", (f1,)).fetchone() == (
@@ -189,9 +190,10 @@ def test_a_resolved_recheck_retires_with_rule_recheck_and_the_evidence(ledger_co
     assert rows == [(f1, "superseded", "recheck", "extraction.py now exists", "drift-reviewer"),
                     (f2, "recheck_kept", "recheck", "f1.py still registers triage", "drift-reviewer")]
     # the same answer again is a no-op; another answer is refused
-    assert fl.answer_recheck(ledger_conn, by_finding[f1].id, True, "extraction.py now exists").resolved is True
+    assert fl.answer_recheck(ledger_conn, by_finding[f1].id, True, "extraction.py now exists",
+                             verifier="drift-reviewer").resolved is True
     with pytest.raises(LeaseInvalid, match="was answered before"):
-        fl.answer_recheck(ledger_conn, by_finding[f1].id, False, "changed my mind")
+        fl.answer_recheck(ledger_conn, by_finding[f1].id, False, "changed my mind", verifier="drift-reviewer")
     assert fl.claim_rechecks(ledger_conn, "s", "drift-reviewer", 10) == []
 
 
@@ -200,7 +202,7 @@ def test_answers_need_the_lease(ledger_conn: psycopg.Connection) -> None:
     req = ledger_conn.execute("SELECT id FROM ledger.recheck_request WHERE finding_id = %s", (f1,)).fetchone()[0]
     before = ledger_conn.execute("SELECT count(*) FROM ledger.supersession").fetchone()
     with pytest.raises(LeaseInvalid, match="is not claimed"):
-        fl.answer_recheck(ledger_conn, req, True, "x")
+        fl.answer_recheck(ledger_conn, req, True, "x", verifier="v1")
     fl.claim_rechecks(ledger_conn, "s", "v1", 1)
     with pytest.raises(LeaseInvalid, match="is leased to 'v1', not to 'v2'"):
         fl.answer_recheck(ledger_conn, req, True, "x", verifier="v2")
@@ -209,9 +211,9 @@ def test_answers_need_the_lease(ledger_conn: psycopg.Connection) -> None:
     with pytest.raises(LeaseInvalid, match="the lease of 'v1' expired"):
         fl.answer_recheck(ledger_conn, req, True, "x", verifier="v1")
     with pytest.raises(NotFound, match="unknown recheck request"):
-        fl.answer_recheck(ledger_conn, req + 99, True, "x")
+        fl.answer_recheck(ledger_conn, req + 99, True, "x", verifier="v1")
     with pytest.raises(ValueRequired, match="evidence is required"):
-        fl.answer_recheck(ledger_conn, req, True, " ")
+        fl.answer_recheck(ledger_conn, req, True, " ", verifier="v1")
     assert ledger_conn.execute("SELECT count(*) FROM ledger.supersession").fetchone() == before
     assert active(ledger_conn) == [f1]
     # an expired lease can be claimed again, by another verifier
@@ -273,3 +275,34 @@ def test_cli_policy_touch(ledger_dsn: str) -> None:
     out = runner.invoke(main, ["policy", "--dsn", ledger_dsn, "s", "--touch", "retire", "--kind", "drift"])
     assert out.exit_code == 0, out.output
     assert "touch           drift: retire" in out.output
+
+
+def test_any_touch_of_the_file_counts_for_an_unchecked_finding(ledger_conn: psycopg.Connection) -> None:
+    """Under flag and recheck, a merge whose hunks fall away from an unchecked
+    finding's anchored lines still counts as a touch of it (flagged, or a
+    recheck request), and the anchor still moves with the lines above it.
+    Touch mode retire and checked findings keep the line rules."""
+    fl.set_match_policy(ledger_conn, "s", touch="flag", touch_kind="drift", create=True)
+    fl.set_match_policy(ledger_conn, "s", touch="recheck", touch_kind="todo")
+    fl.set_match_policy(ledger_conn, "s", touch="retire", touch_kind="bug", path_supersede_kinds=["*"])
+    flagged = drift(ledger_conn, "F1", "a.py:42")
+    rechecked = drift(ledger_conn, "F2", "a.py:50", kind="todo")
+    retired = drift(ledger_conn, "F3", "a.py:60", kind="bug")
+    checked = fl.add_finding(ledger_conn, "s", "a.py:70 is stale", finding_key="F4", kind="drift",
+                             paths=["a.py:70", "b.py"], observed_at=OLD, resolved_when={"path_absent": "b.py"}).id
+    # 3 lines added above all of them, none of their lines changed
+    r = fl.record_merge(ledger_conn, "s", "a" * 40, paths=["a.py"], hunks={"a.py": [[1, 0, 2, 3]]})
+    got = {d.finding_id: (d.action, d.rule, d.detail.get("touch_mode")) for d in r.decisions}
+    assert got == {flagged: ("flagged", "path", "flag"), rechecked: ("recheck_requested", "path", "recheck"),
+                   retired: ("anchor_moved", "path", None), checked: ("mention", "path", None)}
+    assert "any touch of the file of a finding without a check counts" in next(
+        d.reason for d in r.decisions if d.finding_id == flagged)
+    anchors = dict(ledger_conn.execute("SELECT id, anchors FROM ledger.finding WHERE scope = 's'").fetchall())
+    assert anchors[flagged] == {"a.py": [45, 45]} and anchors[rechecked] == {"a.py": [53, 53]}
+    assert anchors[retired] == {"a.py": [63, 63]}
+    assert ledger_conn.execute("SELECT finding_id FROM ledger.recheck_request").fetchall() == [(rechecked,)]
+    # a change far below every line: flagged and rechecked again, the retire-mode one kept
+    r = fl.record_merge(ledger_conn, "s", "b" * 40, paths=["a.py"], hunks={"a.py": [[500, 1, 500, 1]]})
+    got = {d.finding_id: d.action for d in r.decisions}
+    assert got == {flagged: "flagged", rechecked: "recheck_requested", retired: "anchor_kept", checked: "mention"}
+    assert active(ledger_conn) == sorted([flagged, rechecked, retired, checked])

@@ -132,3 +132,88 @@ def test_record_merge_with_a_repo_answers_in_its_transaction(
     api.record_merge(ledger_conn, "api-none", m.sha, m.paths, message=m.message, merged_at=m.committed_at)
     assert _pending(ledger_conn, "api-none") == [shas["after"]]
     assert _retired_by(ledger_conn, fid2) == (None, None)
+
+
+def test_record_merge_with_a_repo_returns_what_its_answer_decided(
+    checked_repo: tuple[Path, dict[str, str]], ledger_conn: psycopg.Connection
+) -> None:
+    """The fix's own answer retires the finding: the result says so, as a
+    redelivery of the same merge does."""
+    repo, shas = checked_repo
+    fid = _checked(ledger_conn, "says")
+    by_sha = {m.sha: m for m in gitlog.read_merges(repo, f"{shas['spec']}..HEAD")}
+    results = {}
+    for name in ("touch", "fix"):
+        m = by_sha[shas[name]]
+        results[name] = api.record_merge(ledger_conn, "says", m.sha, m.paths, message=m.message,
+                                         merged_at=m.committed_at, added=m.added, deleted=m.deleted,
+                                         hunks=m.hunks_json(), repo=repo)
+    assert results["touch"].superseded == []
+    assert [(d.action, d.rule) for d in results["touch"].decisions] == [
+        ("check_requested", "path"), ("check_failed", "check")]
+    assert results["fix"].recorded is True
+    assert results["fix"].superseded == [fid]
+    assert [(d.finding_id, d.action, d.rule) for d in results["fix"].decisions][-1] == (fid, "superseded", "check")
+    m = by_sha[shas["fix"]]
+    again = api.record_merge(ledger_conn, "says", m.sha, m.paths, message=m.message, merged_at=m.committed_at,
+                             added=m.added, deleted=m.deleted, hunks=m.hunks_json(), repo=repo)
+    assert again.recorded is False
+    assert again.decisions == results["fix"].decisions
+
+
+def test_replay_git_counts_the_retirements_its_answers_decided(
+    checked_repo: tuple[Path, dict[str, str]], ledger_conn: psycopg.Connection, ledger_dsn: str
+) -> None:
+    repo, shas = checked_repo
+    fids = [_checked(ledger_conn, "count") for _ in range(3)]
+    out = CliRunner().invoke(main, ["replay-git", str(repo), "--scope", "count", "--range",
+                                    f"{shas['spec']}..HEAD", "--dsn", ledger_dsn])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.strip() == "count: 3 merges recorded, 0 already recorded, 3 findings superseded"
+    assert [_retired_by(ledger_conn, f) for f in fids] == [(shas["fix"], "check")] * 3
+    # the results of the API say the same, merge by merge
+    fid = _checked(ledger_conn, "count-api")
+    done = gitlog.replay(ledger_conn, "count-api", gitlog.read_merges(repo, f"{shas['spec']}..HEAD"), repo=repo)
+    assert [r.superseded for r in done] == [[], [fid], []]
+
+
+def test_a_refused_answer_is_a_warning_and_the_batch_is_kept(
+    checked_repo: tuple[Path, dict[str, str]], ledger_conn: psycopg.Connection, ledger_dsn: str
+) -> None:
+    """Another writer answered the touch's request with other bytes than git
+    has (and left the rest pending): replay-git's answer for that merge is
+    refused (LD104), reported in one warning line with the request left
+    pending, and the batch's merges and the other merges' answers are kept,
+    on every rerun."""
+    repo, shas = checked_repo
+    other = {"all": [{"file_contains": {"path": "app/archetypes.py", "pattern": '"reviewer"'}},
+                     {"path_exists": "README.md"}]}
+    fid = _checked(ledger_conn, "refuse")
+    ledger_conn.execute(
+        "INSERT INTO ledger.finding (scope, title, kind, paths, observed_at, resolved_when) "
+        "VALUES ('refuse', 'no reviewer yet', 'drift', %s, '2026-08-01T12:00Z', %s)",
+        (["app/archetypes.py", "README.md"], json.dumps(other)))
+    merges = list(gitlog.read_merges(repo, f"{shas['spec']}..HEAD"))
+    touch = api.record_merges(ledger_conn, "refuse", [
+        {"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
+         "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in merges[:1]])[0].merge_id
+    # another writer's text for app/archetypes.py at the touch, not git's
+    api.record_file_states(ledger_conn, touch, {"app/archetypes.py": "REGISTRY = {}\n"})
+    assert _pending(ledger_conn, "refuse") == [shas["touch"]]
+    for run in range(2):
+        out = CliRunner().invoke(main, ["replay-git", str(repo), "--scope", "refuse", "--range",
+                                        f"{shas['spec']}..HEAD", "--dsn", ledger_dsn])
+        assert out.exit_code == 0, out.output
+        warnings = [line for line in out.stderr.splitlines() if line.startswith("warning:")]
+        assert len(warnings) == 1, out.stderr
+        assert warnings[0].startswith(f"warning: file states of commit {shas['touch'][:12]} (merge {touch}) "
+                                      "refused (LD104), its requests left pending: conflicting states")
+        recorded = 2 if run == 0 else 0
+        assert out.stdout.strip() == (f"refuse: {recorded} merges recorded, {3 - recorded} already recorded, "
+                                      f"{1 if run == 0 else 0} findings superseded")
+        assert _pending(ledger_conn, "refuse") == [shas["touch"]]
+        # the fix's answer stuck: the first finding (its touch answered, failed) retired
+        # there; the other one's held answer waits for its pending touch request
+        assert _retired_by(ledger_conn, fid) == (shas["fix"], "check")
+        assert ledger_conn.execute("SELECT count(*) FROM ledger.active_finding WHERE scope = 'refuse'"
+                                   ).fetchone() == (1,)

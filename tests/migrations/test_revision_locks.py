@@ -76,6 +76,12 @@ EXPECTED: dict[str, dict[str, str]] = {
     # checked at creation
     "0034_pg_temp_last_in_every_pinne": {"merge": "AccessShareLock", "supersession": "AccessShareLock"},
     "0035_apply_merge_holds_the_decis": {},  # one function replaced
+    # ADD COLUMN recheck_request.outcome (no default: no rewrite) and the outcome checks (validated in the
+    # transaction), the new trigger _320_settle_rechecks on finding; _overruled_by_person (LANGUAGE sql) is
+    # parsed against supersession
+    "0036_rechecks_settle_and_file_st": {
+        "finding": "ShareRowExclusiveLock", "recheck_request": "AccessExclusiveLock",
+        "file_state_request": "AccessExclusiveLock", "supersession": "AccessShareLock"},
 }
 
 STRENGTH = [

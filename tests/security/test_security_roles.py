@@ -39,6 +39,7 @@ READS = [
     "ledger._finding_state(timestamp with time zone,timestamp with time zone)",
     "ledger.active_findings(text)",
     "ledger.read_audit(text,bigint,bigint)",
+    "ledger.pending_file_states(text)",
     "ledger.read_finding_events(bigint[])",
     "ledger.read_finding(bigint)",
     "ledger.read_history(bigint)",
@@ -102,6 +103,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger.record_file_states(bigint,jsonb)",
         "ledger.claim_rechecks(text,text,integer,interval)",
         "ledger.answer_recheck(bigint,boolean,text,text)",
+        "ledger.pending_file_states(text)",
         "ledger.workspace_scope(text)",
         "ledger.record_injection(text,bigint[])",
         "ledger.add_issue(text,text,text,text,text,text,text)",
@@ -188,6 +190,8 @@ NO_GRANTS = [
     "ledger._lint_stubs(text)",  # lint_check's
     "ledger._merge_file_states(text[],text[],text[],text[])",
     "ledger._settle_checks(bigint)",
+    "ledger._settle_rechecks(bigint)",
+    "ledger._overruled_by_person(bigint,bigint)",
     "ledger._touch_mode(jsonb,text)",
     "ledger._default_touch_mode(text)",
     "ledger.tg_finding__prepare_check()",
@@ -227,6 +231,7 @@ NO_GRANTS = [
     "ledger.tg_finding__paths_insert()",
     "ledger.tg_finding__paths_update()",
     "ledger.tg_finding__active_totals()",
+    "ledger.tg_finding__settle_rechecks()",
     "ledger.tg_injection__prepare()",
     "ledger.tg_issue__prepare()",
     "ledger.tg_merge__prepare()",
@@ -310,6 +315,8 @@ DEFINERS = {
     "ledger.tg_merge__supersede()": "a writer's INSERT of merges supersedes and reopens findings and writes the audit",
     "ledger.tg_finding__paths_insert()": "a writer's INSERT of a finding files its paths in ledger.finding_path",
     "ledger.tg_finding__paths_update()": "a supersession, dismissal or reopen keeps ledger.finding_path",
+    "ledger.tg_finding__settle_rechecks()": "a supersession or dismissal makes the finding's open recheck "
+    "requests moot, which no role may write",
     "ledger.tg_finding__active_totals()": "a writer's insert and every supersession, dismissal or reopen keep "
     "ledger.scope_active_total, which no role may write",
     "ledger.record_merge(text,text,text[],text,text,timestamp with time zone,text,text[],text[],jsonb)":

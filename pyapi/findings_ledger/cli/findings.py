@@ -132,12 +132,18 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     no second effect, so rerunning resumes. Each batch of merges is one
     transaction, with the answers to the file-state requests its merges
     opened for checked findings (read from REPO at each commit; a rerun
-    answers any left pending).
+    answers any left pending). An answer the ledger refuses (a state
+    another writer answered otherwise, a pattern over the statement
+    timeout) is one warning line; its requests stay pending and the
+    batch's merges are kept. "findings superseded" counts the retirements
+    of the merges recorded, by every rule, the checks their answers held
+    included.
     """
     history = gitlog.read_merges(repo, rev_range, since, renames=not no_renames)
     recorded = already = superseded = 0
     lacking: list[gitlog.GitMerge] = []
     changed: list[str] = []
+    refused: list[str] = []
     with connect(dsn) as conn:
         progress = progress_bar()
         with progress:
@@ -156,11 +162,12 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
                     changed.append(f"warning: commit {merge.sha[:12]} recorded changed: {note}")
                 progress.advance(task)
 
-            gitlog.replay(conn, scope, history, on_merge=on_merge, repo=repo)
+            gitlog.replay(conn, scope, history, on_merge=on_merge, repo=repo,
+                          on_refused=lambda r: refused.append(r.warning()))
     warning = unreadable_warning(lacking)
     if warning:
         click.echo(warning, err=True)
-    for line in changed:
+    for line in [*changed, *refused]:
         click.echo(line, err=True)
     click.echo(
         f"{scope}: {recorded} merges recorded, {already} already recorded, {superseded} findings superseded"
