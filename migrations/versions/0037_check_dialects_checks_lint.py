@@ -1,4 +1,4 @@
-"""check dialects and checks lint
+"""check dialects, checks lint and h-verify interim
 
 Frozen files:
 
@@ -10,11 +10,16 @@ Frozen files:
 * functions/_lint_stubs.sql
 * functions/lint_check.sql
 * functions/tg_finding__prepare_check.sql
+* functions/read_audit.sql
+* functions/_finding_touches.sql
+* functions/read_prompt_findings.sql
+* functions/read_prompt_text.sql
+* functions/verify_finding.sql
 * privileges.sql
 
-Revision ID: 0036_check_dialects_and_checks_l
-Revises: 0035_apply_merge_holds_the_decis
-Create Date: 2026-12-07 03:07:14.968293
+Revision ID: 0037_check_dialects_checks_lint
+Revises: 0036_rechecks_settle_and_file_st
+Create Date: 2026-12-07 03:18:28.340170
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen
@@ -25,8 +30,8 @@ restore). Written by tools/new_revision.py; never edited once released
 
 from findings_ledger.migration_ops import run_revision_file
 
-revision = '0036_check_dialects_and_checks_l'
-down_revision = '0035_apply_merge_holds_the_decis'
+revision = '0037_check_dialects_checks_lint'
+down_revision = '0036_rechecks_settle_and_file_st'
 branch_labels = None
 depends_on = None
 

@@ -56,6 +56,7 @@ GRANT EXECUTE ON FUNCTION
     ledger.record_file_states(bigint, jsonb),
     ledger.claim_rechecks(text, text, integer, interval),
     ledger.answer_recheck(bigint, boolean, text, text),
+    ledger.pending_file_states(text),
     ledger.workspace_scope(text),
     ledger.record_injection(text, bigint[]),
     ledger.add_issue(text, text, text, text, text, text, text),
@@ -93,15 +94,19 @@ GRANT EXECUTE ON FUNCTION
     ledger._finding_state(timestamptz, timestamptz),
     ledger._check_text(text, text, boolean, integer, boolean),
     ledger._unicode_class(text),
+    ledger._commit_subject(text),
     ledger._unquote_path(text, text),
     ledger.active_findings(text),
+    ledger.pending_file_states(text),
     ledger.read_audit(text, bigint, bigint),
     ledger.read_finding_events(bigint[]),
     ledger.read_finding(bigint),
     ledger.read_history(bigint),
     ledger.read_injections(text, bigint),
     ledger.measure_convergence(text),
-    ledger.read_prompt_findings(text, text[], interval, integer, text, integer),
+    ledger.read_prompt_findings(text, text[], interval, integer, text, integer, integer),
+    ledger.read_prompt_text(text, integer, text[], integer, interval, text, integer),
+    ledger._finding_touches(bigint, integer),
     ledger.normalize_path(text, text),
     ledger.normalize_paths(text[], text, integer),
     ledger.workspace_scope(text),
@@ -109,7 +114,9 @@ GRANT EXECUTE ON FUNCTION
     ledger._snapshot_version()
     TO ledger_reader;
 
--- ledger_agent: task claims; reads its issues and tasks; retires provider sessions.
+-- ledger_agent: task claims; reads its issues and tasks; retires provider sessions;
+-- gives its verdict on a finding its prompt showed (verify_finding: the agent
+-- that read the prompt checks the finding at the moment of use; no other role).
 GRANT EXECUTE ON FUNCTION
     ledger.claim_task(text, text),
     ledger.start_task(bigint, text),
@@ -117,6 +124,7 @@ GRANT EXECUTE ON FUNCTION
     ledger.fail_task(bigint, text, text),
     ledger.cancel_task(bigint, text),
     ledger.requeue_task(bigint),
+    ledger.verify_finding(bigint, text, text, text),
     ledger.issue_snapshot(text, text, integer),
     ledger._snapshot_version()
     TO ledger_agent;
@@ -143,14 +151,18 @@ GRANT EXECUTE ON FUNCTION
     ledger._severity_rank(text),
     ledger._finding_state(timestamptz, timestamptz),
     ledger._unquote_path(text, text),
+    ledger._commit_subject(text),
     ledger.active_findings(text),
+    ledger.pending_file_states(text),
     ledger.read_audit(text, bigint, bigint),
     ledger.read_finding_events(bigint[]),
     ledger.read_finding(bigint),
     ledger.read_history(bigint),
     ledger.read_injections(text, bigint),
     ledger.measure_convergence(text),
-    ledger.read_prompt_findings(text, text[], interval, integer, text, integer),
+    ledger.read_prompt_findings(text, text[], interval, integer, text, integer, integer),
+    ledger.read_prompt_text(text, integer, text[], integer, interval, text, integer),
+    ledger._finding_touches(bigint, integer),
     ledger.normalize_path(text, text),
     ledger.normalize_paths(text[], text, integer),
     ledger.workspace_scope(text),
