@@ -150,8 +150,10 @@ def build_server(conn: psycopg.Connection[Any], scope: str) -> MCPServer:
         lease_seconds: Annotated[int, Field(description="how long the claim holds")] = 600,
     ) -> list[dict[str, Any]]:
         """Claim open recheck requests of this scope (ledger.claim_rechecks):
-        findings a merge touched, to be checked against the code; each is
-        yours until its lease ends. Answer each with answer_recheck."""
+        findings a merge touched, to be checked against the code, each with
+        the finding (title, description, paths, kind, severity) and the
+        touching commit (commit_sha, subject); each is yours until its lease
+        ends. Answer each with answer_recheck."""
         return _call(api.claim_rechecks, conn, scope, verifier, max, lease=timedelta(seconds=lease_seconds))
 
     @server.tool()

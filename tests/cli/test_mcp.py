@@ -95,9 +95,13 @@ def test_report_claim_and_answer_write_the_rows(ledger_dsn: str, ledger_conn: ps
     claimed, other, stolen, answered = session(ledger_dsn, scope, recheck)
     [request] = claimed.structured_content["result"]
     assert request["finding_id"] == f2 and request["verifier"] == "verifier-1"
+    # what a verifier needs to check it: the finding and the touching commit
+    assert (request["title"], request["paths"], request["commit_sha"], request["subject"]) == (
+        "the parser ignores tabs", ["src/parse.py"], "ab12cd34ef56", "Handle tabs in the parser")
     assert other.structured_content == {"result": []}  # leased to verifier-1
     assert stolen.is_error and "LD103: " in text(stolen) and "Traceback" not in text(stolen)
     assert not answered.is_error and answered.structured_content["resolved"] is True
+    assert answered.structured_content["outcome"] == "resolved"
     assert ledger_conn.execute(
         "SELECT superseded_at IS NOT NULL, supersede_rule FROM ledger.finding WHERE id = %s", (f2,)).fetchone() == (
         True, "recheck")
