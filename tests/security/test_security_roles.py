@@ -332,7 +332,7 @@ DEFINERS = {
     "ledger.record_file_states(bigint,jsonb)": "settles file-state requests, supersedes, writes the audit (writer)",
     "ledger.claim_rechecks(text,text,integer,interval)": "leases recheck requests (writer has no UPDATE)",
     "ledger.answer_recheck(bigint,boolean,text,text)": "supersedes on a recheck, writes the audit (writer)",
-    "ledger.lint_check(jsonb,jsonb,text)": "evaluates a check with _eval_check, which no role may call (reads no table)",
+    "ledger.lint_check(jsonb,jsonb,text)": "evaluates a check with _eval_check, which no role may call (no table)",
     "ledger.verify_finding(bigint,text,text,text)": "supersedes on a verdict, writes the audit (agent)",
     "ledger.dismiss_finding(bigint,text,text,text)": "updates a finding, writes the audit (admin)",
     "ledger.restore_finding(bigint,text,text)": "updates a finding, writes the audit (admin)",
