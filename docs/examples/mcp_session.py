@@ -11,6 +11,7 @@ import asyncio
 import json
 import os
 import sys
+from pathlib import Path
 
 import psycopg
 from mcp import Client, StdioServerParameters
@@ -19,8 +20,9 @@ import findings_ledger as fl
 
 DSN = os.environ["LEDGER_DSN"]
 SCOPE = "spec-07"
-SERVER = StdioServerParameters(command=sys.executable,
-                               args=["-m", "findings_ledger.cli", "mcp", "--scope", SCOPE, "--dsn", DSN])
+# the console script next to this interpreter (.venv/bin/findings-ledger), as a client's configuration names it
+SERVER = StdioServerParameters(command=str(Path(sys.executable).parent / "findings-ledger"),
+                               args=["mcp", "--scope", SCOPE, "--dsn", DSN])
 TIMES = {"requested_at", "lease_until", "answered_at", "created_at"}
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -19,13 +20,14 @@ from mcp import Client, StdioServerParameters
 import findings_ledger as fl
 from findings_ledger.cli import main
 
+#: the console script next to this interpreter, as an MCP client's configuration names it
+CLI = str(Path(sys.executable).parent / "findings-ledger")
 TOOLS = ["read_prompt", "verify_finding", "report_finding", "claim_rechecks", "answer_recheck"]
 
 
 def session(dsn: str, scope: str, steps: Callable[[Client], Awaitable[Any]]) -> Any:
     """Run ``steps`` against a ``findings-ledger mcp`` subprocess of ``scope``."""
-    params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "findings_ledger.cli", "mcp", "--scope", scope, "--dsn", dsn])
+    params = StdioServerParameters(command=CLI, args=["mcp", "--scope", scope, "--dsn", dsn])
 
     async def run() -> Any:
         async with Client(params) as client:
