@@ -110,7 +110,7 @@ def test_a_construct_with_an_exact_are_form_is_stored_as_it(ledger_conn: psycopg
     assert not _matches(ledger_conn, miss, stored)
 
 
-def test_a_word_boundary_no_longer_means_a_backspace(ledger_conn: psycopg.Connection[Any]) -> None:
+def test_a_python_word_boundary_matches_at_word_boundaries(ledger_conn: psycopg.Connection[Any]) -> None:
     # as ARE reads it, \b is a backspace: the check would never hold
     assert not _matches(ledger_conn, "x = night_shift()", r"\bnight_shift\b")
     assert _matches(ledger_conn, "x = night_shift()", _insert(ledger_conn, r"\bnight_shift\b"))
