@@ -40,9 +40,15 @@
 \ir functions/normalize_paths.sql
 \ir functions/_recorded_merge.sql
 \ir functions/_match_changes.sql
+\ir functions/_pattern_traps.sql
+\ir functions/_check_pattern.sql
 \ir functions/_check_resolved_when.sql
+\ir functions/validate_check.sql
 \ir functions/_check_paths.sql
 \ir functions/_eval_check.sql
+\ir functions/_check_leaves.sql
+\ir functions/_lint_stubs.sql
+\ir functions/lint_check.sql
 \ir functions/_merge_file_states.sql
 \ir functions/_default_touch_mode.sql
 \ir functions/_touch_mode.sql

@@ -57,6 +57,10 @@ GRANT EXECUTE ON FUNCTION
     ledger.replace_findings(text, text, text, jsonb, text, text, text),
     ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[], timestamptz, text, text, jsonb, text),
     ledger._check_resolved_when(jsonb, text, integer),
+    ledger._pattern_traps(text),
+    ledger._check_pattern(text, text),
+    ledger.validate_check(jsonb, text),
+    ledger.lint_check(jsonb, jsonb, text),
     ledger._check_paths(jsonb),
     ledger.record_file_states(bigint, jsonb),
     ledger.claim_rechecks(text, text, integer, interval),
@@ -181,7 +185,8 @@ GRANT EXECUTE ON FUNCTION
 -- Not granted to any ledger role, on purpose: _apply_merge, _apply_revert,
 -- _revert_targets, _reopen_finding, _check_json_shape (replace_findings'
 -- argument check), record_merges' _insert_merges, reconcile's _other_merge_of_commit, the matcher's internals (_match_changes,
--- _merge_decisions, _match_message, the checks' _eval_check, _merge_file_states, _settle_checks,
+-- _merge_decisions, _match_message, the checks' _eval_check, _merge_file_states, _settle_checks, lint_check's
+-- _check_leaves and _lint_stubs,
 -- the touch modes' _touch_mode, _default_touch_mode, _message_may_match, _message_probe_keys, _token_split_regex,
 -- _tokenise, _token_keys, _message_tokens, _message_segments,
 -- _file_slug, _object_ends) and the claim's (_resumed_row,

@@ -166,6 +166,18 @@ class FileStateConflict(LedgerError):
     sqlstate = "LD104"
 
 
+class PatternDialect(ValueInvalid):
+    """LD105: a check's pattern uses a construct of another regular-expression
+    dialect (Python's ``re``, PCRE) that PostgreSQL's ARE lacks and that has
+    no exact ARE form: ``\\p{L}``, an atomic group, a possessive quantifier,
+    flags after the start, ... The message names each construct, its
+    position in the pattern and what to write instead. (Constructs with an
+    exact ARE form, such as ``\\b``, are rewritten on write, not refused.)
+    A :class:`ValueInvalid`. Nothing is written."""
+
+    sqlstate = "LD105"
+
+
 class TaskTransitionInvalid(LedgerError):
     """LD201: an agent_task status change the task machine does not allow
     (e.g. starting a task that is not dispatched, or a new task not queued)."""

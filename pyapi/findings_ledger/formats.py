@@ -8,9 +8,11 @@
 
 ``findings-ledger schema NAME`` prints one; :func:`validate` checks a
 document against it with the ``jsonschema`` library and returns every
-problem as ``<JSON path>: <message>`` (the ledger's own validation on write
-stays the authority: it also bounds a check's depth and size and compiles
-its patterns).
+problem as ``<JSON path>: <message>``; :func:`checks` lists the checks of a
+document, which ``findings-ledger schema --validate`` then gives to the
+ledger's own validation (``ledger.validate_check``, what every write runs:
+it also bounds a check's depth and size, rewrites or refuses patterns of
+another regular-expression dialect and compiles them).
 """
 
 from __future__ import annotations
@@ -40,11 +42,12 @@ def schema_text(name: str) -> str:
     return json.dumps(schema(name), indent=2) + "\n"
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
+    """``value`` as JSON has it: YAML dates and times become ISO 8601 strings, keys strings."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, (date, datetime)):
         return value.isoformat()
     return value
@@ -56,5 +59,19 @@ def validate(name: str, document: Any) -> list[str]:
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema(name))
-    errors = sorted(validator.iter_errors(_plain(document)), key=lambda e: [str(p) for p in e.absolute_path])
+    errors = sorted(validator.iter_errors(plain(document)), key=lambda e: [str(p) for p in e.absolute_path])
     return [f"{e.json_path}: {e.message}" for e in errors]
+
+
+def checks(name: str, document: Any) -> list[tuple[str, Any]]:
+    """The checks (``resolved_when`` values) of ``document`` in format
+    ``name``, each with its JSON path (``$.drift_findings[2].resolved_when``,
+    ``$.resolved_when``), in document order; what is not where the format
+    puts a check is left out."""
+    document = plain(document)
+    if name == "findings-file":
+        has = isinstance(document, dict) and document.get("resolved_when") is not None
+        return [("$.resolved_when", document["resolved_when"])] if has else []
+    entries = document.get("drift_findings") if isinstance(document, dict) else None
+    return [(f"$.drift_findings[{i}].resolved_when", e["resolved_when"]) for i, e in enumerate(entries or [])
+            if isinstance(entries, list) and isinstance(e, dict) and e.get("resolved_when") is not None]

@@ -144,6 +144,21 @@ def import_finding(
     return row
 
 
+def validate_check(conn: psycopg.Connection[Any], check: Any, field: str = "resolved_when") -> Any:
+    """A finding's check (``resolved_when``, a JSON-able value) as the ledger
+    would store it (``ledger.validate_check``, the validation the finding
+    trigger runs on every write): paths normalised, patterns in another
+    regular-expression dialect rewritten to ARE. ``field`` names the check in
+    the messages (``$.drift_findings[2].resolved_when``). Writes nothing.
+    Raises ``PathRejected`` (LD001), ``ValueInvalid`` (LD003),
+    ``ValueTooLong`` (LD004), ``PatternDialect`` (LD105)."""
+    with translate(), conn.cursor() as cur:
+        cur.execute(queries.VALIDATE_CHECK, {"check": None if check is None else json.dumps(check), "field": field})
+        row = cur.fetchone()
+    assert row is not None
+    return row[0]
+
+
 def workspace_scope(conn: psycopg.Connection[Any], directory: str | os.PathLike[str]) -> str:
     """The scope key of a workspace directory (``ledger.workspace_scope``):
     ``/a/b-c`` -> ``-a-b%2Dc``, ``/a/b/c`` -> ``-a-b-c``. The directory is

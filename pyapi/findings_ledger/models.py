@@ -603,3 +603,23 @@ class FindingEvent:
     rule: str | None
     merge_id: int | None
     actor: str | None
+
+
+@dataclass(frozen=True)
+class CheckProblem:
+    """A problem ``findings-ledger checks lint`` found in a reviewer's check:
+    ``field`` the check's JSON path in the review
+    (``$.drift_findings[2].resolved_when``), ``part`` the part within it as
+    ``ledger._eval_check`` names parts (``all[1].file_contains``; ``''`` for
+    the whole check), ``level`` ``error`` or ``warning``, ``problem`` what
+    is wrong (the ledger's words)."""
+
+    field: str
+    part: str
+    level: str
+    problem: str
+
+    @property
+    def where(self) -> str:
+        """The field and the part as one JSON path."""
+        return f"{self.field}.{self.part}" if self.part else self.field

@@ -124,6 +124,8 @@ IMPORT_FINDING = (
 
 WORKSPACE_SCOPE = "SELECT ledger.workspace_scope(p_directory => %(directory)s)"
 
+VALIDATE_CHECK = "SELECT ledger.validate_check(p_check => %(check)s, p_field => %(field)s)"
+
 SET_MATCH_POLICY = (
     "SELECT scope, hygiene_mode, enabled_rules, path_supersede_kinds, slug_mention_resolves, default_branch, "
     "line_context, touch_modes "

@@ -9,15 +9,19 @@
 --   {"file_lacks":    {"path": FILE, "pattern": REGEX}}
 --   {"all": [NODE, ...]}, {"any": [NODE, ...]}            1 to 64 nodes
 -- Paths go through ledger.normalize_path (the finding path rules); a
--- pattern must compile as a PostgreSQL regular expression (it is applied
--- with ~ to a file's whole text) and be 1 to 1000 characters. Bounds: depth
+-- pattern is 1 to 1000 characters and goes through ledger._check_pattern:
+-- another dialect's construct with an exact ARE form is rewritten to it
+-- (\b -> \y, ...), one without is refused, and the result must compile as
+-- a PostgreSQL regular expression (it is applied with ~ to a file's whole
+-- text). Bounds: depth
 -- at most 8 (a leaf at the top is depth 1), at most 64 nodes in the whole
--- check (counted by the caller, ledger.tg_finding__prepare_check), no other
+-- check (counted by the caller, ledger.validate_check), no other
 -- keys. Recursive: p_field names the part being checked (for the errors),
 -- p_depth its depth. NULL -> NULL.
 -- Raises LD003 (a node of another shape, an unknown key, a directory where
 -- a file is needed, a pattern that does not compile), LD004 (deeper than 8,
--- a pattern over 1000 characters, an all/any of more than 64 nodes), LD001
+-- a pattern over 1000 characters, an all/any of more than 64 nodes), LD105
+-- (a construct of another regular-expression dialect with no ARE form), LD001
 -- (a path the path rules refuse), each naming the part
 -- (finding.resolved_when.all[1].file_contains.pattern) and the value.
 CREATE OR REPLACE FUNCTION ledger._check_resolved_when(
@@ -76,12 +80,7 @@ BEGIN
             RAISE EXCEPTION 'invalid %.pattern: % characters, at most 1000 are accepted', v_part, length(v_pat)
                 USING ERRCODE = 'LD004';
         END IF;
-        BEGIN
-            PERFORM '' ~ v_pat;
-        EXCEPTION WHEN invalid_regular_expression THEN
-            RAISE EXCEPTION 'invalid %.pattern: % does not compile (%)', v_part, quote_literal(left(v_pat, 200)), SQLERRM
-                USING ERRCODE = 'LD003';
-        END;
+        v_pat := ledger._check_pattern(v_pat, v_part || '.pattern');
         RETURN jsonb_build_object(v_key, jsonb_build_object('path', v_path, 'pattern', v_pat));
     WHEN 'all', 'any' THEN
         IF jsonb_typeof(v_val) <> 'array' OR jsonb_array_length(v_val) = 0 THEN
@@ -105,4 +104,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._check_resolved_when(jsonb, text, integer) IS
-'Validate and normalise a finding check (finding.resolved_when): exactly one key per node among path_exists, path_absent (a path; trailing / = directory), file_contains, file_lacks ({"path": file, "pattern": regex}), all, any (1-64 nodes); paths through ledger.normalize_path; patterns 1-1000 characters that compile; depth at most 8. (check jsonb, field text, depth integer) -> jsonb (normalised; NULL -> NULL). Raises LD001 (path), LD003 (shape, unknown key, directory for a file, pattern that does not compile), LD004 (too deep, too long, too many), naming the part, e.g. finding.resolved_when.all[1].file_contains.pattern, and the value.';
+'Validate and normalise a finding check (finding.resolved_when): exactly one key per node among path_exists, path_absent (a path; trailing / = directory), file_contains, file_lacks ({"path": file, "pattern": regex}), all, any (1-64 nodes); paths through ledger.normalize_path; patterns 1-1000 characters, rewritten to ARE by ledger._check_pattern, that compile; depth at most 8. (check jsonb, field text, depth integer) -> jsonb (normalised; NULL -> NULL). Raises LD001 (path), LD105 (another dialect, ledger._check_pattern), LD003 (shape, unknown key, directory for a file, pattern that does not compile), LD004 (too deep, too long, too many), naming the part, e.g. finding.resolved_when.all[1].file_contains.pattern, and the value.';

@@ -5,7 +5,9 @@
 -- The finding's check, however the row is written (INSERT, multi-row
 -- INSERT, COPY, UPDATE, the API):
 --   resolved_when          validated and normalised by
---                          ledger._check_resolved_when, at most 64 nodes;
+--                          ledger.validate_check (at most 64 nodes; patterns
+--                          rewritten to ARE where another dialect's
+--                          construct has an exact ARE form);
 --                          every path it names that paths does not hold is
 --                          appended to paths (in the order the check names
 --                          them, sorted), so the path index
@@ -14,7 +16,7 @@
 --   observed_at_precision  trimmed, lower-cased; instant or day (observed_at
 --                          then stands for its UTC date only; it is kept as
 --                          written, an importer writes the day's end).
--- Raises LD001, LD003, LD004 (see ledger._check_resolved_when; more than 64
+-- Raises LD001, LD003, LD004, LD105 (see ledger.validate_check; more than 64
 -- nodes names finding.resolved_when), LD003 for another precision, naming
 -- the field and the value; nothing is written on error.
 CREATE OR REPLACE FUNCTION ledger.tg_finding__prepare_check()
@@ -22,23 +24,11 @@ RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    v_nodes bigint;
 BEGIN
     IF NEW.resolved_when IS NOT NULL
        AND (TG_OP = 'INSERT' OR NEW.resolved_when IS DISTINCT FROM OLD.resolved_when
             OR NEW.paths IS DISTINCT FROM OLD.paths) THEN
-        IF length(NEW.resolved_when::text) > 100000 THEN
-            RAISE EXCEPTION 'invalid finding.resolved_when: % characters, at most 100000 are accepted',
-                length(NEW.resolved_when::text) USING ERRCODE = 'LD004';
-        END IF;
-        NEW.resolved_when := ledger._check_resolved_when(NEW.resolved_when, 'finding.resolved_when', 1);
-        SELECT count(*) INTO v_nodes
-          FROM jsonb_path_query(NEW.resolved_when, 'strict $.** ? (exists (@.path_exists) || exists (@.path_absent) || exists (@.file_contains) || exists (@.file_lacks) || exists (@.all) || exists (@.any))');
-        IF v_nodes > 64 THEN
-            RAISE EXCEPTION 'invalid finding.resolved_when: % nodes, at most 64 are accepted', v_nodes
-                USING ERRCODE = 'LD004';
-        END IF;
+        NEW.resolved_when := ledger.validate_check(NEW.resolved_when, 'finding.resolved_when');
         NEW.paths := NEW.paths || ARRAY(SELECT p FROM unnest(ledger._check_paths(NEW.resolved_when)) AS p
                                          WHERE NOT p = ANY (NEW.paths));
     END IF;
@@ -55,4 +45,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_finding__prepare_check() IS
-'BEFORE INSERT/UPDATE trigger _120_check on ledger.finding: validates and normalises resolved_when (ledger._check_resolved_when; at most 64 nodes), appends the paths it names to paths when missing, and checks observed_at_precision (instant | day). Raises LD001, LD003, LD004 naming the part and the value.';
+'BEFORE INSERT/UPDATE trigger _120_check on ledger.finding: validates and normalises resolved_when (ledger.validate_check: at most 64 nodes, patterns rewritten to ARE), appends the paths it names to paths when missing, and checks observed_at_precision (instant | day). Raises LD001, LD003, LD004, LD105 naming the part and the value.';

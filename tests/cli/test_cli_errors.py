@@ -79,11 +79,13 @@ def verbs(inputs: dict[str, Path]) -> dict[str, list[str]]:
         "import-findings": ["import-findings", str(inputs["drift"]), "--scope", "spec"],
         "reconcile": ["reconcile", "spec"],
         "scope-rls": ["scope-rls", "on"],
+        "checks-lint": ["checks", "lint", str(inputs["drift"]), "--repo", str(inputs["repo"]), "--at", "HEAD"],
+        "mcp": ["mcp", "--scope", "spec"],
     }
 
 
 VERBS = ["migrate", "demo", "active", "audit", "prompt", "history", "dismiss", "restore", "verify", "hygiene-mode",
-         "replay-git", "hygiene", "import-findings", "reconcile", "scope-rls"]
+         "replay-git", "hygiene", "import-findings", "reconcile", "scope-rls", "checks-lint", "mcp"]
 #: the verbs that read or write the schema without migrating first
 SCHEMA_VERBS = [v for v in VERBS if v not in ("migrate", "demo")]
 

@@ -40,7 +40,7 @@ def test_reviewer_entries_with_checks_conform(tmp_path: Path) -> None:
     assert formats.validate("drift-review", {"drift_findings": entries}) == []
 
 
-def test_validate_names_each_problem(tmp_path: Path) -> None:
+def test_validate_names_each_problem(ledger_dsn: str, tmp_path: Path) -> None:
     review = tmp_path / "review.json"
     review.write_text(json.dumps({"drift_findings": [
         {"description": "ok", "resolved_when": {"path_exists": "pkg/"}},
@@ -51,7 +51,7 @@ def test_validate_names_each_problem(tmp_path: Path) -> None:
     # the entry that conforms has none; each of the others at least one, at its check
     assert sorted({p.split(":")[0] for p in problems}) == ["$.drift_findings[1].resolved_when",
                                                            "$.drift_findings[2].resolved_when"]
-    out = CliRunner().invoke(main, ["schema", "drift-review", "--validate", str(review)])
+    out = CliRunner().invoke(main, ["schema", "drift-review", "--validate", str(review), "--dsn", ledger_dsn])
     assert out.exit_code == 1
     assert out.stdout.splitlines()[0].startswith("review.json: $.drift_findings[1].resolved_when: ")
     assert out.stderr == (f"error: review.json does not conform to the drift-review schema "
@@ -59,7 +59,7 @@ def test_validate_names_each_problem(tmp_path: Path) -> None:
     md = tmp_path / "2026-06-24-x.md"
     md.write_text("---\ntitle: X\nobserved_at: 2026-06-24\nresolved_when:\n  path_absent: old/\n---\n",
                   encoding="utf-8")
-    ok = CliRunner().invoke(main, ["schema", "findings-file", "--validate", str(md)])
+    ok = CliRunner().invoke(main, ["schema", "findings-file", "--validate", str(md), "--dsn", ledger_dsn])
     assert ok.exit_code == 0 and ok.stdout == "2026-06-24-x.md: conforms to the findings-file schema\n"
 
 
@@ -73,3 +73,27 @@ def test_the_checks_page_example_conforms_and_the_ledger_takes_it(ledger_conn: A
     report = importers.import_findings(ledger_conn, "seed-07", path,
                                        observed_at=datetime(2026, 6, 24, tzinfo=timezone.utc))
     assert report.skipped == [] and len(report.imported) == 5  # every pattern compiles in PostgreSQL
+
+
+def test_validate_runs_the_ledgers_own_check_of_each_pattern(ledger_dsn: str, tmp_path: Path) -> None:
+    review = tmp_path / "review.json"
+    review.write_text(json.dumps({"drift_findings": [
+        {"description": "ok", "resolved_when": {"file_contains": {"path": "a.py", "pattern": "def a"}}},
+        {"description": "python", "resolved_when": {"file_contains": {"path": "./a.py", "pattern": r"\bdef a\b"}}},
+        {"description": "pcre", "resolved_when": {"all": [{"path_exists": "b/"},
+                                                         {"file_lacks": {"path": "b.py", "pattern": r"x\p{L}"}}]}},
+        {"description": "no compile", "resolved_when": {"file_lacks": {"path": "b.py", "pattern": "(x"}}},
+    ]}), encoding="utf-8")
+    assert formats.validate("drift-review", json.loads(review.read_text())) == []  # the schema cannot tell
+    out = CliRunner().invoke(main, ["schema", "drift-review", "--validate", str(review), "--dsn", ledger_dsn])
+    assert out.exit_code == 1, out.output
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("review.json: invalid $.drift_findings[2].resolved_when.all[1].file_lacks.pattern: ")
+    assert r"\p{L} (a Unicode property) at character 2 (write a POSIX class" in lines[0]
+    assert lines[0].endswith("[LD105]")
+    assert lines[1].startswith("review.json: invalid $.drift_findings[3].resolved_when.file_lacks.pattern: ")
+    assert lines[1].endswith("[LD003]")
+    assert lines[2] == ('review.json: $.drift_findings[1].resolved_when: stored as '
+                        '{"file_contains": {"path": "a.py", "pattern": "\\\\ydef a\\\\y"}}')
+    assert len(lines) == 3
+    assert out.stderr == "error: review.json does not conform to the drift-review schema (2 problem(s))\n"

@@ -95,6 +95,10 @@ PRIVILEGES: list[tuple[str, str, str]] = [
         "ledger.import_finding(text,text,text,text[],text,text,text,text,text,text[],text[],"
         "timestamp with time zone,text,text,jsonb,text)",
         "ledger._check_resolved_when(jsonb,text,integer)",  # _120_check's
+        "ledger._pattern_traps(text)",  # _120_check's
+        "ledger._check_pattern(text,text)",  # _120_check's
+        "ledger.validate_check(jsonb,text)",  # _120_check's, and a tool's before a write
+        "ledger.lint_check(jsonb,jsonb,text)",  # findings-ledger checks lint
         "ledger._check_paths(jsonb)",  # _120_check's
         "ledger.record_file_states(bigint,jsonb)",
         "ledger.claim_rechecks(text,text,integer,interval)",
@@ -182,6 +186,8 @@ NO_GRANTS = [
     # only SECURITY DEFINER functions run these, as the owner
     "ledger._apply_merge(bigint,boolean)",
     "ledger._eval_check(jsonb,jsonb)",
+    "ledger._check_leaves(jsonb)",  # lint_check's
+    "ledger._lint_stubs(text)",  # lint_check's
     "ledger._merge_file_states(text[],text[],text[],text[])",
     "ledger._settle_checks(bigint)",
     "ledger._settle_rechecks(bigint)",
@@ -326,6 +332,7 @@ DEFINERS = {
     "ledger.record_file_states(bigint,jsonb)": "settles file-state requests, supersedes, writes the audit (writer)",
     "ledger.claim_rechecks(text,text,integer,interval)": "leases recheck requests (writer has no UPDATE)",
     "ledger.answer_recheck(bigint,boolean,text,text)": "supersedes on a recheck, writes the audit (writer)",
+    "ledger.lint_check(jsonb,jsonb,text)": "evaluates a check with _eval_check, which no role may call (no table)",
     "ledger.verify_finding(bigint,text,text,text)": "supersedes on a verdict, writes the audit (agent)",
     "ledger.dismiss_finding(bigint,text,text,text)": "updates a finding, writes the audit (admin)",
     "ledger.restore_finding(bigint,text,text)": "updates a finding, writes the audit (admin)",

@@ -49,6 +49,7 @@ EXAMPLES: dict[str, list[str]] = {
     "docs/examples/cli.sh": ["bash", "docs/examples/cli.sh"],
     "docs/examples/scaling_readiness.sql": ["psql", "-X", "-v", "ON_ERROR_STOP=1", "-f",
                                             "docs/examples/scaling_readiness.sql"],
+    "docs/examples/mcp_session.py": ["python", "docs/examples/mcp_session.py"],
     "findings-ledger demo": ["findings-ledger", "demo"],
 }
 # Examples that run on the database an earlier one wrote (the README's order).
@@ -63,7 +64,6 @@ VOLATILE = [
     (re.compile(r"\b(demo-07_nightshift_standalone_cli-)\d{8}T\d{6}Z-[0-9a-f]+"), r"\1YYYYMMDDTHHMMSSZ-xxxxxx"),
 ]
 
-
 @dataclass(frozen=True)
 class Block:
     page: Path
@@ -74,7 +74,6 @@ class Block:
 
     def where(self) -> str:
         return f"{self.page.relative_to(ROOT)}:{self.line}"
-
 
 def fenced_blocks(page: Path) -> list[Block]:
     """Every top-level fenced block of ``page`` with the marker before it, if any."""
@@ -107,9 +106,7 @@ def fenced_blocks(page: Path) -> list[Block]:
         i += 1
     return blocks
 
-
 BLOCKS = [block for page in PAGES for block in fenced_blocks(page)]
-
 
 def normalised_lines(text: str) -> list[str]:
     for pattern, replacement in VOLATILE:
@@ -121,7 +118,6 @@ def normalised_lines(text: str) -> list[str]:
         lines.pop()
     return lines
 
-
 def environment(dsn: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PG") and k not in ("COLUMNS", "LINES")}
     env.update(
@@ -131,7 +127,6 @@ def environment(dsn: str) -> dict[str, str]:
         PGCLIENTENCODING="UTF8",
     )
     return env
-
 
 def run_example(name: str, dsn: str) -> str:
     argv = list(EXAMPLES[name])
@@ -148,14 +143,12 @@ def run_example(name: str, dsn: str) -> str:
     assert proc.returncode == 0, f"{' '.join(EXAMPLES[name])} exited {proc.returncode}:\n{proc.stdout}"
     return proc.stdout
 
-
 def find_in_order(shown: list[str], output: list[str], start: int) -> int:
     """Index just past the first occurrence of ``shown`` in ``output`` at or after ``start``, or -1."""
     for i in range(start, len(output) - len(shown) + 1):
         if output[i : i + len(shown)] == shown:
             return i + len(shown)
     return -1
-
 
 def test_every_marker_names_a_known_example_and_every_example_is_shown() -> None:
     for block in BLOCKS:
@@ -168,17 +161,14 @@ def test_every_marker_names_a_known_example_and_every_example_is_shown() -> None
     files = {str(p.relative_to(ROOT)) for p in EXAMPLES_DIR.iterdir() if p.is_file()}
     assert sorted(files - set(EXAMPLES)) == [], "files in docs/examples/ that no test runs"
 
-
 def test_each_example_names_the_command_the_docs_run_it_with() -> None:
     for name, argv in EXAMPLES.items():
         if name.startswith("docs/examples/") and argv[0] == "psql":
             assert " ".join(argv) in (ROOT / name).read_text(encoding="utf-8"), f"{name}: header must say how it runs"
 
-
 def test_every_block_that_shows_output_is_an_example() -> None:
     unmarked = [b.where() for b in BLOCKS if b.kind is None and LOOKS_LIKE_OUTPUT.search(b.text)]
     assert unmarked == [], "blocks that show output without an <!-- output-of: ... --> marker"
-
 
 def test_source_blocks_show_the_files_as_they_are() -> None:
     for block in BLOCKS:
@@ -186,7 +176,6 @@ def test_source_blocks_show_the_files_as_they_are() -> None:
             text = (ROOT / str(block.target)).read_text(encoding="utf-8")
             shown = normalised_lines(block.text)
             assert shown == normalised_lines(text), f"{block.where()} differs from {block.target}"
-
 
 @pytest.mark.parametrize("name", list(EXAMPLES))
 def test_the_output_shown_is_the_real_output(name: str, ledger_dsn_factory: Callable[[], str]) -> None:
@@ -212,11 +201,9 @@ def test_the_output_shown_is_the_real_output(name: str, ledger_dsn_factory: Call
             )
         position = found
 
-
 def test_the_readme_is_a_short_front_door() -> None:
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     assert len(lines) <= 250
-
 
 def test_the_readme_links_resolve() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -264,3 +264,13 @@ def test_pytest_runs_in_an_unrelated_directory_without_the_pytest_extra(
     assert ran.returncode == 1, out
     assert "1 passed, 1 error" in out and MISSING_EXTRA in out, out
     assert "Traceback" not in out, out
+
+
+def test_the_mcp_verb_without_the_extra_is_one_error_line(release_venv: Path, tmp_path: Path) -> None:
+    absent = _run([release_venv / "bin" / "python", "-c", "import mcp"], cwd=tmp_path, env=_env(release_venv),
+                  check=False)
+    assert "No module named 'mcp'" in absent.stderr  # the extra really is missing
+    out = _run([release_venv / "bin" / "findings-ledger", "mcp", "--scope", "spec-07"], cwd=tmp_path,
+               env=_env(release_venv), check=False)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr == "error: the mcp verb needs the MCP SDK: pip install 'findings-ledger[mcp]'\n"

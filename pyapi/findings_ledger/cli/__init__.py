@@ -10,7 +10,9 @@ them and adds their commands to the group, never the other way round:
 * :mod:`.security`: ``reconcile``, ``scope-rls``;
 * :mod:`.demo`: ``demo``;
 * :mod:`.evaluate`: ``evaluate`` (precision and recall on a labelled corpus);
-* :mod:`.formats`: ``schema`` (the JSON Schemas of the importers' formats).
+* :mod:`.formats`: ``schema`` (the JSON Schemas of the importers' formats);
+* :mod:`.checks`: ``checks lint`` (a reviewer's checks on the tree they describe);
+* :mod:`.agents`: ``mcp`` (the MCP server for agents, :mod:`findings_ledger.mcp_server`).
 
 What they share (``--dsn``, the console, one ``error:`` line and exit 1 for a
 user mistake) is in :mod:`.helpers`.
@@ -22,7 +24,7 @@ import os
 
 import click
 
-from . import demo, evaluate, findings, formats, lifecycle, matching, security
+from . import agents, checks, demo, evaluate, findings, formats, lifecycle, matching, security
 from .helpers import LedgerGroup, console
 
 
@@ -37,6 +39,6 @@ def main() -> None:
         console.width = int(columns) if columns.isdigit() and int(columns) > 0 else 120
 
 
-for _module in (findings, matching, lifecycle, security, demo, evaluate, formats):
+for _module in (findings, matching, lifecycle, security, demo, evaluate, formats, checks, agents):
     for _command in _module.COMMANDS:
         main.add_command(_command)
