@@ -22,7 +22,8 @@ from dataclasses import dataclass
 _HEADER = re.compile(r"^\[[^\]\n]*\] .* \(finding (\d+)\)$")
 #: a touch line (the subject is the merge's first line, so it holds no newline)
 _TOUCH = re.compile(
-    r"^possibly resolved by ([0-9a-f]{4,64})(?: \((.*)\))?: verify with ledger\.verify_finding\((\d+), ")
+    r"^possibly resolved by ([0-9a-f]{4,64})(?: \((.*)\))?: verify with ledger\.verify_finding\((\d+), "
+    r"'resolved' \| 'still_true', evidence, verifier\)$")
 
 
 @dataclass(frozen=True)
