@@ -12,6 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from click.testing import CliRunner, Result
+from support.corpus import CORPUS
 from support.gitrepo import git, write
 
 from findings_ledger import evaluate_drift as ed
@@ -164,3 +165,29 @@ def test_the_oracle_rows_and_their_targets(case_dir: Path, ledger_dsn: str) -> N
            "holds yes" in result.stdout
     assert f"target ({VERIFIER_CHECKS}): precision >= 97%: 100%: holds yes" in result.stdout
     assert f"target ({VERIFIER_CHECKS}): no prompt read more than 10% stale: max 0.0%: holds yes" in result.stdout
+
+
+SHARED_CASE = CORPUS / "agent-fox-dev__agent-fox-v2"
+
+
+@pytest.mark.skipif(not (SHARED_CASE / "drift.json").is_file(),
+                    reason=f"{SHARED_CASE} is not there (../shared/corpus next to the checkout, or $LEDGER_CORPUS)")
+def test_the_oracle_on_the_shared_drift_case(ledger_conn: psycopg.Connection) -> None:
+    case = ed.load_drift_case(SHARED_CASE)
+    policy = next(p for p in ed.DRIFT_POLICIES if p.name == VERIFIER)
+    ev = ed.evaluate_drift(ledger_conn, case, [policy], run_id="shared")
+    index = case.index()
+    by = {o.finding.id: o for o in ev.outcomes}
+    verified = [o for o in ev.outcomes if o.rule == "verified"]
+    # the loop retires nothing but by a verdict, never before the labelled fix, and asks only about
+    # findings a merge flagged
+    assert verified and all(o.rule == "verified" for o in ev.outcomes if o.superseded_by is not None)
+    assert ev.counts(VERIFIER)["early"] == 0
+    assert all(index[o.superseded_by] >= index[o.finding.resolved_by] for o in verified if o.superseded_by)
+    assert ev.verdicts_unflagged(VERIFIER) == 0
+    assert ev.verdicts(VERIFIER)["resolved"] == len(verified)
+    # the prompts are read before the first commit of each of the 29 task groups; 106-F07 is fixed by the
+    # line's last commit, after the last read, so no verdict can retire it; 103-F10 is still true at the end
+    assert len(case.read_points()) == 29 and case.read_points()[-1] < index[by["106-F07"].finding.resolved_by]
+    assert by["106-F07"].superseded_by is None and by["103-F10"].superseded_by is None
+    assert by["103-F10"].finding.resolved_by is None
