@@ -298,21 +298,31 @@ def read_prompt_text(
     max_chars: int | None = None,
     kinds: Sequence[str] | None = None,
     max_touches: int = 3,
+    *,
+    max_age: timedelta | None = None,
+    current_group: str | None = None,
+    max_groups: int | None = None,
 ) -> PromptText:
     """The findings block of a prompt as the database prints it
     (``ledger.read_prompt_text``): the selection of
-    :func:`read_prompt_findings` with the same ``kinds``, ``max_chars`` and
-    ``max_touches``, one block per finding (``[severity] title (finding
+    :func:`read_prompt_findings` with the same arguments (``kinds``,
+    ``max_chars``, ``max_touches``, ``max_age``, ``current_group``,
+    ``max_groups``), one block per finding (``[severity] title (finding
     id)``, ``paths: ...``, the description, the touch lines of a flagged
-    finding), blocks separated by an empty line. Raises ``NotFound``
-    (LD005, unknown scope), ``ValueRequired`` (LD002, ``max_touches``
-    None), ``ValueInvalid`` (LD003, negative budget, ``max_touches``
-    outside 0-1000)."""
+    finding), blocks separated by an empty line. Raises what
+    :func:`read_prompt_findings` raises: ``NotFound`` (LD005, unknown
+    scope), ``ValueRequired`` (LD002, ``max_touches`` None, ``max_groups``
+    without ``current_group``), ``ValueInvalid`` (LD003, negative budget,
+    age or group count, ``max_touches`` outside 0-1000, a group without a
+    trailing number)."""
     params = {
         "scope": scope,
         "max_chars": max_chars,
         "kinds": string_list(kinds, "kinds", optional=True),
         "max_touches": max_touches,
+        "max_age": max_age,
+        "current_group": current_group,
+        "max_groups": max_groups,
     }
     with translate(), conn.cursor(row_factory=class_row(PromptText)) as cur:
         cur.execute(queries.READ_PROMPT_TEXT, params)

@@ -240,7 +240,8 @@ READ_PROMPT_FINDINGS = (
 READ_PROMPT_TEXT = (
     "SELECT prompt, included_count, included_chars, omitted_count, omitted_chars "
     "FROM ledger.read_prompt_text(p_scope => %(scope)s, p_max_chars => %(max_chars)s, p_kinds => %(kinds)s, "
-    "p_max_touches => %(max_touches)s)"
+    "p_max_touches => %(max_touches)s, p_max_age => %(max_age)s, p_current_group => %(current_group)s, "
+    "p_max_groups => %(max_groups)s)"
 )
 
 #: The verdict's audit row, with the judged merge's commit and subject from its detail.

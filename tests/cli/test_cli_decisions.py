@@ -202,8 +202,8 @@ def test_prompt_keeps_the_last_groups(ledger_dsn: str) -> None:
         fl.add_finding(conn, "g", "no group", kind="drift")
     result = run("prompt", "g", "--group", "07_x:5", "--max-groups", "2", "--dsn", ledger_dsn)
     assert result.exit_code == 0, result.output
-    shown = sorted(line for line in result.stdout.splitlines() if line.startswith("- "))
-    assert shown == ["- [medium] from group 4", "- [medium] no group"]
+    shown = sorted(line.rsplit(" (finding ", 1)[0] for line in result.stdout.splitlines() if line.startswith("["))
+    assert shown == ["[medium] from group 4", "[medium] no group"]
     assert_user_error(run("prompt", "g", "--max-groups", "2", "--dsn", ledger_dsn), "LD002")
     assert_user_error(run("prompt", "g", "--group", "x", "--max-groups", "2", "--dsn", ledger_dsn), "LD003")
 

@@ -72,6 +72,7 @@ def verbs(inputs: dict[str, Path]) -> dict[str, list[str]]:
         "history": ["history", "1"],
         "dismiss": ["dismiss", "1", "accepted", "--actor", "me", "--reason", "done"],
         "restore": ["restore", "1", "--actor", "me", "--reason", "back"],
+        "verify": ["verify", "1", "resolved", "--evidence", "checked", "--verifier", "me"],
         "hygiene-mode": ["hygiene-mode", "spec", "dry"],
         "replay-git": ["replay-git", str(inputs["repo"]), "--scope", "spec"],
         "hygiene": ["hygiene", "--mode", "dry", str(inputs["repo"]), "--scope", "spec"],
@@ -81,7 +82,7 @@ def verbs(inputs: dict[str, Path]) -> dict[str, list[str]]:
     }
 
 
-VERBS = ["migrate", "demo", "active", "audit", "prompt", "history", "dismiss", "restore", "hygiene-mode",
+VERBS = ["migrate", "demo", "active", "audit", "prompt", "history", "dismiss", "restore", "verify", "hygiene-mode",
          "replay-git", "hygiene", "import-findings", "reconcile", "scope-rls"]
 #: the verbs that read or write the schema without migrating first
 SCHEMA_VERBS = [v for v in VERBS if v not in ("migrate", "demo")]

@@ -64,5 +64,6 @@ def test_prompt_command_prints_the_cut(ledger_conn: psycopg.Connection, ledger_d
     fl.add_finding(ledger_conn, SCOPE, "B" * 30, severity="low")
     out = CliRunner().invoke(main, ["prompt", SCOPE, "--max-chars", "40", "--dsn", ledger_dsn])
     assert out.exit_code == 0, out.output
-    assert out.output.splitlines() == ["- [critical] " + "A" * 30,
+    fid = fl.active_findings(ledger_conn, SCOPE)[0].id
+    assert out.output.splitlines() == [f"[critical] {'A' * 30} (finding {fid})", "",
                                        "1 findings, 30 chars; left out 1 findings, 30 chars"]

@@ -45,7 +45,7 @@ READS = [
     "ledger.read_injections(text,bigint)",
     "ledger.measure_convergence(text)",
     "ledger.read_prompt_findings(text,text[],interval,integer,text,integer,integer)",
-    "ledger.read_prompt_text(text,integer,text[],integer)",
+    "ledger.read_prompt_text(text,integer,text[],integer,interval,text,integer)",
     "ledger._finding_touches(bigint,integer)",  # read_prompt_findings'
     "ledger._commit_subject(text)",  # read_prompt_findings' and read_audit's
     "ledger.normalize_path(text,text)",

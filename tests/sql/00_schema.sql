@@ -188,8 +188,9 @@ SELECT has_function('ledger', 'set_match_policy', ARRAY['text', 'text[]', 'text[
 SELECT has_function('ledger', 'read_prompt_findings', ARRAY['text', 'text[]', 'interval', 'integer', 'text', 'integer',
                                                             'integer'],
     'read_prompt_findings exists (current_group and max_groups, then max_touches last).');
-SELECT has_function('ledger', 'read_prompt_text', ARRAY['text', 'integer', 'text[]', 'integer'],
-    'read_prompt_text exists (scope, max_chars, kinds, max_touches).');
+SELECT has_function('ledger', 'read_prompt_text', ARRAY['text', 'integer', 'text[]', 'integer', 'interval', 'text',
+                                                        'integer'],
+    'read_prompt_text exists (scope, max_chars, kinds, max_touches, then max_age, current_group, max_groups).');
 SELECT function_returns('ledger', 'verify_finding', ARRAY['bigint', 'text', 'text', 'text'], 'ledger.supersession',
     'verify_finding returns the audit row it wrote.');
 SELECT volatility_is('ledger', '_evidence_keys', ARRAY['text', 'text', 'text', 'text[]', 'text'], 'immutable',

@@ -6,7 +6,7 @@ them and adds their commands to the group, never the other way round:
 
 * :mod:`.findings`: ``migrate``, ``active``, ``audit``, ``hygiene-mode``, ``replay-git``, ``export``;
 * :mod:`.matching`: ``import-findings``, ``policy``, ``hygiene``;
-* :mod:`.lifecycle`: ``history``, ``dismiss``, ``restore``, ``prompt``;
+* :mod:`.lifecycle`: ``history``, ``dismiss``, ``restore``, ``prompt``, ``verify``;
 * :mod:`.security`: ``reconcile``, ``scope-rls``;
 * :mod:`.demo`: ``demo``;
 * :mod:`.evaluate`: ``evaluate`` (precision and recall on a labelled corpus);

@@ -10,7 +10,7 @@ import click
 import psycopg
 from rich.table import Table
 
-from .. import api, gitlog, sarif
+from .. import api, gitlog, lifecycle, sarif
 from ..errors import migration_hint
 from .helpers import (
     UserError,
@@ -49,14 +49,20 @@ def migrate(dsn: str | None, revision: str) -> None:
 @click.argument("scope")
 @user_errors
 def active(dsn: str | None, scope: str) -> None:
-    """List the active findings of SCOPE in prompt order."""
+    """List the active findings of SCOPE in prompt order; a flagged finding
+    (merges touched it since its last still_true verdict) shows its latest
+    touch and how many touches there are: verify it (`verify ID resolved|still_true`)."""
     with connect(dsn) as conn:
-        rows = api.active_findings(conn, scope)
+        rows = lifecycle.read_prompt_findings(conn, scope, max_touches=1).findings
     table = Table(title=f"active findings of {scope} ({len(rows)})")
-    for col in ("id", "key", "kind", "severity", "title", "paths"):
+    for col in ("id", "key", "kind", "severity", "title", "paths", "flagged"):
         table.add_column(col)
     for f in rows:
-        table.add_row(str(f.id), f.finding_key or "", f.kind, f.severity, f.title, ", ".join(f.paths))
+        flagged = ""
+        if f.touched_by:
+            t = f.touched_by[-1]
+            flagged = " ".join(x for x in (f"{f.touched_count}x, latest", t.sha[:12], t.subject or "") if x)
+        table.add_row(str(f.id), f.finding_key or "", f.kind, f.severity, f.title, ", ".join(f.paths), flagged)
     console.print(table)
 
 

@@ -1,5 +1,5 @@
-"""The finding-lifecycle verbs: ``history``, ``dismiss``, ``restore`` and
-``prompt``, with the timeline's formatting (:func:`format_header`,
+"""The finding-lifecycle verbs: ``history``, ``dismiss``, ``restore``,
+``prompt`` and ``verify``, with the timeline's formatting (:func:`format_header`,
 :func:`format_event`)."""
 
 from __future__ import annotations
@@ -103,7 +103,10 @@ def restore(dsn: str | None, finding_id: int, actor: str, reason: str) -> None:
 @click.argument("scope")
 @click.option("--kind", "kinds", multiple=True, help="only this kind (repeatable)")
 @click.option("--max-age-hours", type=float, default=None, help="only findings reported within this many hours")
-@click.option("--max-chars", type=int, default=None, help="character budget (title + description per finding)")
+@click.option("--max-chars", type=int, default=None,
+              help="character budget (title + description + touch lines per finding)")
+@click.option("--max-touches", type=int, default=3, show_default=True,
+              help="how many of a flagged finding's latest touches to list")
 @click.option("--group", "current_group", default=None,
               help="the task group the prompt is for (a group, or a node id such as 07_spec:4)")
 @click.option("--max-groups", type=int, default=None,
@@ -111,19 +114,41 @@ def restore(dsn: str | None, finding_id: int, actor: str, reason: str) -> None:
                    "(the drift-review scenario's option C)")
 @user_errors
 def prompt(dsn: str | None, scope: str, kinds: tuple[str, ...], max_age_hours: float | None,
-           max_chars: int | None, current_group: str | None, max_groups: int | None) -> None:
-    """Print what a prompt builder would inject for SCOPE, and what the budget
-    left out. --group/--max-groups keep only the findings of the last groups,
-    on top of supersession (never instead of it)."""
+           max_chars: int | None, max_touches: int, current_group: str | None, max_groups: int | None) -> None:
+    """Print the findings block a prompt builder injects for SCOPE, as the
+    database prints it (ledger.read_prompt_text: a flagged finding with its
+    latest touches and how to verify it), then what the budget left out.
+    --group/--max-groups keep only the findings of the last groups, on top
+    of supersession (never instead of it)."""
     max_age = timedelta(hours=max_age_hours) if max_age_hours is not None else None
     with connect(dsn) as conn:
-        sel = lifecycle.read_prompt_findings(conn, scope, kinds=kinds or None, max_age=max_age, max_chars=max_chars,
-                                             current_group=current_group, max_groups=max_groups)
-    for f in sel.findings:
-        click.echo(f"- [{f.severity}] {f.prompt_text()}")
-    click.echo(f"{sel.included_count} findings, {sel.included_chars} chars; "
-               f"left out {sel.omitted_count} findings, {sel.omitted_chars} chars")
+        text = lifecycle.read_prompt_text(conn, scope, max_chars=max_chars, kinds=kinds or None,
+                                          max_touches=max_touches, max_age=max_age, current_group=current_group,
+                                          max_groups=max_groups)
+    if text.prompt:
+        click.echo(text.prompt)
+        click.echo()
+    click.echo(f"{text.included_count} findings, {text.included_chars} chars; "
+               f"left out {text.omitted_count} findings, {text.omitted_chars} chars")
+
+
+@click.command()
+@dsn_option
+@click.argument("finding_id", type=int)
+@click.argument("verdict", type=click.Choice(["resolved", "still_true"]))
+@click.option("--evidence", required=True, help="what was checked, and where (stored in the audit)")
+@click.option("--verifier", required=True, help="who checked (the agent or person giving the verdict)")
+@user_errors
+def verify(dsn: str | None, finding_id: int, verdict: str, evidence: str, verifier: str) -> None:
+    """Give a verdict on finding FINDING_ID, checked against the code now
+    (ledger.verify_finding, role ledger_agent): resolved supersedes it by
+    the latest merge that touched it (rule verified); still_true keeps it
+    and clears its flag, so prompts list only later touches."""
+    with connect(dsn) as conn:
+        a = lifecycle.verify_finding(conn, finding_id, verdict, evidence, verifier)
+    commit = f" after {a.commit_sha[:12]} ({a.subject})" if a.commit_sha else ""
+    click.echo(f"finding {a.finding_id}: {a.action}{commit} by {a.actor} (audit {a.id})")
 
 
 #: The commands :mod:`findings_ledger.cli` adds to its group.
-COMMANDS = [history, dismiss, restore, prompt]
+COMMANDS = [history, dismiss, restore, prompt, verify]
