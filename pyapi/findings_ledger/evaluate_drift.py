@@ -29,7 +29,19 @@ before it, or superseded while the label says it is still true at the end
 of the line: a live finding hidden from every later prompt), *late*
 (superseded after its fix: a stale finding kept), *never* (a labelled fix,
 never superseded), *kept* (still true and never superseded: right).
-Precision = at fix / superseded; recall = at fix / labelled fixes.
+Precision = at fix / superseded; recall = at fix / labelled fixes. At
+every prompt read (:meth:`DriftCase.read_points`: before the first commit of
+each task group of every spec) the stale share of what the scope's prompt
+carries, and per finding whether it left the prompts at the first read
+after its fix (:meth:`DriftEvaluation.at_first_read`).
+
+**The read-time verifier** (policies with ``verify``): at each prompt read
+the scope's drift prompt text (``ledger.read_prompt_text``) is read, and
+each entry shown as possibly resolved gets a verdict through
+``ledger.verify_finding`` from :func:`oracle_verdict`, which answers from
+the labels: an oracle, never wrong, so the rows measure the loop (what
+reaches the verifier, when, how many verdicts), not a model.
+:func:`drift_targets` says whether the targets of those rows hold.
 
 The baselines: *Option A* (retire on the first touch of the artifact: the
 findings filed at their file without a line anchor) goes through the ledger
