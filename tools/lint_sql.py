@@ -159,6 +159,14 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "as its argument",
     ),
     (
+        "0036_verdicts_and_prompt_text",
+        re.compile(r"^DROP FUNCTION ledger\.read_prompt_findings\("),
+        "ban-drop-function",
+        "read_prompt_findings is created again right after with one more parameter (p_max_touches, with a "
+        "default), so every existing call keeps working; the old signature goes so that no call is ambiguous "
+        "between two overloads",
+    ),
+    (
         "0033_drop_the_unused_scoped_evid",
         re.compile(r"^DROP FUNCTION ledger\._scoped_evidence_keys\("),
         "ban-drop-function",
