@@ -76,6 +76,8 @@ EXPECTED: dict[str, dict[str, str]] = {
     # checked at creation
     "0034_pg_temp_last_in_every_pinne": {"merge": "AccessShareLock", "supersession": "AccessShareLock"},
     "0035_apply_merge_holds_the_decis": {},  # one function replaced
+    # functions only: none is LANGUAGE sql reading a table, so nothing is parsed against one
+    "0036_verdicts_and_prompt_text": {},
 }
 
 STRENGTH = [
