@@ -35,8 +35,9 @@ import psycopg
 from psycopg.rows import class_row
 
 from . import api, queries
-from .matching import set_match_policy
+from .lifecycle import read_prompt_text, verify_finding
 from .models import ActiveFinding
+from .prompttext import possibly_resolved
 
 SPEC = "07_nightshift_standalone_cli"
 REVIEW_NODE = f"{SPEC}:0"
@@ -54,6 +55,15 @@ class DriftFinding:
     #: what resolves it: a change to its paths (default), the path appearing
     #: ("does not exist": present) or going away ("still exists": absent)
     expects: str = "change"
+    #: the check the reviewer writes (``resolved_when``), where the scenario's
+    #: data can decide it: a path appearing or going away, which a merge's
+    #: ``added`` and ``deleted`` settle; a check on a file's text would need
+    #: file contents the scenario does not have, so those findings have none
+    resolved_when: dict[str, Any] | None = None
+    #: the scenario's known truth: the group whose merge resolves it (None:
+    #: still true after group 7). Only the scripted agent reads it, to give
+    #: its verdicts; the ledger never sees it.
+    resolved_by_group: int | None = None
 
 
 @dataclass(frozen=True)
@@ -79,8 +89,11 @@ class GroupMerge:
 
 # The group-0 drift review: the state before any group ran. Paths are written
 # the way reviewers write them (a directory ends with '/', a ':line' suffix);
-# the database normalises them. F12 names no file, so no merge can retire it
-# by path: it stays active, as it should.
+# the database normalises them. F01, F02, F04 and F07 carry a check a merge's
+# added and deleted paths decide (they retire by themselves at their fix);
+# the others, about a file's text, have none: a touch flags them, and the
+# next group's agent verifies them. F12 names no file, so no merge touches
+# it: it stays active, as it should.
 FINDINGS: tuple[DriftFinding, ...] = (
     DriftFinding(
         "F01",
@@ -91,6 +104,8 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "inside the af package, and every later task group builds on this layout (spec 07, section 2).",
         ("packages/nightshift/",),
         "present",
+        resolved_when={"path_exists": "packages/nightshift/"},
+        resolved_by_group=3,
     ),
     DriftFinding(
         "F02",
@@ -100,6 +115,8 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "entirely; after the move af must neither import nor ship it, and its wheel must not contain it.",
         ("packages/af/af/nightshift.py",),
         "absent",
+        resolved_when={"path_absent": "packages/af/af/nightshift.py"},
+        resolved_by_group=2,
     ),
     DriftFinding(
         "F03",
@@ -109,6 +126,7 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "(around line 88), so `af night-shift` is still a subcommand. The spec removes the registration "
         "and the import together.",
         ("./packages/af/af/app.py:88",),
+        resolved_by_group=2,
     ),
     DriftFinding(
         "F04",
@@ -118,6 +136,9 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "af CLI runner. They belong to the new package and must call the standalone `nightshift` entry "
         "point instead; the shared fixtures they use from af's conftest.py must move with them.",
         ("packages/af/tests/test_nightshift.py",),
+        resolved_when={"all": [{"path_absent": "packages/af/tests/test_nightshift.py"},
+                               {"path_exists": "packages/nightshift/tests/"}]},
+        resolved_by_group=5,
     ),
     DriftFinding(
         "F05",
@@ -127,6 +148,7 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "workspace member nor installable from the repository root with `uv sync`; af would also keep resolving "
         "the old module.",
         ("pyproject.toml",),
+        resolved_by_group=3,
     ),
     DriftFinding(
         "F06",
@@ -135,6 +157,7 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "Once the package exists, `uv sync --locked` in CI fails until the lock file is regenerated with "
         "the new workspace member and committed in the same change as the workspace entry.",
         ("uv.lock",),
+        resolved_by_group=3,
     ),
     DriftFinding(
         "F07",
@@ -145,6 +168,8 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "belongs in the new package's pyproject.toml.",
         ("packages/nightshift/nightshift/cli.py",),
         "present",
+        resolved_when={"path_exists": "packages/nightshift/nightshift/cli.py"},
+        resolved_by_group=4,
     ),
     DriftFinding(
         "F08",
@@ -154,6 +179,7 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "tool needs its own loader and a [nightshift] table; af.config must stop knowing about it, while the old "
         "table keeps being read for one release.",
         ("packages/af/af/config.py",),
+        resolved_by_group=4,
     ),
     DriftFinding(
         "F09",
@@ -163,6 +189,7 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "CI runs them, and a broken nightshift would still merge green. Add a job or a matrix entry for the "
         "package.",
         (".github/workflows/ci.yml",),
+        resolved_by_group=5,
     ),
     DriftFinding(
         "F10",
@@ -171,6 +198,7 @@ FINDINGS: tuple[DriftFinding, ...] = (
         "The CLI reference lists night-shift under af with its options and examples. It must describe the "
         "standalone `nightshift` command and send af users there; its examples must use the new flags.",
         ("docs/cli.md",),
+        resolved_by_group=6,
     ),
     DriftFinding(
         "F11",
@@ -271,6 +299,7 @@ class StoredFinding:
     title: str
     paths: list[str]
     chars: int
+    resolved_when: Any
 
 
 @dataclass(frozen=True)
@@ -278,6 +307,8 @@ class MergeDecision:
     """One audit row of a group's merge, with the finding it concerns."""
 
     action: str
+    rule: str | None
+    evidence: str | None
     finding_key: str | None
     title: str
     finding_path: str | None
@@ -288,12 +319,47 @@ class MergeDecision:
 
 
 @dataclass(frozen=True)
+class FlaggedEntry:
+    """A "possibly resolved" entry of a prompt text: the finding and the latest touch shown."""
+
+    finding_key: str
+    commit_sha: str
+    subject: str | None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the scripted agent answered about a flagged entry, through
+    ``ledger.verify_finding``, and the audit row the ledger wrote."""
+
+    finding_key: str
+    verdict: str
+    evidence: str
+    audit_action: str
+    audit_rule: str | None
+
+
+@dataclass(frozen=True)
+class PromptRead:
+    """One read of the prompt text (``ledger.read_prompt_text``): its size,
+    the entries it shows as possibly resolved, the agent's verdicts on them."""
+
+    text: str
+    included_count: int
+    included_chars: int
+    flagged: list[FlaggedEntry]
+    verdicts: list[Verdict]
+
+
+@dataclass(frozen=True)
 class GroupReport:
-    """One task group: what its prompt carried, then what its merge retired."""
+    """One task group: what its prompt carried and what its agent answered,
+    then what its merge decided."""
 
     group: int
     node_id: str
     prompt: PromptFigures
+    read: PromptRead
     merge_id: int
     commit_sha: str
     message: str
@@ -303,12 +369,13 @@ class GroupReport:
 @dataclass(frozen=True)
 class DemoReport:
     """The whole replay: the scope, the review's findings as stored, one report
-    per group, the state after the last merge."""
+    per group, the state after the last merge (and the read of a next prompt)."""
 
     scope: str
     findings: list[StoredFinding]
     groups: list[GroupReport]
     after_last: PromptFigures
+    after_read: PromptRead
     still_active: list[ActiveFinding]
 
 
@@ -334,23 +401,59 @@ def merge_decisions(conn: psycopg.Connection[Any], scope: str, merge_id: int) ->
         return cur.fetchall()
 
 
-def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
-    """Replay the drift-review scenario into ``scope`` (which must be new or empty)
-    and return the figures read back from the database.
+#: The scripted agent, as named in the audit of its verdicts.
+AGENT = "demo-scripted-agent"
 
-    Uses the caller's connection (autocommit recommended: each finding and
-    merge is then its own transaction, as in the scenario's system). Raises
-    ``ValueError`` when the scope already holds findings or merges.
+
+def scripted_verdict(key: str, commit_sha: str) -> tuple[str, str]:
+    """The scripted agent's verdict on finding ``key`` shown as possibly
+    resolved by ``commit_sha`` (a merge of :data:`MERGES`, in full or
+    abbreviated), and its evidence: decided from the scenario's known truth
+    (:attr:`DriftFinding.resolved_by_group`), as a real agent would decide
+    by reading the code at that merge. ``resolved`` when the finding's
+    resolving group is that merge's group or an earlier one."""
+    truth = {f.key: f.resolved_by_group for f in FINDINGS}[key]
+    group = next(m.group for m in MERGES if m.commit_sha.startswith(commit_sha))
+    if truth is not None and truth <= group:
+        return "resolved", f"scripted (the scenario's truth): group {truth}'s merge resolved {key}"
+    return "still_true", f"scripted (the scenario's truth): {key} still holds after group {group}'s merge"
+
+
+def read_and_verify(conn: psycopg.Connection[Any], scope: str, keys: dict[str, int]) -> PromptRead:
+    """Read the scope's drift prompt text (``ledger.read_prompt_text``) and
+    give a verdict on every entry it shows as possibly resolved
+    (:func:`findings_ledger.prompttext.possibly_resolved`), through
+    ``ledger.verify_finding``."""
+    got = read_prompt_text(conn, scope, kinds=["drift"])
+    by_id = {fid: key for key, fid in keys.items()}
+    flagged = [FlaggedEntry(by_id[t.finding_id], t.commit_sha, t.subject) for t in possibly_resolved(got.prompt)]
+    verdicts = []
+    for e in flagged:
+        verdict, evidence = scripted_verdict(e.finding_key, e.commit_sha)
+        audit = verify_finding(conn, keys[e.finding_key], verdict, evidence, AGENT)
+        verdicts.append(Verdict(e.finding_key, verdict, evidence, audit.action, audit.rule))
+    return PromptRead(got.prompt, got.included_count, got.included_chars, flagged, verdicts)
+
+
+def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
+    """Replay the drift-review scenario into ``scope`` (which must be new or
+    empty) under the shipped policy, and return the figures read back from
+    the database.
+
+    Before each group's merge, the group's agent reads the prompt text
+    (``ledger.read_prompt_text``) and gives each entry shown as possibly
+    resolved a scripted verdict (:func:`scripted_verdict`) through
+    ``ledger.verify_finding``. Uses the caller's connection (autocommit
+    recommended: each finding, merge and verdict is then its own
+    transaction, as in the scenario's system). Raises ``ValueError`` when
+    the scope already holds findings or merges.
     """
     row = conn.execute(queries.DEMO_SCOPE_IS_EMPTY, {"scope": scope}).fetchone()
     if not (row and row[0]):
         raise ValueError(f"scope {scope!r} already holds findings or merges: the demo needs a fresh scope")
-    # the scenario is the seed's Option A (a touch of a finding's path retires it): its findings carry
-    # no check, so the scope says so itself and the demo shows the same whatever the shipped touch
-    # default for kind drift is (retire, recheck or flag)
-    set_match_policy(conn, scope, create=True, touch="retire", touch_kind="drift")
+    keys: dict[str, int] = {}
     for f in FINDINGS:
-        api.add_finding(
+        added = api.add_finding(
             conn,
             scope,
             f.title,
@@ -361,10 +464,13 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
             finding_key=f.key,
             source=REVIEW_NODE,
             expects=f.expects,
+            resolved_when=f.resolved_when,
         )
+        keys[f.key] = added.id
     groups = []
     for m in MERGES:
         prompt = prompt_figures(conn, scope)  # what group m.group's coder is told
+        read = read_and_verify(conn, scope, keys)
         result = api.record_merge(conn, scope, m.commit_sha, m.paths, message=m.message, node_id=m.node_id,
                                   added=m.added, deleted=m.deleted)
         groups.append(
@@ -372,12 +478,15 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
                 group=m.group,
                 node_id=m.node_id,
                 prompt=prompt,
+                read=read,
                 merge_id=result.merge_id,
                 commit_sha=m.commit_sha,
                 message=m.message,
                 decisions=merge_decisions(conn, scope, result.merge_id),
             )
         )
+    after = prompt_figures(conn, scope)
+    after_read = read_and_verify(conn, scope, keys)
     with conn.cursor(row_factory=class_row(StoredFinding)) as cur:
         cur.execute(queries.DEMO_REVIEW_FINDINGS, {"scope": scope})
         stored = cur.fetchall()
@@ -385,6 +494,7 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
         scope=scope,
         findings=stored,
         groups=groups,
-        after_last=prompt_figures(conn, scope),
+        after_last=after,
+        after_read=after_read,
         still_active=api.active_findings(conn, scope),
     )

@@ -29,7 +29,19 @@ before it, or superseded while the label says it is still true at the end
 of the line: a live finding hidden from every later prompt), *late*
 (superseded after its fix: a stale finding kept), *never* (a labelled fix,
 never superseded), *kept* (still true and never superseded: right).
-Precision = at fix / superseded; recall = at fix / labelled fixes.
+Precision = at fix / superseded; recall = at fix / labelled fixes. At
+every prompt read (:meth:`DriftCase.read_points`: before the first commit of
+each task group of every spec) the stale share of what the scope's prompt
+carries, and per finding whether it left the prompts at the first read
+after its fix (:meth:`DriftEvaluation.at_first_read`).
+
+**The read-time verifier** (policies with ``verify``): at each prompt read
+the scope's drift prompt text (``ledger.read_prompt_text``) is read, and
+each entry shown as possibly resolved gets a verdict through
+``ledger.verify_finding`` from :func:`oracle_verdict`, which answers from
+the labels: an oracle, never wrong, so the rows measure the loop (what
+reaches the verifier, when, how many verdicts), not a model.
+:func:`drift_targets` says whether the targets of those rows hold.
 
 The baselines: *Option A* (retire on the first touch of the artifact: the
 findings filed at their file without a line anchor) goes through the ledger
@@ -55,7 +67,9 @@ import psycopg
 
 from . import gitlog, importers, queries
 from .evaluate import CorpusError
+from .lifecycle import read_prompt_text, verify_finding
 from .matching import set_match_policy
+from .prompttext import possibly_resolved
 
 CASE_FILE = "drift.json"
 BUNDLE = "repo.bundle"
@@ -103,6 +117,15 @@ class DriftCase:
     def index(self) -> dict[str, int]:
         return {sha: i for i, sha in enumerate(self.line)}
 
+    def read_points(self) -> list[int]:
+        """Where a coder prompt is built: the line positions of the first
+        commit of every task group of every spec, distinct, in line order.
+        The prompt read at position ``i`` sees the merges before it
+        (``line[:i]``), not the group's own commit."""
+        index = self.index()
+        return sorted({index[commits[0]] for s in self.specs for _, commits in s.groups
+                       if commits and commits[0] in index})
+
 
 @dataclass(frozen=True)
 class DriftPolicy:
@@ -110,14 +133,22 @@ class DriftPolicy:
     ``anchored`` files each finding at its ``artifact_ref`` as written
     (with its ``:line``), else at the file; ``checks`` imports the
     reviewer's ``resolved_when``; ``max_groups`` (Option C) replaces the
-    replay by the prompt rule "only the last N task groups"."""
+    replay by the prompt rule "only the last N task groups"; ``verify``
+    adds a read-time verifier: at each prompt read (:meth:`DriftCase.read_points`)
+    it reads the scope's drift prompt and gives every finding shown as
+    possibly resolved a verdict through :func:`findings_ledger.verify_finding`,
+    decided from the labels (:func:`oracle_verdict`: an oracle, not a model)."""
 
     name: str
     settings: dict[str, Any] = field(default_factory=dict)
     anchored: bool = True
     checks: bool = False
     max_groups: int | None = None
+    verify: bool = False
 
+
+#: The verifier named in the audit of the read-time oracle's verdicts.
+ORACLE = "evaluate-oracle"
 
 #: The policies compared on a drift case, the shipped default first.
 DRIFT_POLICIES: tuple[DriftPolicy, ...] = (
@@ -131,7 +162,12 @@ DRIFT_POLICIES: tuple[DriftPolicy, ...] = (
     DriftPolicy("--touch flag", {"touch": "flag", "touch_kind": "drift"}),
     DriftPolicy("checks + --touch recheck", {"touch": "recheck", "touch_kind": "drift"}, checks=True),
     DriftPolicy("checks + --touch flag", {"touch": "flag", "touch_kind": "drift"}, checks=True),
+    DriftPolicy("default + verifier at each prompt read (oracle)", verify=True),
+    DriftPolicy("checks + verifier at each prompt read (oracle)", checks=True, verify=True),
 )
+
+#: The verdicts a verifier gives (``ledger.verify_finding``).
+VERDICTS = ("resolved", "still_true")
 
 #: Audit actions counted as work for someone: file-state requests a writer
 #: answers from git, recheck requests a verifier must answer, flags a
@@ -216,6 +252,7 @@ class DriftOutcome:
     superseded_by: str | None
     rule: str | None
     work: tuple[tuple[str, int], ...] = ()  # (audit action, count) of WORK_ACTIONS
+    verdicts: tuple[str, ...] = ()  # the read-time verifier's verdicts on it, in order
 
 
 @dataclass
@@ -262,6 +299,49 @@ class DriftEvaluation:
                         hidden += size
         return kept, stale, hidden
 
+    def stale_shares(self, policy: str) -> list[tuple[int, int, int]]:
+        """At every prompt read (:meth:`DriftCase.read_points`): the line
+        position, the description characters of the scope's findings the
+        prompt carries (filed before it, not retired by a merge before it:
+        what the coder reads after the verifier's verdicts, which judge
+        merges before the read) and of them stale (the label's fix is a
+        merge before the read)."""
+        index = self.case.index()
+        mine = [o for o in self.outcomes if o.policy == policy]
+        out = []
+        for at in self.case.read_points():
+            chars = stale = 0
+            for o in mine:
+                if index[o.finding.observed_sha] >= at:
+                    continue
+                if o.superseded_by is not None and index[o.superseded_by] < at:
+                    continue
+                size = len(o.finding.description)
+                chars += size
+                if o.finding.resolved_by is not None and index[o.finding.resolved_by] < at:
+                    stale += size
+            out.append((at, chars, stale))
+        return out
+
+    def first_reads(self, policy: str) -> int:
+        """How many findings left the prompts at the first read after their fix (:meth:`at_first_read`)."""
+        return sum(1 for o in self.outcomes if o.policy == policy and self.at_first_read(o))
+
+    def verdicts(self, policy: str) -> dict[str, int]:
+        """The read-time verifier's verdicts under ``policy``: how many of each."""
+        out = dict.fromkeys(VERDICTS, 0)
+        for o in self.outcomes:
+            if o.policy == policy:
+                for v in o.verdicts:
+                    out[v] += 1
+        return out
+
+    def verdicts_unflagged(self, policy: str) -> int:
+        """Verdicts given on a finding no merge had flagged (0 when the verifier
+        is asked only about touched findings, as it should be)."""
+        return sum(len(o.verdicts) for o in self.outcomes
+                   if o.policy == policy and o.verdicts and not dict(o.work).get("flagged"))
+
     def verdict(self, o: DriftOutcome) -> str:
         """``fix``, ``early``, ``late``, ``never`` or ``kept`` (see the module docstring)."""
         index = self.case.index()
@@ -271,6 +351,19 @@ class DriftEvaluation:
         if fix is None or index[o.superseded_by] < index[fix]:
             return "early"
         return "fix" if o.superseded_by == fix else "late"
+
+    def at_first_read(self, o: DriftOutcome) -> bool:
+        """Whether ``o`` left the prompts at the first prompt read after its
+        fix: retired by the fix or a later merge, with no prompt read between
+        them (no prompt carried it while stale). A verdict retires a finding
+        by the latest touch its prompt showed, which may be a later merge
+        than the fix when several touched it between two reads."""
+        fix = o.finding.resolved_by
+        if o.superseded_by is None or fix is None:
+            return False
+        index = self.case.index()
+        at, by = index[fix], index[o.superseded_by]
+        return at <= by and not any(at < r <= by for r in self.case.read_points())
 
     def counts(self, policy: str) -> dict[str, int]:
         out = dict.fromkeys(("fix", "early", "late", "never", "kept"), 0)
@@ -306,6 +399,38 @@ def _option_c(case: DriftCase, policy: DriftPolicy) -> list[DriftOutcome]:
     return out
 
 
+def oracle_verdict(finding: DriftFinding, latest_touch: str, index: dict[str, int]) -> str:
+    """The read-time oracle: ``resolved`` when the label's fix is at or
+    before the latest touch the prompt shows for the finding, else
+    ``still_true``. It answers from the labels, so it is right by
+    construction: it measures the loop (what reaches the verifier, what a
+    verdict changes), not a model."""
+    fix = finding.resolved_by
+    return "resolved" if fix is not None and index[fix] <= index[latest_touch] else "still_true"
+
+
+def _verify_at_read(conn: psycopg.Connection[Any], scope: str, case: DriftCase, by_id: dict[int, DriftFinding],
+                    verdicts: dict[str, list[str]]) -> None:
+    """One prompt read: the scope's drift prompt text (``ledger.read_prompt_text``);
+    every finding it shows as possibly resolved gets the oracle's verdict
+    through ``ledger.verify_finding``."""
+    index = case.index()
+    by_prefix = {sha[:12]: sha for sha in case.line}
+    for shown in possibly_resolved(read_prompt_text(conn, scope, kinds=["drift"]).prompt):
+        f = by_id[shown.finding_id]
+        latest = by_prefix[shown.commit_sha[:12]]
+        verdict = oracle_verdict(f, latest, index)
+        fix = f.resolved_by
+        if verdict == "resolved":
+            evidence = f"oracle (labels): fixed by {fix}, at or before the latest touch shown {latest}"
+        elif fix is not None:
+            evidence = f"oracle (labels): fixed only by {fix}, after the latest touch shown {latest}"
+        else:
+            evidence = f"oracle (labels): still true at the end of the line, after the latest touch shown {latest}"
+        verify_finding(conn, shown.finding_id, verdict, evidence, ORACLE)
+        verdicts.setdefault(f.id, []).append(verdict)
+
+
 def _replay(conn: psycopg.Connection[Any], scope: str, repo: Path, case: DriftCase,
             merges: Sequence[gitlog.GitMerge], policy: DriftPolicy, workdir: Path,
             progress: Callable[[int], None] | None) -> tuple[list[DriftOutcome], int]:
@@ -314,46 +439,59 @@ def _replay(conn: psycopg.Connection[Any], scope: str, repo: Path, case: DriftCa
     by_spec: dict[str, list[DriftFinding]] = {}
     for f in case.findings:
         by_spec.setdefault(f.spec, []).append(f)
-    at = sorted(((index[s.sha], s) for s in case.specs if s.spec in by_spec), key=lambda x: x[0])
+    # where the replay stops: after each spec commit (its review is imported),
+    # and with a verifier before each prompt read
+    imports: dict[int, list[Spec]] = {}
+    for s in case.specs:
+        if s.spec in by_spec:
+            imports.setdefault(index[s.sha] + 1, []).append(s)
+    reads = set(case.read_points()) if policy.verify else set()
+    stops = sorted(set(imports) | reads)
     ids: dict[str, int] = {}
+    by_id: dict[int, DriftFinding] = {}
+    verdicts: dict[str, list[str]] = {}
     written = 0
-    pos = at[0][0] + 1 if at else len(merges)
-    for n, (spec_at, spec) in enumerate(at):
-        if spec_at + 1 > pos:
-            done = gitlog.replay(conn, scope, merges[pos:spec_at + 1], repo=repo)
-            written += len(done)
-            if progress is not None:
-                progress(len(done))
-            pos = spec_at + 1
-        findings = by_spec[spec.spec]
-        review = workdir / f"{scope}-{n}.json"
-        review.write_text(json.dumps({"drift_findings": [
-            f.entry(anchored=policy.anchored, checks=policy.checks) for f in findings]}), encoding="utf-8")
-        report = importers.import_drift_json(conn, scope, review, observed_at=importers.commit_time(repo, spec.sha))
-        if report.skipped:
-            raise CorpusError(f"{case.source}: the ledger refuses {report.skipped[0].name}: {report.skipped[0].reason}")
-        keys = {importers.drift_key(f.entry(anchored=policy.anchored)): f.id for f in findings}
-        if len(keys) != len(findings):
-            raise CorpusError(f"{case.source}: two findings of spec {spec.spec} share their drift key")
-        for item in report.imported:
-            ids[keys[item.finding.finding_key or ""]] = item.finding.id
-    step = gitlog.BATCH_SIZE
+    pos = min(imports) if imports else len(merges)
+    n = 0
     while pos < len(merges):
-        done = gitlog.replay(conn, scope, merges[pos:pos + step], repo=repo)
+        for spec in imports.get(pos, ()):
+            findings = by_spec[spec.spec]
+            review = workdir / f"{scope}-{n}.json"
+            n += 1
+            review.write_text(json.dumps({"drift_findings": [
+                f.entry(anchored=policy.anchored, checks=policy.checks) for f in findings]}), encoding="utf-8")
+            report = importers.import_drift_json(conn, scope, review,
+                                                 observed_at=importers.commit_time(repo, spec.sha))
+            if report.skipped:
+                raise CorpusError(f"{case.source}: the ledger refuses {report.skipped[0].name}: "
+                                  f"{report.skipped[0].reason}")
+            keys = {importers.drift_key(f.entry(anchored=policy.anchored)): f for f in findings}
+            if len(keys) != len(findings):
+                raise CorpusError(f"{case.source}: two findings of spec {spec.spec} share their drift key")
+            for item in report.imported:
+                f = keys[item.finding.finding_key or ""]
+                ids[f.id] = item.finding.id
+                by_id[item.finding.id] = f
+        if pos in reads and ids:
+            _verify_at_read(conn, scope, case, by_id, verdicts)
+        if len(ids) == len(case.findings) and conn.execute(
+                queries.EVALUATE_ANY_ACTIVE, {"scope": scope}).fetchone() is None:
+            break
+        end = min([pos + gitlog.BATCH_SIZE, len(merges), *(s for s in stops if s > pos)])
+        done = gitlog.replay(conn, scope, merges[pos:end], repo=repo)
         written += len(done)
         if progress is not None:
             progress(len(done))
-        pos += step
-        if conn.execute(queries.EVALUATE_ANY_ACTIVE, {"scope": scope}).fetchone() is None:
-            break
+        pos = end
     rows = conn.execute(queries.EVALUATE_RESULTS, {"ids": list(ids.values())}).fetchall()
-    by_id = {r[0]: (r[1], r[2]) for r in rows}
+    results = {r[0]: (r[1], r[2]) for r in rows}
     work: dict[int, list[tuple[str, int]]] = {}
-    for fid, action, n in conn.execute(
+    for fid, action, count in conn.execute(
             "SELECT finding_id, action, count(*) FROM ledger.supersession WHERE scope = %s "
             "AND action = ANY(%s) GROUP BY 1, 2 ORDER BY 1, 2", (scope, list(WORK_ACTIONS))):
-        work.setdefault(fid, []).append((action, int(n)))
-    return [DriftOutcome(policy.name, f, *by_id[ids[f.id]], tuple(work.get(ids[f.id], ())))
+        work.setdefault(fid, []).append((action, int(count)))
+    return [DriftOutcome(policy.name, f, *results[ids[f.id]], tuple(work.get(ids[f.id], ())),
+                         tuple(verdicts.get(f.id, ())))
             for f in case.findings], written
 
 
@@ -423,11 +561,22 @@ def total_merges(case: DriftCase, policies: Sequence[DriftPolicy] = DRIFT_POLICI
 
 DRIFT_HEADERS = ["policy", "at the fix", "early (still true)", "late", "never retired", "kept (still true)",
                  "precision", "recall", "prompt chars (stale)", "live chars hidden", "file-state requests",
-                 "rechecks", "flags"]
+                 "rechecks", "flags", "verdicts (resolved, still true)", "stale share at reads (max, mean)",
+                 "at the first read after the fix (precision, recall)"]
 
 
 def _pct(num: int, den: int) -> str:
     return f"{num / den:.0%}" if den else "–"
+
+
+def _ratio(num: int, den: int) -> float:
+    return num / den if den else 0.0
+
+
+def stale_share(ev: DriftEvaluation, policy: str) -> tuple[float, float]:
+    """The largest and the mean share of stale characters over the prompt reads."""
+    shares = [_ratio(stale, chars) for _, chars, stale in ev.stale_shares(policy)]
+    return (max(shares), sum(shares) / len(shares)) if shares else (0.0, 0.0)
 
 
 def drift_rows(ev: DriftEvaluation) -> Iterator[list[str]]:
@@ -437,9 +586,68 @@ def drift_rows(ev: DriftEvaluation) -> Iterator[list[str]]:
         w = ev.work(p.name)
         kept, stale, hidden = ev.prompt_chars(p.name)
         retired = c["fix"] + c["early"] + c["late"]
+        v = ev.verdicts(p.name)
+        top, mean = stale_share(ev, p.name)
+        first = ev.first_reads(p.name)
         yield [p.name, str(c["fix"]), str(c["early"]), str(c["late"]), str(c["never"]), str(c["kept"]),
                _pct(c["fix"], retired), _pct(c["fix"], fixes), f"{kept:,} ({stale:,})", f"{hidden:,}",
-               str(w["check_requested"]), str(w["recheck_requested"]), str(w["flagged"])]
+               str(w["check_requested"]), str(w["recheck_requested"]), str(w["flagged"]),
+               f"{v['resolved'] + v['still_true']} ({v['resolved']}, {v['still_true']})" if p.verify else "–",
+               f"{top:.1%}, {mean:.1%}", f"{first} ({_pct(first, retired)}, {_pct(first, fixes)})"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One target of the read-time verification loop on a drift case, and whether it holds."""
+
+    policy: str
+    what: str
+    measured: str
+    holds: bool
+
+
+def drift_targets(ev: DriftEvaluation) -> list[Target]:
+    """The targets of the verifier rows present in ``ev``: with the checks,
+    precision and recall at least 97% and no prompt read more than 10%
+    stale; without them, recall at least 95% with verdicts asked only for
+    findings a merge flagged. Precision and recall are taken at read time
+    (a finding right when it left the prompts at the first read after its
+    fix, :meth:`DriftEvaluation.at_first_read`: what a read-time loop can
+    do); the figures at the labelled commit are shown beside them."""
+    fixes = sum(1 for f in ev.case.findings if f.resolved_by is not None)
+    out = []
+    for p in ev.policies:
+        if not p.verify:
+            continue
+        c = ev.counts(p.name)
+        retired = c["fix"] + c["early"] + c["late"]
+        first = ev.first_reads(p.name)
+
+        def shown(num: int, den: int, strict: int) -> str:
+            return f"{_pct(num, den)} at read time ({_pct(strict, den)} at the labelled commit)"
+
+        if p.checks:
+            top, _ = stale_share(ev, p.name)
+            out.append(Target(p.name, "precision >= 97%", shown(first, retired, c["fix"]),
+                              retired > 0 and _ratio(first, retired) >= 0.97))
+            out.append(Target(p.name, "recall >= 97%", shown(first, fixes, c["fix"]),
+                              fixes > 0 and _ratio(first, fixes) >= 0.97))
+            out.append(Target(p.name, "no prompt read more than 10% stale", f"max {top:.1%}", top <= 0.10))
+        else:
+            v = ev.verdicts(p.name)
+            asked = v["resolved"] + v["still_true"]
+            off = ev.verdicts_unflagged(p.name)
+            out.append(Target(p.name, "recall >= 95%", shown(first, fixes, c["fix"]),
+                              fixes > 0 and _ratio(first, fixes) >= 0.95))
+            out.append(Target(p.name, "verdicts asked only for flagged findings",
+                              f"{asked} verdicts, {off} on unflagged findings", off == 0))
+    return out
+
+
+def drift_targets_text(ev: DriftEvaluation) -> str:
+    """The targets as lines: ``target (policy): what: measured: holds yes|no``."""
+    return "".join(f"target ({t.policy}): {t.what}: {t.measured}: holds {'yes' if t.holds else 'no'}\n"
+                   for t in drift_targets(ev))
 
 
 def drift_markdown(ev: DriftEvaluation) -> str:

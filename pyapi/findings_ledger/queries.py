@@ -295,7 +295,7 @@ SELECT w.findings AS all_findings, w.chars AS all_chars, a.findings AS active_fi
 
 # Why a merge retired what it retired: its audit rows, with the finding and the merge.
 DEMO_MERGE_DECISIONS = """
-SELECT a.action, f.finding_key, f.title, a.detail ->> 'finding_path' AS finding_path,
+SELECT a.action, a.rule, a.evidence, f.finding_key, f.title, a.detail ->> 'finding_path' AS finding_path,
        a.evidence AS touched_path, m.commit_sha, m.node_id, f.superseded_by
   FROM ledger.read_audit(p_scope => %(scope)s, p_merge_id => %(merge_id)s) AS a
   JOIN ledger.finding f ON f.id = a.finding_id
@@ -306,7 +306,7 @@ SELECT a.action, f.finding_key, f.title, a.detail ->> 'finding_path' AS finding_
 # The drift review as stored (paths normalised by the database).
 DEMO_REVIEW_FINDINGS = """
 SELECT f.finding_key, f.severity, f.title, f.paths,
-       length(f.title) + coalesce(1 + length(f.description), 0) AS chars
+       length(f.title) + coalesce(1 + length(f.description), 0) AS chars, f.resolved_when
   FROM ledger.finding f
  WHERE f.scope = %(scope)s AND f.kind = 'drift'
  ORDER BY f.id

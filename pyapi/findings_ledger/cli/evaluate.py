@@ -91,7 +91,8 @@ def update_doc(path: Path, evaluation: ev.Evaluation | None, drift: Sequence[ed.
                               f"{ev.markdown(evaluation)}\n{ev.summary(evaluation, timing=False)}")
     if drift:
         text = _replace_block(text, path, DRIFT_BEGIN, DRIFT_END, "\n".join(
-            f"{ed.drift_markdown(d)}\n{ed.drift_summary(d, timing=False)}" for d in drift))
+            f"{ed.drift_markdown(d)}\n{ed.drift_summary(d, timing=False)}\n\n"
+            + "".join(f"- {line}\n" for line in ed.drift_targets_text(d).splitlines()) for d in drift).rstrip("\n"))
     path.write_text(text, encoding="utf-8")
 
 
@@ -241,6 +242,7 @@ def evaluate_command(dsn: str | None, corpus: Path, repos: tuple[str, ...], poli
         else:
             print_drift_table(d, console)
         click.echo(ed.drift_summary(d))
+        click.echo(ed.drift_targets_text(d), nl=False)
     wrong: list[ev.Outcome] = []
     if result is not None:
         dropped = result.dropped_keywords()
