@@ -34,6 +34,7 @@ def test_an_interrupted_demo_leaves_no_partial_scope(ledger_dsn: str, monkeypatc
     assert counts == (0, 0, 0)
     # and the same scope name then runs the whole scenario
     monkeypatch.setattr(api, "record_merge", record_merge)
-    result = CliRunner().invoke(main, ["demo", "--dsn", ledger_dsn, "--scope", "demo-interrupted"])
+    result = CliRunner().invoke(main, ["demo", "--dsn", ledger_dsn, "--scope", "demo-interrupted"],
+                               env={"COLUMNS": "200"})  # the table at a known width
     assert result.exit_code == 0, result.output
     assert "after 7" in result.output

@@ -20,7 +20,7 @@ SHA2 = "ad342a9c0ffe" + "0" * 28
 
 
 def run(*args: str) -> tuple[int, str]:
-    out = CliRunner().invoke(main, list(args))
+    out = CliRunner().invoke(main, list(args), env={"COLUMNS": "200"})  # rich tables at a known width
     return out.exit_code, out.output
 
 
