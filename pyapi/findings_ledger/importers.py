@@ -55,6 +55,11 @@ Re-importing creates no duplicates: a finding is identified by its key,
 else by its slug, and is refreshed when active, left alone when retired
 (see ``ledger.import_finding``). Every file is imported in its own
 savepoint, so one bad file never undoes the others; nothing here commits.
+A file holding text PostgreSQL cannot store (a NUL character, a lone
+surrogate: :func:`findings_ledger.formats.unstorable`) anywhere, a drift
+review's top level or any entry included, is skipped whole before any of
+it is written, its report naming the entry (``<file>#drift_findings[<i>]``)
+and the JSON path.
 
 :func:`workspace_scope` derives a collision-free scope key from a workspace
 directory (``ledger.workspace_scope``).
@@ -76,7 +81,7 @@ import psycopg
 import yaml
 from psycopg.rows import class_row
 
-from . import queries
+from . import formats, queries
 from .errors import LedgerError, string_list, translate
 from .models import ImportedFile, ImportedFinding, ImportReport, SkippedFile
 
@@ -236,6 +241,9 @@ def read_finding_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     meta = post.metadata
     if not isinstance(meta, dict):
         raise ValueError("front matter is not a mapping")
+    problem = formats.unstorable(meta) or formats.unstorable(post.content, "the body")
+    if problem is not None:
+        raise ValueError(problem)
     body = post.content.strip()
     key = next((meta[f] for f in ID_FIELDS if meta.get(f) not in (None, "")), None)
     title = meta.get("title")
@@ -353,6 +361,13 @@ def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.
                else "no drift_findings" if isinstance(data, dict) else f"{_json_type(data)}")
         report.skipped.append(SkippedFile(
             p.name, f'not a drift review: expected an object {{"drift_findings": [...]}}, got {got}'))
+        return report
+    problem = formats.unstorable(data)
+    if problem is not None:
+        # refused whole, before anything of it is written
+        entry = re.match(r"\$\.drift_findings\[(\d+)\]", problem)
+        report.skipped.append(SkippedFile(f"{p.name}#drift_findings[{entry[1]}]" if entry else p.name,
+                                          f"{problem}; nothing of {p.name} imported"))
         return report
     top = {k: v for k, v in data.items() if k != "drift_findings"}
     for i, entry in enumerate(entries):

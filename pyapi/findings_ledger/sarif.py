@@ -34,7 +34,9 @@ result becomes an element:
 Results of kind ``pass`` or ``notApplicable`` are not problems and are left
 out. Bad input raises :class:`SarifRejected` (a ``ValueError``, one line
 naming the file and the JSON path) before anything is written: a file over
-``max_bytes``, not UTF-8 or not JSON, a version other than 2.1.0, a log
+``max_bytes``, not UTF-8 or not JSON, text PostgreSQL cannot store (a NUL
+character or a lone surrogate, escaped as backslash-u 0000 or d800), a
+version other than 2.1.0, a log
 the schema rejects, a result without a physical location, a location
 outside ``root`` (``..``, an absolute URI elsewhere, ``file://`` of another
 host, a scheme other than ``file``), two results of one run with the same
@@ -67,7 +69,7 @@ import psycopg
 from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
-from . import queries
+from . import formats, queries
 from .errors import translate
 from .models import ReviewResult
 
@@ -150,8 +152,8 @@ def validate(log: Any, name: str = "SARIF log") -> None:
 
 def load(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> Any:
     """The parsed and validated SARIF log at ``path``; raises
-    :class:`SarifRejected` (over ``max_bytes``, not UTF-8, not JSON, not a
-    valid SARIF 2.1.0 log) or ``OSError``."""
+    :class:`SarifRejected` (over ``max_bytes``, not UTF-8, not JSON, text
+    PostgreSQL cannot store, not a valid SARIF 2.1.0 log) or ``OSError``."""
     p = Path(path)
     size = p.stat().st_size
     if size > max_bytes:
@@ -169,6 +171,9 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> Any:
         ) from None
     except RecursionError:
         raise SarifRejected(f"{p.name}: not a SARIF log: the JSON is nested too deeply") from None
+    problem = formats.unstorable(log)
+    if problem is not None:
+        raise SarifRejected(f"{p.name}: {problem}")
     validate(log, p.name)
     return log
 
