@@ -21,16 +21,17 @@ import psycopg
 from psycopg.rows import class_row
 
 from . import queries
-from .errors import translate
+from .errors import checked_arguments, translate
 from .models import AgentTask, Claim, Issue
 
 
 def _one(conn: psycopg.Connection[Any], cls: type[Any], sql: str, params: dict[str, Any]) -> Any:
-    with translate(), conn.cursor(row_factory=class_row(cls)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(cls)) as cur:
         cur.execute(sql, params)
         return cur.fetchone()
 
 
+@checked_arguments
 def add_issue(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -60,6 +61,7 @@ def add_issue(
     return row
 
 
+@checked_arguments
 def enqueue_task(
     conn: psycopg.Connection[Any],
     issue_id: int,
@@ -87,6 +89,7 @@ def enqueue_task(
     return row
 
 
+@checked_arguments
 def claim_task(conn: psycopg.Connection[Any], runtime_id: str, *, agent_id: str | None = None) -> Claim | None:
     """Claim the next queued task of ``runtime_id`` (and ``agent_id`` when
     given) with ``ledger.claim_task``; None when the queue is empty.
@@ -102,6 +105,7 @@ def claim_task(conn: psycopg.Connection[Any], runtime_id: str, *, agent_id: str 
     return row
 
 
+@checked_arguments
 def start_task(conn: psycopg.Connection[Any], task_id: int, *, session_id: str | None = None) -> AgentTask:
     """dispatched -> running (``ledger.start_task``); ``session_id`` records
     the provider session when it differs from the resumed one.
@@ -110,6 +114,7 @@ def start_task(conn: psycopg.Connection[Any], task_id: int, *, session_id: str |
     return row
 
 
+@checked_arguments
 def complete_task(conn: psycopg.Connection[Any], task_id: int, *, session_id: str | None = None) -> AgentTask:
     """running -> completed (``ledger.complete_task``): the run delivered.
     Raises ``NotFound`` (LD005), ``TaskTransitionInvalid`` (LD201)."""
@@ -117,6 +122,7 @@ def complete_task(conn: psycopg.Connection[Any], task_id: int, *, session_id: st
     return row
 
 
+@checked_arguments
 def fail_task(
     conn: psycopg.Connection[Any], task_id: int, failure_reason: str, *, session_id: str | None = None
 ) -> AgentTask:
@@ -129,6 +135,7 @@ def fail_task(
     return row
 
 
+@checked_arguments
 def cancel_task(conn: psycopg.Connection[Any], task_id: int, *, reason: str | None = None) -> AgentTask:
     """queued | dispatched | running -> cancelled (``ledger.cancel_task``).
     Raises ``NotFound`` (LD005), ``TaskTransitionInvalid`` (LD201)."""
@@ -136,6 +143,7 @@ def cancel_task(conn: psycopg.Connection[Any], task_id: int, *, reason: str | No
     return row
 
 
+@checked_arguments
 def requeue_task(conn: psycopg.Connection[Any], task_id: int) -> AgentTask:
     """dispatched (never started) -> queued (``ledger.requeue_task``); the next
     claim is a new dispatch with a fresh snapshot. Raises ``NotFound``
@@ -144,6 +152,7 @@ def requeue_task(conn: psycopg.Connection[Any], task_id: int) -> AgentTask:
     return row
 
 
+@checked_arguments
 def issue_snapshot(
     conn: psycopg.Connection[Any], title: str, description: str | None, *, version: int | None = None
 ) -> dict[str, Any]:
@@ -152,7 +161,7 @@ def issue_snapshot(
     CRLF -> LF and NFC). ``version`` None uses the deployment's setting.
     Raises ``ValueInvalid`` (LD003) for a version other than 1 or 2."""
     params = {"title": title, "description": description, "version": version}
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.ISSUE_SNAPSHOT, params)
         row = cur.fetchone()
     assert row is not None
@@ -177,6 +186,7 @@ def _assignee(claim: Claim) -> str:
     return f"{claim.issue_assignee_type} {claim.issue_assignee_id}"
 
 
+@checked_arguments
 def render_claim_hint(claim: Claim) -> str:
     """The hint an agent sees for a claim, in one of three cases:
 

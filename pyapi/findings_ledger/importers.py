@@ -82,7 +82,7 @@ import yaml
 from psycopg.rows import class_row
 
 from . import formats, queries
-from .errors import LedgerError, string_list, translate
+from .errors import LedgerError, checked_arguments, string_list, translate
 from .models import ImportedFile, ImportedFinding, ImportReport, SkippedFile
 
 FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+)\.md$")
@@ -95,6 +95,7 @@ DRIFT_DATE_FIELDS = ("observed_at", "created_at", "timestamp")
 GROUP_FIELDS = ("task_group", "node_id", "node")
 
 
+@checked_arguments
 def import_finding(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -142,19 +143,20 @@ def import_finding(
         "resolved_when": None if resolved_when is None else json.dumps(resolved_when),
         "observed_at_precision": observed_at_precision,
     }
-    with translate(), conn.cursor(row_factory=class_row(ImportedFinding)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(ImportedFinding)) as cur:
         cur.execute(queries.IMPORT_FINDING, params)
         row = cur.fetchone()
     assert row is not None
     return row
 
 
+@checked_arguments
 def workspace_scope(conn: psycopg.Connection[Any], directory: str | os.PathLike[str]) -> str:
     """The scope key of a workspace directory (``ledger.workspace_scope``):
     ``/a/b-c`` -> ``-a-b%2Dc``, ``/a/b/c`` -> ``-a-b-c``. The directory is
     made absolute (``os.path.abspath``: ``..`` and trailing ``/`` resolved
     lexically, symlinks kept) first. Raises ``ValueRequired`` (LD002)."""
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.WORKSPACE_SCOPE, {"directory": os.path.abspath(os.fspath(directory))})
         row = cur.fetchone()
     assert row is not None
@@ -425,6 +427,7 @@ def _json_type(value: Any) -> str:
     return type(value).__name__
 
 
+@checked_arguments
 def import_findings(conn: psycopg.Connection[Any], scope: str, source: str | os.PathLike[str], *,
                     task_group: str | None = None, observed_at: datetime | None = None,
                     observed_day: bool = False) -> ImportReport:

@@ -70,7 +70,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from . import formats, queries
-from .errors import translate
+from .errors import checked_arguments, translate
 from .models import ReviewResult
 
 #: The SARIF version this module reads and writes.
@@ -387,13 +387,14 @@ def replace_run(conn: psycopg.Connection[Any], scope: str, run: SarifRun, *,
     its tool and category). Raises the ledger's typed errors."""
     params = {"scope": scope, "kind": KIND, "review_run": run.review_run, "findings": Jsonb(run.findings),
               "actor": actor, "tool": run.tool, "category": run.category}
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.REPLACE_ANALYSIS, params)
         row = cur.fetchone()
     assert row is not None
     return SarifImport(run=run, result=ReviewResult(*row[:6]), anchors_moved=row[6])
 
 
+@checked_arguments
 def import_sarif(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str], *,
                  root: str | os.PathLike[str] | None = None, actor: str | None = None,
                  max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS) -> list[SarifImport]:
@@ -423,6 +424,7 @@ class ExportedFinding:
     state: str
 
 
+@checked_arguments
 def export_sarif(conn: psycopg.Connection[Any], scope: str, *, include_retired: bool = False) -> dict[str, Any]:
     """The findings of ``scope`` as a SARIF 2.1.0 log (a dict for
     :func:`json.dumps`): the active ones, and with ``include_retired`` the
@@ -433,7 +435,7 @@ def export_sarif(conn: psycopg.Connection[Any], scope: str, *, include_retired: 
     the region), ``partialFingerprints.findingKey`` the finding key (else
     its id). Two statements in the caller's transaction (the scope's check,
     then the read). Raises ``NotFound`` (LD005) for an unknown scope."""
-    with translate(), conn.cursor(row_factory=class_row(ExportedFinding)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(ExportedFinding)) as cur:
         cur.execute(queries.CHECK_SCOPE_KNOWN, {"scope": scope})
         cur.execute(queries.EXPORT_FINDINGS, {"scope": scope, "include_retired": include_retired})
         rows = cur.fetchall()
