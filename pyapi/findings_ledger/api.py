@@ -281,7 +281,9 @@ def record_merge(
     branch. With ``repo`` (the git repository holding ``commit_sha``), the
     file-state requests the merge opened for checked findings (and any
     still pending for it) are answered from git in the same transaction
-    (:func:`findings_ledger.filestates.answer_pending`).
+    (:func:`findings_ledger.filestates.answer_pending`); a ``repo`` that is not
+    a git repository holding ``commit_sha`` raises ``ValueError`` before
+    anything is written (its requests could never be answered from it).
     """
     params = {
         "scope": scope,
@@ -296,8 +298,9 @@ def record_merge(
         "hunks": None if hunks is None else Jsonb({p: [list(h) for h in hs] for p, hs in hunks.items()}),
     }
     if repo is not None:
-        from .filestates import answer_pending
+        from .filestates import answer_pending, check_repository
 
+        check_repository(repo, commit_sha)  # before anything is written
         with conn.transaction():
             with translate(conn), conn.cursor() as cur:
                 cur.execute(queries.RECORD_MERGE, params)
