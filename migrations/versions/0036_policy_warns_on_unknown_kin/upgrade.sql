@@ -1,0 +1,3 @@
+-- 0036_policy_warns_on_unknown_kin: policy warns on unknown kind
+
+\ir functions/set_match_policy.sql
