@@ -39,7 +39,8 @@ character or a lone surrogate, escaped as backslash-u 0000 or d800), a
 version other than 2.1.0, a log
 the schema rejects, a result without a physical location, a location
 outside ``root`` (``..``, an absolute URI elsewhere, ``file://`` of another
-host, a scheme other than ``file``), two results of one run with the same
+host, a scheme other than ``file``, an absolute path in a git repository
+below ``root``), two results of one run with the same
 fingerprints, two runs of one tool and category, more than ``max_results``
 results. All runs of a file are imported in one transaction (a savepoint
 inside the caller's): an error of the ledger's or an interruption leaves
@@ -234,8 +235,10 @@ def repository_path(uri: str, root: Path, *, base: str | None = None, where: str
     its ``uriBaseId`` base, when that is known) is relative to ``root``;
     ``file:`` URIs of this host (no host or ``localhost``) must lie under
     ``root``. Raises :class:`SarifRejected` naming ``where`` for ``..``
-    leaving the repository, another host, another scheme, or an absolute
-    path outside ``root``."""
+    leaving the repository, another host, another scheme, an absolute
+    path outside ``root``, or one inside a git repository below ``root``
+    (a ``root`` that is not a work tree's top: the path would keep the
+    repository's directory in front, and no merge would name it)."""
     if base is not None:
         if urlsplit(uri).scheme or uri.startswith("/"):
             pass  # an absolute URI ignores its base
@@ -256,6 +259,11 @@ def repository_path(uri: str, root: Path, *, base: str | None = None, where: str
         if normal != root_text and not normal.startswith(root_text.rstrip("/") + "/"):
             raise SarifRejected(f"{where}: {uri!r} is outside the repository {root_text}")
         relative = normal[len(root_text):].lstrip("/")
+        nested = _repository_below(root_text, relative)
+        if nested is not None:
+            raise SarifRejected(
+                f"{where}: {uri!r} lies in the git repository {nested}, below the root {root_text}: its path would "
+                f"be stored as {relative!r}, which no merge of that repository names (give --root {nested})")
     else:
         relative = os.path.normpath(absolute).replace(os.sep, "/") if absolute else ""
         if relative == ".." or relative.startswith("../") or PurePosixPath(relative).is_absolute():
@@ -263,6 +271,19 @@ def repository_path(uri: str, root: Path, *, base: str | None = None, where: str
     if relative in ("", "."):
         raise SarifRejected(f"{where}: {uri!r} names the repository itself, not a file")
     return relative
+
+
+def _repository_below(root_text: str, relative: str) -> str | None:
+    """The top directory of a git work tree (``.git`` present) between ``root_text``
+    (a directory that is not one itself) and the file ``relative`` under it, else None."""
+    if os.path.exists(os.path.join(root_text, ".git")):
+        return None
+    parts = relative.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        candidate = os.path.join(root_text, *parts[:i])
+        if os.path.exists(os.path.join(candidate, ".git")):
+            return candidate
+    return None
 
 
 def _snippet(region: Mapping[str, Any], root: Path, path: str) -> str | None:

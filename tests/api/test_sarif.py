@@ -429,3 +429,27 @@ def test_reanalysis_bad_input_is_ld003(ledger_conn: psycopg.Connection[Any], fin
         ledger_conn.execute(REANALYSE.replace("'analysis'", "NULL"), ("svc", "r", json.dumps(findings), tool, category))
     assert err.value.sqlstate == "LD003" and message in str(err.value), str(err.value)
     assert ledger_conn.execute("SELECT count(*) FROM ledger.finding").fetchone() == (0,)
+
+
+def test_absolute_uris_under_a_root_above_the_repository_are_refused(ledger_dsn: str, tmp_path: Path) -> None:
+    """``--root`` a parent of the repository the absolute URIs lie in would store paths with
+    the repository's directory in front (``repo/src/a.py``), which no merge of the repository
+    names: refused, naming the repository to give as the root."""
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "src" / "a.py").write_text("x = 1\n")
+    path = write(tmp_path, minimal([result("R", (repo / "src" / "a.py").as_uri(), 1, fp="a")]))
+    proc = cli(["import-findings", str(path), "--scope", SCOPE, "--root", str(tmp_path)], ledger_dsn, tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        f"error: run.sarif: $.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri: "
+        f"{(repo / 'src' / 'a.py').as_uri()!r} lies in the git repository {repo}, below the root {tmp_path}: "
+        f"its path would be stored as 'repo/src/a.py', which no merge of that repository names "
+        f"(give --root {repo})"]
+    with psycopg.connect(ledger_dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM ledger.finding").fetchone() == (0,)
+    proc = cli(["import-findings", str(path), "--scope", SCOPE, "--root", str(repo)], ledger_dsn, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    with psycopg.connect(ledger_dsn) as conn:
+        assert conn.execute("SELECT paths FROM ledger.finding").fetchall() == [(["src/a.py"],)]
