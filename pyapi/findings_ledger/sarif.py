@@ -21,7 +21,9 @@ result becomes an element:
   else the region's lines read from the file under ``root``, else the
   message; such computed keys are numbered by occurrence, as code scanning
   numbers its line hashes, so two identical lines stay two findings);
-* ``title``: ``<ruleId>: <first line of the message>``; ``description``:
+* ``title``: ``<ruleId>: <first line of the message>`` (a run of
+  findings-ledger's own export: the message's first paragraph, the title
+  it was exported from, and the rest its description); ``description``:
   the whole message (``message.text``, else the rule's ``messageStrings``
   entry with its ``{0}`` arguments filled in);
 * ``severity``: from ``level`` (else the rule's default level, else
@@ -84,6 +86,9 @@ MAX_BYTES = 64 * 1024 * 1024
 MAX_RESULTS = 100_000
 #: The finding kind of an imported result.
 KIND = "analysis"
+#: The driver of :func:`export_sarif`'s run; a run of it imported again keeps each title as it is
+#: (its rule id is the finding's kind, not a rule to put in front).
+EXPORT_DRIVER = "findings-ledger"
 LEVEL_SEVERITY = {"error": "high", "warning": "medium", "note": "low", "none": "info"}
 SEVERITY_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "none"}
 _SKIPPED_KINDS = frozenset({"pass", "notApplicable"})
@@ -315,6 +320,7 @@ def _digest(*parts: str) -> str:
 def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_digest: str) -> SarifRun:
     """One run of a validated log as a :class:`SarifRun` (see the module docstring)."""
     tool = str(run["tool"]["driver"]["name"])
+    own = tool == EXPORT_DRIVER
     automation = run.get("automationDetails") or {}
     category, instance = category_of(automation.get("id"))
     source = tool + (f"/{category}" if category else "")
@@ -364,11 +370,18 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
             key = "sarif-" + _digest(source, material, str(occurrences[material]))[:24]
         level = result.get("level") or ((rule or {}).get("defaultConfiguration") or {}).get("level") or "warning"
         first_line = next((line.strip() for line in text.splitlines() if line.strip()), "") or "(no message)"
-        title = f"{rule_id}: {first_line}" if rule_id else first_line
+        if own:
+            # findings-ledger's export: the rule is the finding's kind, the message its title and
+            # description (export_sarif)
+            title, _, rest = text.partition("\n\n")
+            title, description = title.strip() or first_line, rest.strip() or None
+        else:
+            title = f"{rule_id}: {first_line}" if rule_id else first_line
+            description = text if text.strip() and text.strip() != first_line else None
         element: dict[str, Any] = {
             "finding_key": key,
             "title": title if len(title) <= 1000 else title[:999] + "…",
-            "description": text if text.strip() and text.strip() != first_line else None,
+            "description": description,
             "severity": LEVEL_SEVERITY.get(str(level), "medium"),
             "paths": [anchored],
             "kind": KIND,
@@ -473,7 +486,7 @@ def export_sarif(conn: psycopg.Connection[Any], scope: str, *, include_retired: 
         "version": VERSION,
         "runs": [{
             "tool": {"driver": {
-                "name": "findings-ledger",
+                "name": EXPORT_DRIVER,
                 "version": tool_version,
                 "informationUri": "https://pypi.org/project/findings-ledger/",
                 "rules": [{"id": k, "shortDescription": {"text": f"a finding of kind {k}"}} for k in kinds],

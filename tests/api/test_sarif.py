@@ -453,3 +453,19 @@ def test_absolute_uris_under_a_root_above_the_repository_are_refused(ledger_dsn:
     assert proc.returncode == 0, proc.stderr
     with psycopg.connect(ledger_dsn) as conn:
         assert conn.execute("SELECT paths FROM ledger.finding").fetchall() == [(["src/a.py"],)]
+
+
+def test_an_export_reimported_keeps_the_titles(ledger_conn: psycopg.Connection[Any], tmp_path: Path) -> None:
+    """findings-ledger's own export names each result's rule by the finding's kind and writes
+    the title and the description as one message: imported again, a title stays the finding's
+    title, without the kind in front, and the description its description."""
+    fl.add_finding(ledger_conn, "origin", "docs/api.md is stale", paths=["docs/api.md"], kind="drift",
+                   finding_key="k1", description="the api page lists removed calls")
+    fl.add_finding(ledger_conn, "origin", "a.py: unused import", paths=["a.py:3"], finding_key="k2")
+    out = tmp_path / "export.sarif"
+    with out.open("w", encoding="utf-8") as f:
+        sarif.write_sarif(fl.export_sarif(ledger_conn, "origin"), f)
+    fl.import_sarif(ledger_conn, "copy", out, root=tmp_path)
+    titles = ledger_conn.execute("SELECT title, description FROM ledger.finding WHERE scope = 'copy' "
+                                 "ORDER BY title").fetchall()
+    assert titles == [("a.py: unused import", None), ("docs/api.md is stale", "the api page lists removed calls")]
