@@ -268,6 +268,20 @@ class SchemaBehind(LedgerError):
     sqlstate = "LD502"
 
 
+class SchemaNewer(LedgerError):
+    """LD503: the database's ledger schema is at a revision this
+    findings-ledger does not know: a newer findings-ledger migrated it (a
+    deployment rolled back to an older release). Raised before anything
+    changes by every online migration (:func:`findings_ledger.migrate`,
+    :func:`findings_ledger.downgrade`, ``findings-ledger migrate``,
+    ``alembic upgrade``/``downgrade``). The message names the revision, this
+    findings-ledger's head, and how to go back: downgrade the database with
+    the newer findings-ledger first (docs/dba.md, "Rolling a deployment
+    back")."""
+
+    sqlstate = "LD503"
+
+
 class MigrationLocked(RuntimeError):
     """Another migration of the same database held the migration lock (an
     advisory lock, see migrations/env.py) for longer than the migration lock
