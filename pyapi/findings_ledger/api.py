@@ -18,10 +18,7 @@ Conventions (the same for every call here and in :mod:`~findings_ledger.claims`,
 
 from __future__ import annotations
 
-import ast
-import functools
 import os
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -44,15 +41,7 @@ from .models import (
     PendingFileState,
     RecheckRequest,
 )
-
-
-def migrations_dir() -> Path:
-    """Directory of the alembic revisions shipped with this checkout/package."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "_migrations", here.parent.parent / "migrations"):
-        if (candidate / "env.py").exists():
-            return candidate
-    raise FileNotFoundError("findings-ledger migrations not found next to the package")
+from .revisions import migrations_dir, read_revision, shipped_revisions
 
 
 def alembic_config(dsn: str | None = None) -> Any:
@@ -80,26 +69,6 @@ def migrate(dsn: str, revision: str = "head") -> None:
 
     with _translate_migration():
         command.upgrade(alembic_config(dsn), revision)
-
-
-@functools.lru_cache(maxsize=1)
-def shipped_revisions() -> tuple[frozenset[str], frozenset[str]]:
-    """(every revision, the heads) of the revisions shipped with this
-    findings-ledger, read from the modules' ``revision`` and
-    ``down_revision`` lines without importing alembic (cheap enough for
-    every command-line verb)."""
-    revs: set[str] = set()
-    downs: set[str] = set()
-    for module in (migrations_dir() / "versions").glob("*.py"):
-        text = module.read_text()
-        rev = re.search(r"^revision\s*=\s*(.+)$", text, re.MULTILINE)
-        down = re.search(r"^down_revision\s*=\s*(.+)$", text, re.MULTILINE)
-        if rev is None:
-            continue
-        revs.add(ast.literal_eval(rev[1].split("#")[0].strip()))
-        value = ast.literal_eval(down[1].split("#")[0].strip()) if down else None
-        downs.update(value if isinstance(value, (tuple, list)) else ([value] if value else []))
-    return frozenset(revs), frozenset(revs - downs)
 
 
 def schema_behind(conn: psycopg.Connection[Any]) -> str | None:
@@ -137,11 +106,7 @@ def head_revision() -> str:
 def current_revision(conn: psycopg.Connection[Any]) -> str | None:
     """The revision the database of ``conn`` is at (``ledger.alembic_version``),
     or None when it has no ledger schema yet."""
-    row = conn.execute("SELECT to_regclass('ledger.alembic_version') IS NOT NULL").fetchone()
-    if not row or not row[0]:
-        return None
-    version = conn.execute("SELECT version_num FROM ledger.alembic_version").fetchone()
-    return version[0] if version else None
+    return read_revision(conn)
 
 
 @checked_arguments
@@ -300,7 +265,7 @@ def record_merge(
     if repo is not None:
         from .filestates import answer_pending, check_repository
 
-        check_repository(repo, commit_sha)  # before anything is written
+        check_repository(Path(repo), commit_sha)  # before anything is written
         with conn.transaction():
             with translate(conn), conn.cursor() as cur:
                 cur.execute(queries.RECORD_MERGE, params)

@@ -376,12 +376,12 @@ def schema_behind(exc: psycopg.Error, conn: psycopg.Connection[Any] | None = Non
 def _revision_state(conn: psycopg.Connection[Any]) -> str:
     """``behind`` (or no ledger schema), ``head``, or ``unknown``: where the database of
     ``conn`` is, read on a second connection with ``conn``'s parameters."""
-    from .api import current_revision, shipped_revisions
+    from .revisions import read_revision, shipped_revisions
 
     try:
         with psycopg.connect(conn.info.dsn, password=conn.info.password or None, autocommit=True,
                              connect_timeout=10) as side:
-            version = current_revision(side)
+            version = read_revision(side)
     except psycopg.Error:
         return "unknown"
     revs, heads = shipped_revisions()
