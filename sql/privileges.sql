@@ -116,7 +116,8 @@ GRANT EXECUTE ON FUNCTION
 
 -- ledger_agent: task claims; reads its issues and tasks; retires provider sessions.
 GRANT EXECUTE ON FUNCTION
-    ledger.claim_task(text, text),
+    ledger.claim_task(text, text, interval),
+    ledger.renew_task_lease(bigint, text, interval),
     ledger.start_task(bigint, text),
     ledger.complete_task(bigint, text),
     ledger.fail_task(bigint, text, text),

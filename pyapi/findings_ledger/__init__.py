@@ -39,6 +39,7 @@ from .claims import (
     fail_task,
     issue_snapshot,
     render_claim_hint,
+    renew_task_lease,
     requeue_task,
     start_task,
 )
@@ -174,6 +175,7 @@ __all__ = [
     "fail_task",
     "issue_snapshot",
     "render_claim_hint",
+    "renew_task_lease",
     "requeue_task",
     "start_task",
     # finding lifecycle

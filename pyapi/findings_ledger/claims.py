@@ -15,6 +15,7 @@ typed exceptions from :mod:`findings_ledger.errors`.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -90,19 +91,44 @@ def enqueue_task(
 
 
 @checked_arguments
-def claim_task(conn: psycopg.Connection[Any], runtime_id: str, *, agent_id: str | None = None) -> Claim | None:
-    """Claim the next queued task of ``runtime_id`` (and ``agent_id`` when
-    given) with ``ledger.claim_task``; None when the queue is empty.
+def claim_task(conn: psycopg.Connection[Any], runtime_id: str, *, agent_id: str | None = None,
+               lease: timedelta | None = None) -> Claim | None:
+    """Claim the next task of ``runtime_id`` (and ``agent_id`` when given)
+    with ``ledger.claim_task``; None when there is none.
+
+    ``lease`` (more than 0, at most a day; None: no lease): how long the claim
+    holds the task; renew it with :func:`renew_task_lease` while the run goes
+    on. A task still dispatched or running whose lease has expired (its
+    runtime died) is taken first: it is failed with reason ``lease_expired``
+    and a rerun of it is dispatched (``Claim.reclaimed_task_id`` names it).
 
     The claim dispatches the task, records the issue snapshot under a CAS and
     reports whether the issue body changed since the run whose session it
     resumes (see :class:`Claim`). Safe to call from many connections at once
-    (``FOR UPDATE SKIP LOCKED``). Raises LD002-LD004 for a bad ``runtime_id``
-    or ``agent_id``, ``ValueInvalid`` (LD003) for an invalid
+    (``FOR UPDATE SKIP LOCKED``). Raises LD002-LD004 for a bad ``runtime_id``,
+    ``agent_id`` or ``lease``, ``ValueInvalid`` (LD003) for an invalid
     ``ledger.snapshot_version`` setting.
     """
-    row: Claim | None = _one(conn, Claim, queries.CLAIM_TASK, {"runtime_id": runtime_id, "agent_id": agent_id})
+    row: Claim | None = _one(conn, Claim, queries.CLAIM_TASK,
+                             {"runtime_id": runtime_id, "agent_id": agent_id, "lease": lease})
     return row
+
+
+@checked_arguments
+def renew_task_lease(conn: psycopg.Connection[Any], task_id: int, runtime_id: str, lease: timedelta) -> datetime:
+    """Extend the lease of a dispatched or running task that ``runtime_id``
+    claimed to now + ``lease`` (``ledger.renew_task_lease``, the runtime's
+    heartbeat) and return when it now expires. Raises ``NotFound`` (LD005),
+    ``LeaseInvalid`` (LD103: another runtime's task, or one not dispatched
+    or running: never claimed, ended, or taken over by a claim after its
+    lease expired), ``ValueInvalid`` (LD003: a lease not positive or over a
+    day)."""
+    with translate(conn), conn.cursor() as cur:
+        cur.execute(queries.RENEW_TASK_LEASE, {"task_id": task_id, "runtime_id": runtime_id, "lease": lease})
+        row = cur.fetchone()
+    assert row is not None
+    until: datetime = row[0]
+    return until
 
 
 @checked_arguments

@@ -156,9 +156,12 @@ class SlugRejected(LedgerError):
 
 
 class LeaseInvalid(LedgerError):
-    """LD103: an answer to a recheck request (``ledger.answer_recheck``)
-    whose lease is not held: never claimed, expired, another verifier's, or
-    answered before with another answer. Nothing is written."""
+    """LD103: a lease not held. An answer to a recheck request
+    (``ledger.answer_recheck``) whose lease is not held: never claimed,
+    expired, another verifier's, or answered before with another answer; a
+    renewal of a task's lease (``ledger.renew_task_lease``) by another
+    runtime, or of a task not dispatched or running (never claimed, ended,
+    or taken over by a claim after its lease expired). Nothing is written."""
 
     sqlstate = "LD103"
 
