@@ -165,6 +165,22 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "an internal helper no function calls any more (ledger._token_keys writes the scope prefix itself); "
         "the CHANGELOG names the expression a direct caller writes instead",
     ),
+    (
+        "0037_task_claim_leases",
+        re.compile(r"^DROP FUNCTION ledger\.claim_task\("),
+        "ban-drop-function",
+        "claim_task is created again right after with one more parameter with a default (p_lease) and two more "
+        "result columns (lease_expires_at, reclaimed_task_id), so every existing call keeps working; a result "
+        "type cannot change with CREATE OR REPLACE",
+    ),
+    (
+        "0037_task_claim_leases",
+        re.compile(r"^CREATE INDEX agent_task_lease_idx ON ledger\.agent_task"),
+        "require-concurrent-index-creation",
+        "built in the transaction whose ADD COLUMN lease_expires_at already holds ACCESS EXCLUSIVE on "
+        "agent_task (CONCURRENTLY would not lessen the lock), and empty: the column it filters on is NULL in "
+        "every row until a claim with a lease",
+    ),
 ]
 
 # Line-level ignores in the downgrade scripts, as above.
@@ -182,6 +198,13 @@ DOWNGRADE_LINE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "require-concurrent-index-deletion",
         "dropped inside the downgrade's transaction, so that a downgrade that fails (lock_timeout) changes "
         "nothing; dropping an index is instant once its brief lock is granted",
+    ),
+    (
+        "0037_task_claim_leases",
+        re.compile(r"^DROP INDEX ledger\.agent_task_lease_idx;"),
+        "require-concurrent-index-deletion",
+        "dropped in the downgrade's transaction right before its column, whose DROP COLUMN takes ACCESS "
+        "EXCLUSIVE on agent_task anyway; a downgrade that fails then changes nothing",
     ),
     (
         None,
