@@ -76,6 +76,9 @@ EXPECTED: dict[str, dict[str, str]] = {
     # checked at creation
     "0034_pg_temp_last_in_every_pinne": {"merge": "AccessShareLock", "supersession": "AccessShareLock"},
     "0035_apply_merge_holds_the_decis": {},  # one function replaced
+    "0036_policy_warns_on_unknown_kin": {},  # one function replaced
+    # ADD COLUMN lease_expires_at (nullable, no default: no rewrite) and the empty partial index
+    "0037_task_claim_leases": {"agent_task": "AccessExclusiveLock"},
 }
 
 STRENGTH = [
