@@ -69,7 +69,7 @@ def validate(name: str, document: Any) -> list[str]:
     plain = _plain(document)
     validator = jsonschema.Draft202012Validator(schema(name))
     problems: dict[str, str] = {}
-    checks_seen: set[str] = set()
+    described: dict[str, bool] = {}  # per check: whether check_problem found what the schema refuses
     for e in validator.iter_errors(plain):
         parts = list(e.absolute_path)
         if "resolved_when" in parts:
@@ -79,12 +79,16 @@ def validate(name: str, document: Any) -> list[str]:
             for p in parts[:cut]:
                 value = value[p]
             check_path = _json_path_of(parts[:cut])
-            if check_path not in checks_seen:
-                checks_seen.add(check_path)
+            if check_path not in described:
                 found = check_problem(value, check_path)
+                described[check_path] = found is not None
                 if found is not None:
                     problems.setdefault(found[0], found[1])
-            continue
+            if described[check_path]:
+                continue
+            # what only the schema refuses (an empty path): its most relevant error, in the same words
+            while e.validator in ("oneOf", "anyOf") and e.context:
+                e = max(e.context, key=lambda c: len(list(c.absolute_path)))  # the branch that got deepest
         problems.setdefault(e.json_path, _message(e))
     return [f"{path}: {message}" for path, message in sorted(problems.items(), key=lambda kv: _path_key(kv[0]))]
 
@@ -101,8 +105,8 @@ def _path_key(path: str) -> list[Any]:
     return [(1, int(p), "") if p.isdigit() else (0, 0, p) for p in re.findall(r"[^.\[\]]+", path)]
 
 
-#: How the ledger names a JSON type (``jsonb_typeof``).
 def _json_type(value: Any) -> str:
+    """How the ledger names the JSON type of ``value`` (``jsonb_typeof``)."""
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -106,6 +106,18 @@ def test_validate_says_what_the_importer_says(ledger_conn: Any, tmp_path: Path) 
     assert validated == imported
 
 
+def test_what_only_the_schema_refuses_is_still_named() -> None:
+    """An empty path is a valid check to the ledger's shape rules (its path rules refuse it):
+    the schema's own problem is named, at the part at fault, in the same words."""
+    assert formats.validate("drift-review", {"drift_findings": [
+        {"description": "d", "resolved_when": {"path_exists": ""}},
+        {"description": "d", "resolved_when": {"all": [{"path_absent": ""}]}},
+    ]}) == [
+        '$.drift_findings[0].resolved_when.path_exists: expected a non-empty string, got ""',
+        '$.drift_findings[1].resolved_when.all[0].path_absent: expected a non-empty string, got ""',
+    ]
+
+
 def test_validate_shows_values_as_json(tmp_path: Path) -> None:
     problems = formats.validate("drift-review", {"drift_findings": [{"description": "d", "severity": 3},
                                                                     {"description": "", "expects": "gone"}],
