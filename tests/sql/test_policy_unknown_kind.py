@@ -23,7 +23,8 @@ def _notices(conn: psycopg.Connection[Any]) -> list[tuple[str, str]]:
 
 def test_an_unknown_touch_kind_is_stored_with_a_warning(ledger_conn: psycopg.Connection[Any]) -> None:
     seen = _notices(ledger_conn)
-    ledger_conn.execute("INSERT INTO ledger.finding (scope, title, kind) VALUES ('s', 'a', 'drift'), ('s', 'b', 'lint')")
+    ledger_conn.execute("INSERT INTO ledger.finding (scope, title, kind) "
+                        "VALUES ('s', 'a', 'drift'), ('s', 'b', 'lint')")
     ledger_conn.execute("SELECT ledger.set_match_policy('s', p_touch => 'recheck', p_touch_kind => 'drfit')")
     assert seen == [("WARNING", "touch_kind 'drfit': no finding of scope 's' has this kind (its kinds: drift, lint); "
                                 "the entry is stored and applies to findings of that kind written later")]
