@@ -787,9 +787,11 @@ def bench_claims(server_dsn: str, sizes: Sizes, rep: Report) -> None:
     """Claim latency and throughput, when the claims capability is migrated."""
     dsn = migrated_database(server_dsn, f"{DB_PREFIX}_claims")
     with psycopg.connect(dsn, autocommit=True) as conn:
-        has = conn.execute("SELECT to_regprocedure('ledger.claim_task(text,text)') IS NOT NULL").fetchone()
+        # by name: its signature grew (p_lease), and the bench calls it with p_runtime_id alone
+        has = conn.execute("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_proc WHERE proname = 'claim_task' "
+                           "AND pronamespace = to_regnamespace('ledger'))").fetchone()
         if not has or not has[0]:
-            rep.rows.append({"case": "claim", "params": "ledger.claim_task(text, text) not present: not measured"})
+            rep.rows.append({"case": "claim", "params": "ledger.claim_task not present: not measured"})
             print("  claims: ledger.claim_task not present, not measured", flush=True)
             return
     bench_claim_cases(dsn, sizes, rep)

@@ -188,6 +188,19 @@ def run_online() -> None:
             _configure_and_run(connectable)
 
 
+def _guard_known_revision(conn: sa.Connection) -> None:
+    """Before any revision: a database at a revision this findings-ledger does not ship (a newer
+    release migrated it) is refused with LD503, saying how to go back, instead of alembic's "Can't
+    locate revision". Not for ``alembic stamp --purge``, the way to record another revision."""
+    environment = getattr(context, "_proxy", None)
+    if getattr(environment, "context_opts", {}).get("purge"):
+        return
+    script = context.script
+    known = [r.revision for r in script.walk_revisions()]
+    conn.exec_driver_sql(migration_ops.known_revision_guard(known, script.get_heads()),
+                         execution_options={"no_parameters": True})
+
+
 def _guard_downgrade_to_base(conn: sa.Connection) -> None:
     """Before ``downgrade base`` starts: the baseline's guard (LD501 while the
     ledger holds rows), so that later revisions are not downgraded, each in
@@ -227,6 +240,7 @@ def _configure_and_run(conn: sa.Connection) -> None:
         conn.commit()
         for statement in TRANSACTION_SETTINGS:
             conn.exec_driver_sql(statement)
+        _guard_known_revision(conn)
         _guard_downgrade_to_base(conn)
         conn.rollback()
         _configure(connection=conn)

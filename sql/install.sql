@@ -74,6 +74,7 @@
 \ir functions/tg_agent_task__guard_snapshot.sql
 \ir functions/_resumed_row.sql
 \ir functions/claim_task.sql
+\ir functions/renew_task_lease.sql
 \ir functions/start_task.sql
 \ir functions/complete_task.sql
 \ir functions/fail_task.sql

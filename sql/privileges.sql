@@ -127,7 +127,8 @@ GRANT EXECUTE ON FUNCTION
 -- gives its verdict on a finding its prompt showed (verify_finding: the agent
 -- that read the prompt checks the finding at the moment of use; no other role).
 GRANT EXECUTE ON FUNCTION
-    ledger.claim_task(text, text),
+    ledger.claim_task(text, text, interval),
+    ledger.renew_task_lease(bigint, text, interval),
     ledger.start_task(bigint, text),
     ledger.complete_task(bigint, text),
     ledger.fail_task(bigint, text, text),

@@ -199,6 +199,29 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "an internal helper no function calls any more (ledger._token_keys writes the scope prefix itself); "
         "the CHANGELOG names the expression a direct caller writes instead",
     ),
+    (
+        "0039_policy_kind_warning_and_tas",
+        re.compile(r"^DROP FUNCTION ledger\.claim_task\("),
+        "ban-drop-function",
+        "claim_task is created again right after with one more parameter with a default (p_lease) and two more "
+        "result columns (lease_expires_at, reclaimed_task_id), so every existing call keeps working; a result "
+        "type cannot change with CREATE OR REPLACE",
+    ),
+    (
+        "0039_policy_kind_warning_and_tas",
+        re.compile(r"^ALTER TABLE ledger\.agent_task ADD COLUMN lease_expires_at timestamptz;"),
+        "prefer-robust-stmts",
+        "added inside the upgrade's transaction (BEGIN ... COMMIT), so a failure part way through rolls it "
+        "back; squawk asks for IF NOT EXISTS because concurrently.sql follows the COMMIT in the same offline "
+        "script",
+    ),
+    (
+        "0039_policy_kind_warning_and_tas",
+        re.compile(r"^CREATE INDEX CONCURRENTLY agent_task_lease_idx ON ledger\.agent_task"),
+        "prefer-robust-stmts",
+        "the statement before it is DROP INDEX CONCURRENTLY IF EXISTS of the same index (concurrently.sql), "
+        "so a re-run after a failure part way through starts from no index",
+    ),
 ]
 
 # Line-level ignores in the downgrade scripts, as above.

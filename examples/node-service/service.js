@@ -60,10 +60,29 @@ export async function fileFinding(client, scope, {
 }
 
 /**
+ * The id of the merge each sha names, one per sha, in order: the ledger's own
+ * rules, as the merge trigger applies them (both granted to ledger_writer):
+ * ledger._check_commit_sha normalises a sha (trimmed, lower case) and
+ * ledger._recorded_merge finds the recorded commit by its full sha or an
+ * abbreviation. RETURNING cannot serve: it leaves out a redelivery, and a
+ * row's commit_sha is the normalised one.
+ */
+async function mergeIds(client, scope, merges) {
+  const { rows } = await client.query(
+    `SELECT ledger._recorded_merge($1, ledger._check_commit_sha(s.sha, 'commit_sha')) AS id
+       FROM unnest($2::text[]) WITH ORDINALITY AS s(sha, ord) ORDER BY s.ord`,
+    [scope, merges.map((m) => m.sha)],
+  );
+  return rows.map((r) => Number(r.id));
+}
+
+/**
  * Record merges in one multi-row INSERT (in order; the ledger decides each
- * as it lands). A merge: {sha, paths, message, added, deleted}. Returns the
- * merge ids in order. A redelivered (scope, sha) is skipped (ON CONFLICT DO
- * NOTHING; the ledger refuses one with other content with LD007).
+ * as it lands). A merge: {sha, paths, message, added, deleted}. Returns one
+ * merge id per merge given, in the same order: a redelivered (scope, sha)
+ * (skipped by ON CONFLICT DO NOTHING; the ledger refuses one with other
+ * content with LD007) gives the id of the merge recorded before, and a sha in
+ * upper case or abbreviated the id of the merge it names.
  */
 export async function recordMerges(client, scope, merges) {
   if (merges.length === 0) return [];
@@ -73,14 +92,13 @@ export async function recordMerges(client, scope, merges) {
     values.push(scope, m.sha, m.paths ?? [], m.message ?? '', m.added ?? null, m.deleted ?? null);
     return `($${o + 1}, $${o + 2}, $${o + 3}::text[], $${o + 4}, $${o + 5}::text[], $${o + 6}::text[])`;
   });
-  const { rows: ids } = await client.query(
+  await client.query(
     `INSERT INTO ledger.merge (scope, commit_sha, paths, message, added, deleted)
      VALUES ${rows.join(', ')}
-     ON CONFLICT (scope, commit_sha) DO NOTHING
-     RETURNING id`,
+     ON CONFLICT (scope, commit_sha) DO NOTHING`,
     values,
   );
-  return ids.map((r) => Number(r.id));
+  return mergeIds(client, scope, merges);
 }
 
 /** A text[] literal for COPY's text format: {"a","b"}, each element quoted. */
@@ -97,8 +115,9 @@ function copyField(value) {
 
 /**
  * Record merges with COPY ledger.merge FROM STDIN (pg-copy-streams): the same
- * row triggers as an INSERT, so the same decisions. Returns the merge ids in
- * order (read back by commit sha).
+ * row triggers as an INSERT, so the same decisions. Returns one merge id per
+ * merge given, in the same order (read back with the ledger's lookup of a
+ * sha, so a sha in upper case names its merge too).
  */
 export async function copyMerges(client, scope, merges) {
   const lines = merges.map((m) => [
@@ -109,13 +128,7 @@ export async function copyMerges(client, scope, merges) {
     'COPY ledger.merge (scope, commit_sha, paths, message, added, deleted) FROM STDIN',
   ));
   await pipeline(Readable.from(lines), stream);
-  const { rows } = await client.query(
-    `SELECT m.id FROM unnest($2::text[]) WITH ORDINALITY AS s(sha, ord)
-       JOIN ledger.merge m ON m.scope = $1 AND m.commit_sha = s.sha
-      ORDER BY s.ord`,
-    [scope, merges.map((m) => m.sha)],
-  );
-  return rows.map((r) => Number(r.id));
+  return mergeIds(client, scope, merges);
 }
 
 /**

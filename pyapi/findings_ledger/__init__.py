@@ -39,6 +39,7 @@ from .claims import (
     fail_task,
     issue_snapshot,
     render_claim_hint,
+    renew_task_lease,
     requeue_task,
     start_task,
 )
@@ -65,6 +66,7 @@ from .errors import (
     PathRejected,
     PatternDialect,
     SchemaBehind,
+    SchemaNewer,
     ScopeDenied,
     SlugRejected,
     SnapshotWriteRejected,
@@ -115,6 +117,7 @@ __all__ = [
     "DowngradeRefused",
     "MigrationLocked",
     "SchemaBehind",
+    "SchemaNewer",
     "DuplicateFindingKey",
     "DuplicateFindingSlug",
     "DuplicateMerge",
@@ -178,6 +181,7 @@ __all__ = [
     "fail_task",
     "issue_snapshot",
     "render_claim_hint",
+    "renew_task_lease",
     "requeue_task",
     "start_task",
     # finding lifecycle

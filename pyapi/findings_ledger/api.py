@@ -18,10 +18,7 @@ Conventions (the same for every call here and in :mod:`~findings_ledger.claims`,
 
 from __future__ import annotations
 
-import ast
-import functools
 import os
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -33,7 +30,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from . import queries
-from .errors import error_for, string_list, translate
+from .errors import checked_arguments, error_for, string_list, translate
 from .models import (
     ActiveFinding,
     AuditEntry,
@@ -45,15 +42,7 @@ from .models import (
     PendingFileState,
     RecheckRequest,
 )
-
-
-def migrations_dir() -> Path:
-    """Directory of the alembic revisions shipped with this checkout/package."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "_migrations", here.parent.parent / "migrations"):
-        if (candidate / "env.py").exists():
-            return candidate
-    raise FileNotFoundError("findings-ledger migrations not found next to the package")
+from .revisions import migrations_dir, read_revision, shipped_revisions
 
 
 def alembic_config(dsn: str | None = None) -> Any:
@@ -67,6 +56,7 @@ def alembic_config(dsn: str | None = None) -> Any:
     return cfg
 
 
+@checked_arguments
 def migrate(dsn: str, revision: str = "head") -> None:
     """Upgrade the database at ``dsn`` (libpq DSN or URI) to ``revision``.
 
@@ -80,26 +70,6 @@ def migrate(dsn: str, revision: str = "head") -> None:
 
     with _translate_migration():
         command.upgrade(alembic_config(dsn), revision)
-
-
-@functools.lru_cache(maxsize=1)
-def shipped_revisions() -> tuple[frozenset[str], frozenset[str]]:
-    """(every revision, the heads) of the revisions shipped with this
-    findings-ledger, read from the modules' ``revision`` and
-    ``down_revision`` lines without importing alembic (cheap enough for
-    every command-line verb)."""
-    revs: set[str] = set()
-    downs: set[str] = set()
-    for module in (migrations_dir() / "versions").glob("*.py"):
-        text = module.read_text()
-        rev = re.search(r"^revision\s*=\s*(.+)$", text, re.MULTILINE)
-        down = re.search(r"^down_revision\s*=\s*(.+)$", text, re.MULTILINE)
-        if rev is None:
-            continue
-        revs.add(ast.literal_eval(rev[1].split("#")[0].strip()))
-        value = ast.literal_eval(down[1].split("#")[0].strip()) if down else None
-        downs.update(value if isinstance(value, (tuple, list)) else ([value] if value else []))
-    return frozenset(revs), frozenset(revs - downs)
 
 
 def schema_behind(conn: psycopg.Connection[Any]) -> str | None:
@@ -122,6 +92,7 @@ def schema_behind(conn: psycopg.Connection[Any]) -> str | None:
     return f"at {version}, behind this findings-ledger's {', '.join(sorted(heads))}"
 
 
+@checked_arguments
 def head_revision() -> str:
     """The newest revision of this findings-ledger (alembic's head)."""
     from alembic.script import ScriptDirectory
@@ -132,16 +103,14 @@ def head_revision() -> str:
     return head
 
 
+@checked_arguments
 def current_revision(conn: psycopg.Connection[Any]) -> str | None:
     """The revision the database of ``conn`` is at (``ledger.alembic_version``),
     or None when it has no ledger schema yet."""
-    row = conn.execute("SELECT to_regclass('ledger.alembic_version') IS NOT NULL").fetchone()
-    if not row or not row[0]:
-        return None
-    version = conn.execute("SELECT version_num FROM ledger.alembic_version").fetchone()
-    return version[0] if version else None
+    return read_revision(conn)
 
 
+@checked_arguments
 def downgrade(dsn: str, revision: str, *, allow_data_loss: bool = False) -> None:
     """Downgrade the database at ``dsn`` to ``revision`` (``"base"``: remove
     the ledger), as ``alembic downgrade`` does.
@@ -183,6 +152,7 @@ def _translate_migration() -> Iterator[None]:
         raise orig from None  # psycopg's own error, as psycopg.connect would raise it
 
 
+@checked_arguments
 def add_finding(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -237,13 +207,14 @@ def add_finding(
         "resolved_when": None if resolved_when is None else Jsonb(resolved_when),
         "observed_at_precision": observed_at_precision,
     }
-    with translate(), conn.cursor(row_factory=class_row(Finding)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(Finding)) as cur:
         cur.execute(queries.ADD_FINDING, params)
         row = cur.fetchone()
     assert row is not None
     return row
 
 
+@checked_arguments
 def record_merge(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -281,6 +252,9 @@ def record_merge(
     its requests stay pending), and ``decisions`` include what the answers
     decided (a finding whose check held: ``superseded``, rule ``check``),
     as a redelivery returns them.
+    A ``repo`` that is not a git repository holding ``commit_sha`` raises
+    ``ValueError`` before anything is written (its requests could never be
+    answered from it).
     """
     params = {
         "scope": scope,
@@ -295,10 +269,11 @@ def record_merge(
         "hunks": None if hunks is None else Jsonb({p: [list(h) for h in hs] for p, hs in hunks.items()}),
     }
     if repo is not None:
-        from .filestates import answer_pending
+        from .filestates import answer_pending, check_repository
 
+        check_repository(Path(repo), commit_sha)  # before anything is written
         with conn.transaction():
-            with translate(), conn.cursor() as cur:
+            with translate(conn), conn.cursor() as cur:
                 cur.execute(queries.RECORD_MERGE, params)
                 row = cur.fetchone()
             assert row is not None
@@ -311,7 +286,7 @@ def record_merge(
                 assert again is not None
                 row = (row[0], row[1], again[2])
     else:
-        with translate(), conn.cursor() as cur:
+        with translate(conn), conn.cursor() as cur:
             cur.execute(queries.RECORD_MERGE, params)
             row = cur.fetchone()
     assert row is not None
@@ -338,6 +313,7 @@ def _merge_json(merge: Any) -> Any:
             for k, v in merge.items() if v is not None}
 
 
+@checked_arguments
 def record_merges(conn: psycopg.Connection[Any], scope: str, merges: Sequence[Mapping[str, Any]]) -> list[MergeResult]:
     """Record a batch of merges of ``scope`` in one statement
     (``ledger.record_merges``: one multi-row INSERT, in order; at most
@@ -355,7 +331,7 @@ def record_merges(conn: psycopg.Connection[Any], scope: str, merges: Sequence[Ma
     batch written.
     """
     payload = [_merge_json(m) for m in string_list(merges, "merges") or []]
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.RECORD_MERGES, {"scope": scope, "merges": Jsonb(payload)})
         rows = cur.fetchall()
     assert len(rows) == len(payload)
@@ -363,16 +339,18 @@ def record_merges(conn: psycopg.Connection[Any], scope: str, merges: Sequence[Ma
             for _, merge_id, recorded, decisions in rows]
 
 
+@checked_arguments
 def active_findings(conn: psycopg.Connection[Any], scope: str) -> list[ActiveFinding]:
     """The active findings of ``scope`` in prompt order (most severe, then newest).
 
     Raises :class:`~findings_ledger.errors.NotFound` (LD005) for an unknown scope.
     """
-    with translate(), conn.cursor(row_factory=class_row(ActiveFinding)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(ActiveFinding)) as cur:
         cur.execute(queries.ACTIVE_FINDINGS, {"scope": scope})
         return cur.fetchall()
 
 
+@checked_arguments
 def read_audit(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -383,22 +361,24 @@ def read_audit(
     """The audit rows of ``scope`` in write order, optionally for one finding
     or one merge, each with its merge's ``commit_sha`` and ``subject``.
     Raises ``NotFound`` (LD005) for an unknown scope."""
-    with translate(), conn.cursor(row_factory=class_row(AuditEntry)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(AuditEntry)) as cur:
         cur.execute(queries.READ_AUDIT, {"scope": scope, "finding_id": finding_id, "merge_id": merge_id})
         return cur.fetchall()
 
 
+@checked_arguments
 def set_hygiene_mode(conn: psycopg.Connection[Any], scope: str, mode: str, *, create: bool = False) -> str:
     """Set ``scope``'s hygiene mode (``on``, ``dry`` or ``off``); returns the
     stored mode. An unknown scope raises ``NotFound`` (LD005) unless
     ``create=True``. Raises ``ValueInvalid`` (LD003)."""
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.SET_HYGIENE_MODE, {"scope": scope, "mode": mode, "create": create})
         row = cur.fetchone()
     assert row is not None
     return str(row[1])
 
 
+@checked_arguments
 def record_file_states(
     conn: psycopg.Connection[Any], merge_id: int, states: Mapping[str, str | None]
 ) -> list[FileStateOutcome]:
@@ -414,22 +394,24 @@ def record_file_states(
     ``ValueInvalid`` (LD003: a path no request asked for, a value not a str
     or None), ``ValueTooLong`` (LD004: a text over 1 MiB),
     ``FileStateConflict`` (LD104); nothing is written on error."""
-    with translate(), conn.cursor(row_factory=class_row(FileStateOutcome)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(FileStateOutcome)) as cur:
         cur.execute(queries.RECORD_FILE_STATES, {"merge_id": merge_id, "states": Jsonb(dict(states))})
         return cur.fetchall()
 
 
+@checked_arguments
 def pending_file_states(conn: psycopg.Connection[Any], scope: str | None = None) -> list[PendingFileState]:
     """The file-state requests still waiting for an answer
     (``ledger.pending_file_states``), of ``scope`` or of every visible scope,
     in merge order: read each ``paths`` at ``commit_sha`` and answer with
     :func:`record_file_states`. Raises ``NotFound`` (LD005) for an unknown
     scope."""
-    with translate(), conn.cursor(row_factory=class_row(PendingFileState)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(PendingFileState)) as cur:
         cur.execute(queries.PENDING_FILE_STATES, {"scope": scope})
         return cur.fetchall()
 
 
+@checked_arguments
 def claim_rechecks(
     conn: psycopg.Connection[Any], scope: str, verifier: str, max: int = 10,  # noqa: A002
     *, lease: timedelta = timedelta(minutes=10),
@@ -441,11 +423,12 @@ def claim_rechecks(
     subject. Raises ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003: max
     outside 1-1000, a lease not positive or over a day), ``NotFound``
     (LD005: unknown scope), ``ScopeDenied`` (LD401)."""
-    with translate(), conn.cursor(row_factory=class_row(ClaimedRecheck)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(ClaimedRecheck)) as cur:
         cur.execute(queries.CLAIM_RECHECKS, {"scope": scope, "verifier": verifier, "max": max, "lease": lease})
         return cur.fetchall()
 
 
+@checked_arguments
 def answer_recheck(
     conn: psycopg.Connection[Any], request_id: int, resolved: bool, evidence: str, *, verifier: str
 ) -> RecheckRequest:
@@ -463,7 +446,7 @@ def answer_recheck(
     ``ValueRequired`` (LD002), ``ValueTooLong`` (LD004), ``ScopeDenied``
     (LD401); nothing is written on error."""
     params = {"id": request_id, "resolved": resolved, "evidence": evidence, "verifier": verifier}
-    with translate(), conn.cursor(row_factory=class_row(RecheckRequest)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(RecheckRequest)) as cur:
         cur.execute(queries.ANSWER_RECHECK, params)
         row = cur.fetchone()
     assert row is not None

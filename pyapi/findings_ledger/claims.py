@@ -15,22 +15,24 @@ typed exceptions from :mod:`findings_ledger.errors`.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 import psycopg
 from psycopg.rows import class_row
 
 from . import queries
-from .errors import translate
+from .errors import checked_arguments, translate
 from .models import AgentTask, Claim, Issue
 
 
 def _one(conn: psycopg.Connection[Any], cls: type[Any], sql: str, params: dict[str, Any]) -> Any:
-    with translate(), conn.cursor(row_factory=class_row(cls)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(cls)) as cur:
         cur.execute(sql, params)
         return cur.fetchone()
 
 
+@checked_arguments
 def add_issue(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -60,6 +62,7 @@ def add_issue(
     return row
 
 
+@checked_arguments
 def enqueue_task(
     conn: psycopg.Connection[Any],
     issue_id: int,
@@ -87,21 +90,48 @@ def enqueue_task(
     return row
 
 
-def claim_task(conn: psycopg.Connection[Any], runtime_id: str, *, agent_id: str | None = None) -> Claim | None:
-    """Claim the next queued task of ``runtime_id`` (and ``agent_id`` when
-    given) with ``ledger.claim_task``; None when the queue is empty.
+@checked_arguments
+def claim_task(conn: psycopg.Connection[Any], runtime_id: str, *, agent_id: str | None = None,
+               lease: timedelta | None = None) -> Claim | None:
+    """Claim the next task of ``runtime_id`` (and ``agent_id`` when given)
+    with ``ledger.claim_task``; None when there is none.
+
+    ``lease`` (more than 0, at most a day; None: no lease): how long the claim
+    holds the task; renew it with :func:`renew_task_lease` while the run goes
+    on. A task still dispatched or running whose lease has expired (its
+    runtime died) is taken first: it is failed with reason ``lease_expired``
+    and a rerun of it is dispatched (``Claim.reclaimed_task_id`` names it).
 
     The claim dispatches the task, records the issue snapshot under a CAS and
     reports whether the issue body changed since the run whose session it
     resumes (see :class:`Claim`). Safe to call from many connections at once
-    (``FOR UPDATE SKIP LOCKED``). Raises LD002-LD004 for a bad ``runtime_id``
-    or ``agent_id``, ``ValueInvalid`` (LD003) for an invalid
+    (``FOR UPDATE SKIP LOCKED``). Raises LD002-LD004 for a bad ``runtime_id``,
+    ``agent_id`` or ``lease``, ``ValueInvalid`` (LD003) for an invalid
     ``ledger.snapshot_version`` setting.
     """
-    row: Claim | None = _one(conn, Claim, queries.CLAIM_TASK, {"runtime_id": runtime_id, "agent_id": agent_id})
+    row: Claim | None = _one(conn, Claim, queries.CLAIM_TASK,
+                             {"runtime_id": runtime_id, "agent_id": agent_id, "lease": lease})
     return row
 
 
+@checked_arguments
+def renew_task_lease(conn: psycopg.Connection[Any], task_id: int, runtime_id: str, lease: timedelta) -> datetime:
+    """Extend the lease of a dispatched or running task that ``runtime_id``
+    claimed to now + ``lease`` (``ledger.renew_task_lease``, the runtime's
+    heartbeat) and return when it now expires. Raises ``NotFound`` (LD005),
+    ``LeaseInvalid`` (LD103: another runtime's task, or one not dispatched
+    or running: never claimed, ended, or taken over by a claim after its
+    lease expired), ``ValueInvalid`` (LD003: a lease not positive or over a
+    day)."""
+    with translate(conn), conn.cursor() as cur:
+        cur.execute(queries.RENEW_TASK_LEASE, {"task_id": task_id, "runtime_id": runtime_id, "lease": lease})
+        row = cur.fetchone()
+    assert row is not None
+    until: datetime = row[0]
+    return until
+
+
+@checked_arguments
 def start_task(conn: psycopg.Connection[Any], task_id: int, *, session_id: str | None = None) -> AgentTask:
     """dispatched -> running (``ledger.start_task``); ``session_id`` records
     the provider session when it differs from the resumed one.
@@ -110,6 +140,7 @@ def start_task(conn: psycopg.Connection[Any], task_id: int, *, session_id: str |
     return row
 
 
+@checked_arguments
 def complete_task(conn: psycopg.Connection[Any], task_id: int, *, session_id: str | None = None) -> AgentTask:
     """running -> completed (``ledger.complete_task``): the run delivered.
     Raises ``NotFound`` (LD005), ``TaskTransitionInvalid`` (LD201)."""
@@ -117,6 +148,7 @@ def complete_task(conn: psycopg.Connection[Any], task_id: int, *, session_id: st
     return row
 
 
+@checked_arguments
 def fail_task(
     conn: psycopg.Connection[Any], task_id: int, failure_reason: str, *, session_id: str | None = None
 ) -> AgentTask:
@@ -129,6 +161,7 @@ def fail_task(
     return row
 
 
+@checked_arguments
 def cancel_task(conn: psycopg.Connection[Any], task_id: int, *, reason: str | None = None) -> AgentTask:
     """queued | dispatched | running -> cancelled (``ledger.cancel_task``).
     Raises ``NotFound`` (LD005), ``TaskTransitionInvalid`` (LD201)."""
@@ -136,6 +169,7 @@ def cancel_task(conn: psycopg.Connection[Any], task_id: int, *, reason: str | No
     return row
 
 
+@checked_arguments
 def requeue_task(conn: psycopg.Connection[Any], task_id: int) -> AgentTask:
     """dispatched (never started) -> queued (``ledger.requeue_task``); the next
     claim is a new dispatch with a fresh snapshot. Raises ``NotFound``
@@ -144,6 +178,7 @@ def requeue_task(conn: psycopg.Connection[Any], task_id: int) -> AgentTask:
     return row
 
 
+@checked_arguments
 def issue_snapshot(
     conn: psycopg.Connection[Any], title: str, description: str | None, *, version: int | None = None
 ) -> dict[str, Any]:
@@ -152,7 +187,7 @@ def issue_snapshot(
     CRLF -> LF and NFC). ``version`` None uses the deployment's setting.
     Raises ``ValueInvalid`` (LD003) for a version other than 1 or 2."""
     params = {"title": title, "description": description, "version": version}
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.ISSUE_SNAPSHOT, params)
         row = cur.fetchone()
     assert row is not None
@@ -177,6 +212,7 @@ def _assignee(claim: Claim) -> str:
     return f"{claim.issue_assignee_type} {claim.issue_assignee_id}"
 
 
+@checked_arguments
 def render_claim_hint(claim: Claim) -> str:
     """The hint an agent sees for a claim, in one of three cases:
 

@@ -16,10 +16,15 @@ LD3xx lifecycle, LD4xx security, LD5xx migrations.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+import functools
+import inspect
+import types
+import typing
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from datetime import datetime, timedelta
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import psycopg
 
@@ -151,9 +156,12 @@ class SlugRejected(LedgerError):
 
 
 class LeaseInvalid(LedgerError):
-    """LD103: an answer to a recheck request (``ledger.answer_recheck``)
-    whose lease is not held: never claimed, expired, another verifier's, or
-    answered before with another answer. Nothing is written."""
+    """LD103: a lease not held. An answer to a recheck request
+    (``ledger.answer_recheck``) whose lease is not held: never claimed,
+    expired, another verifier's, or answered before with another answer; a
+    renewal of a task's lease (``ledger.renew_task_lease``) by another
+    runtime, or of a task not dispatched or running (never claimed, ended,
+    or taken over by a claim after its lease expired). Nothing is written."""
 
     sqlstate = "LD103"
 
@@ -275,6 +283,20 @@ class SchemaBehind(LedgerError):
     sqlstate = "LD502"
 
 
+class SchemaNewer(LedgerError):
+    """LD503: the database's ledger schema is at a revision this
+    findings-ledger does not know: a newer findings-ledger migrated it (a
+    deployment rolled back to an older release). Raised before anything
+    changes by every online migration (:func:`findings_ledger.migrate`,
+    :func:`findings_ledger.downgrade`, ``findings-ledger migrate``,
+    ``alembic upgrade``/``downgrade``). The message names the revision, this
+    findings-ledger's head, and how to go back: downgrade the database with
+    the newer findings-ledger first (docs/dba.md, "Rolling a deployment
+    back")."""
+
+    sqlstate = "LD503"
+
+
 class MigrationLocked(RuntimeError):
     """Another migration of the same database held the migration lock (an
     advisory lock, see migrations/env.py) for longer than the migration lock
@@ -288,6 +310,8 @@ class MigrationLocked(RuntimeError):
         super().__init__(message)
         self.sqlstate = sqlstate
 
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: SQLSTATEs of a ledger object the caller's schema lacks (an older revision).
 _MISSING_OBJECT = {"42883", "42P01", "42703", "3F000"}
@@ -334,29 +358,63 @@ def error_for(exc: psycopg.Error) -> LedgerError | None:
     return cls(message, sqlstate=state, hint=diag.message_hint)
 
 
-def schema_behind(exc: psycopg.Error) -> SchemaBehind | None:
-    """:class:`SchemaBehind` for a missing ledger function, table, column or
-    schema (``exc`` names ``ledger``), or None."""
+def schema_behind(exc: psycopg.Error, conn: psycopg.Connection[Any] | None = None) -> LedgerError | TypeError | None:
+    """What a missing ledger function, table, column or schema (``exc`` names ``ledger``)
+    means, or None when ``exc`` is not one.
+
+    With ``conn``, the database's revision is read on a connection of its own (``conn``'s
+    transaction has failed): behind this findings-ledger's head, or no ledger schema,
+    :class:`SchemaBehind`; at head, a missing function is an argument of a type the function
+    does not take (``TypeError`` naming the function and the types it was called with) and
+    anything else is None (the original error stands). When the revision cannot be read
+    (no ``conn``, no second connection, a role that may not read ``ledger.alembic_version``,
+    a revision this findings-ledger does not know), :class:`SchemaBehind` names both causes."""
     if exc.sqlstate not in _MISSING_OBJECT:
         return None
     message = (exc.diag.message_primary if exc.diag else None) or str(exc)
     if exc.sqlstate != "3F000" and "ledger." not in message and "ledger" not in (exc.diag.schema_name or ""):
         return None
-    return SchemaBehind(
-        f"the database's ledger schema is behind this findings-ledger ({message}): "
-        "migrate it with `findings-ledger migrate` or findings_ledger.migrate(dsn)",
-        sqlstate="LD502",
-    )
+    migrate = "migrate it with `findings-ledger migrate` or findings_ledger.migrate(dsn)"
+    state = _revision_state(conn) if conn is not None else "unknown"
+    if state == "behind":
+        return SchemaBehind(f"the database's ledger schema is behind this findings-ledger ({message}): {migrate}",
+                            sqlstate="LD502")
+    if state == "head":
+        if exc.sqlstate == "42883":
+            return TypeError(f"{message}: the ledger schema is at this findings-ledger's head, so an argument has "
+                             "a type the function does not take")
+        return None
+    return SchemaBehind(f"{message}: either the database's ledger schema is behind this findings-ledger "
+                        f"({migrate}), or an argument has a type the function does not take", sqlstate="LD502")
+
+
+def _revision_state(conn: psycopg.Connection[Any]) -> str:
+    """``behind`` (or no ledger schema), ``head``, or ``unknown``: where the database of
+    ``conn`` is, read on a second connection with ``conn``'s parameters."""
+    from .revisions import read_revision, shipped_revisions
+
+    try:
+        with psycopg.connect(conn.info.dsn, password=conn.info.password or None, autocommit=True,
+                             connect_timeout=10) as side:
+            version = read_revision(side)
+    except psycopg.Error:
+        return "unknown"
+    revs, heads = shipped_revisions()
+    if version is None or (version in revs and version not in heads):
+        return "behind"
+    return "head" if version in heads else "unknown"
 
 
 @contextmanager
-def translate() -> Iterator[None]:
+def translate(conn: psycopg.Connection[Any] | None = None) -> Iterator[None]:
     """Re-raise ledger SQLSTATEs from psycopg as typed :class:`LedgerError`,
-    and a missing ledger object (a schema behind head) as :class:`SchemaBehind`."""
+    and a missing ledger object as :func:`schema_behind` says (with ``conn``,
+    the connection the statement ran on: :class:`SchemaBehind` only when the
+    database's revision is behind head)."""
     try:
         yield
     except psycopg.Error as exc:
-        err = error_for(exc) or schema_behind(exc)
+        err = error_for(exc) or schema_behind(exc, conn)
         if err is None:
             raise
         raise err from exc
@@ -375,3 +433,71 @@ def string_list(value: object, name: str, *, optional: bool = False) -> list[Any
         hint = f" (one path: [{value!r}])" if isinstance(value, str) and len(value) <= 80 else ""
         raise TypeError(f"{name} must be a list, not {type(value).__name__} {shown}{hint}")
     return list(value)
+
+
+#: The Python types of the scalar parameters :func:`checked_arguments` checks, with how a
+#: message names them. A value of another type would reach the stored function as another
+#: SQL type (an ``int`` lease as ``integer``, not ``interval``), a signature it does not have.
+_SCALAR_NAMES: dict[type, str] = {int: "an int", float: "a float", bool: "a bool", str: "a str",
+                                  timedelta: "a timedelta", datetime: "a datetime"}
+
+
+def _scalar_check(annotation: Any) -> tuple[tuple[type, ...], bool] | None:
+    """(accepted types, None allowed) of a parameter annotated with one of :data:`_SCALAR_NAMES`
+    (or it ``| None``), else None (not checked)."""
+    args = typing.get_args(annotation) if typing.get_origin(annotation) in (typing.Union, types.UnionType) else (
+        annotation,)
+    optional = type(None) in args
+    kinds = tuple(a for a in args if a is not type(None))
+    if len(kinds) != 1 or kinds[0] not in _SCALAR_NAMES:
+        return None
+    kind = kinds[0]
+    return ((int, float) if kind is float else (kind,)), optional
+
+
+def _type_error(name: str, value: Any, accepted: tuple[type, ...], optional: bool) -> TypeError:
+    shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+    wanted = _SCALAR_NAMES[accepted[-1]] + (" or None" if optional else "")
+    hint = ""
+    if accepted[0] is timedelta and isinstance(value, (int, float)) and not isinstance(value, bool):
+        hint = f" (seconds: timedelta(seconds={value!r}))"
+    return TypeError(f"{name} must be {wanted}, not {type(value).__name__} {shown}{hint}")
+
+
+def checked_arguments(func: F) -> F:
+    """Decorate an API function so that a scalar argument of the wrong Python type (a parameter
+    annotated ``int``, ``float``, ``bool``, ``str``, ``timedelta`` or ``datetime``, or one of
+    them ``| None``) raises ``TypeError`` naming the parameter before any SQL: ``lease=60``
+    (``lease must be a timedelta, not int 60``), ``max=2.5``, ``max=True``. None passes (the
+    stored function refuses a NULL it needs, LD002). Other parameters (lists, mappings,
+    connections) are the function's to check."""
+    signature = inspect.signature(func)
+    hints = typing.get_type_hints(func)
+    checks: dict[str, tuple[tuple[type, ...], bool]] = {}
+    for name in signature.parameters:
+        check = _scalar_check(hints.get(name))
+        if check is not None:
+            checks[name] = check
+    positions = {i: name for i, name in enumerate(signature.parameters) if name in checks}
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for i, value in enumerate(args):
+            name = positions.get(i)
+            if name is not None:
+                _check(name, value, checks[name])
+        for name, value in kwargs.items():
+            check = checks.get(name)
+            if check is not None:
+                _check(name, value, check)
+        return func(*args, **kwargs)
+
+    return typing.cast(F, wrapper)
+
+
+def _check(name: str, value: Any, check: tuple[tuple[type, ...], bool]) -> None:
+    accepted, optional = check
+    if value is None:
+        return  # NULL: the stored function's to refuse (LD002) where a value is required
+    if not isinstance(value, accepted) or (isinstance(value, bool) and bool not in accepted):
+        raise _type_error(name, value, accepted, optional)

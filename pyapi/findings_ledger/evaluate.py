@@ -514,7 +514,7 @@ def _copy_merges(conn: psycopg.Connection[Any], scope: str, commits: Sequence[Co
     """COPY ``commits`` into ``scope`` (each row through the merge triggers);
     a row the ledger refuses raises :class:`CorpusError` naming the commit."""
     try:
-        with translate(), conn.cursor() as cur, cur.copy(queries.EVALUATE_COPY_MERGES) as copy:
+        with translate(conn), conn.cursor() as cur, cur.copy(queries.EVALUATE_COPY_MERGES) as copy:
             for c in commits:
                 copy.write_row((
                     scope, c.sha, c.message, c.paths, c.committed_at, c.added, c.deleted,
@@ -550,19 +550,19 @@ def _insert_checked(conn: psycopg.Connection[Any], scope: str, f: CorpusFinding,
         "expects": f.expects, "source": f"corpus:{f.id}",
     }
     try:
-        with translate(), conn.transaction():
+        with translate(conn), conn.transaction():
             row = conn.execute(queries.EVALUATE_INSERT_FINDING, {**params, "strong_keywords": keywords}).fetchone()
     except KeywordRejected:
         for kw in f.strong_keywords:
             try:
-                with translate(), conn.transaction() as tx:
+                with translate(conn), conn.transaction() as tx:
                     conn.execute(queries.EVALUATE_INSERT_FINDING, {
                         **params, "finding_key": None, "slug": None, "strong_keywords": [kw]})
                     raise psycopg.Rollback(tx)
             except KeywordRejected:
                 dropped.append(kw)
         keywords = [k for k in keywords if k not in dropped]
-        with translate(), conn.transaction():
+        with translate(conn), conn.transaction():
             row = conn.execute(queries.EVALUATE_INSERT_FINDING, {**params, "strong_keywords": keywords}).fetchone()
     assert row is not None
     return int(row[0]), tuple(dropped)

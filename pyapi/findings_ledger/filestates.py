@@ -67,6 +67,21 @@ def _has_commit(repo: Path, sha: str) -> bool:
     return proc.returncode == 0
 
 
+def check_repository(repo: str | Path, sha: str) -> None:
+    """Raise ``ValueError`` (one line naming ``repo`` and ``sha``) unless ``repo`` is a git
+    repository holding commit ``sha``: a file-state request of a commit it lacks could never
+    be answered from it."""
+    r = Path(repo)
+    proc = subprocess.run(["git", "-C", str(r), "rev-parse", "--git-dir"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        reason = "; ".join(line.strip() for line in proc.stderr.splitlines() if line.strip())
+        raise ValueError(f"repo {str(r)!r} is not a git repository ({reason}): give the repository holding "
+                         f"commit {sha}, or no repo")
+    if not _has_commit(r, sha):
+        raise ValueError(f"repo {str(r)!r} does not hold commit {sha}: give the repository holding it "
+                         "(fetched up to the merge), or no repo")
+
+
 def read_file_states(repo: str | Path, sha: str, paths: Iterable[str]) -> dict[str, str | None]:
     """The state of each of ``paths`` at commit ``sha`` of ``repo`` (see the
     module docstring). Raises ``ValueError`` when git fails."""

@@ -55,6 +55,11 @@ Re-importing creates no duplicates: a finding is identified by its key,
 else by its slug, and is refreshed when active, left alone when retired
 (see ``ledger.import_finding``). Every file is imported in its own
 savepoint, so one bad file never undoes the others; nothing here commits.
+A file holding text PostgreSQL cannot store (a NUL character, a lone
+surrogate: :func:`findings_ledger.formats.unstorable`) anywhere, a drift
+review's top level or any entry included, is skipped whole before any of
+it is written, its report naming the entry (``<file>#drift_findings[<i>]``)
+and the JSON path.
 
 :func:`workspace_scope` derives a collision-free scope key from a workspace
 directory (``ledger.workspace_scope``).
@@ -76,8 +81,8 @@ import psycopg
 import yaml
 from psycopg.rows import class_row
 
-from . import queries
-from .errors import LedgerError, string_list, translate
+from . import formats, queries
+from .errors import LedgerError, checked_arguments, string_list, translate
 from .models import ImportedFile, ImportedFinding, ImportReport, SkippedFile
 
 FILE_NAME = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+)\.md$")
@@ -90,6 +95,7 @@ DRIFT_DATE_FIELDS = ("observed_at", "created_at", "timestamp")
 GROUP_FIELDS = ("task_group", "node_id", "node")
 
 
+@checked_arguments
 def import_finding(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -137,13 +143,14 @@ def import_finding(
         "resolved_when": None if resolved_when is None else json.dumps(resolved_when),
         "observed_at_precision": observed_at_precision,
     }
-    with translate(), conn.cursor(row_factory=class_row(ImportedFinding)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(ImportedFinding)) as cur:
         cur.execute(queries.IMPORT_FINDING, params)
         row = cur.fetchone()
     assert row is not None
     return row
 
 
+@checked_arguments
 def validate_check(conn: psycopg.Connection[Any], check: Any, field: str = "resolved_when") -> Any:
     """A finding's check (``resolved_when``, a JSON-able value) as the ledger
     would store it (``ledger.validate_check``, the validation the finding
@@ -159,12 +166,13 @@ def validate_check(conn: psycopg.Connection[Any], check: Any, field: str = "reso
     return row[0]
 
 
+@checked_arguments
 def workspace_scope(conn: psycopg.Connection[Any], directory: str | os.PathLike[str]) -> str:
     """The scope key of a workspace directory (``ledger.workspace_scope``):
     ``/a/b-c`` -> ``-a-b%2Dc``, ``/a/b/c`` -> ``-a-b-c``. The directory is
     made absolute (``os.path.abspath``: ``..`` and trailing ``/`` resolved
     lexically, symlinks kept) first. Raises ``ValueRequired`` (LD002)."""
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.WORKSPACE_SCOPE, {"directory": os.path.abspath(os.fspath(directory))})
         row = cur.fetchone()
     assert row is not None
@@ -251,6 +259,9 @@ def read_finding_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     meta = post.metadata
     if not isinstance(meta, dict):
         raise ValueError("front matter is not a mapping")
+    problem = formats.unstorable(meta) or formats.unstorable(post.content, "the body")
+    if problem is not None:
+        raise ValueError(problem)
     body = post.content.strip()
     key = next((meta[f] for f in ID_FIELDS if meta.get(f) not in (None, "")), None)
     title = meta.get("title")
@@ -369,6 +380,13 @@ def import_drift_json(conn: psycopg.Connection[Any], scope: str, path: str | os.
         report.skipped.append(SkippedFile(
             p.name, f'not a drift review: expected an object {{"drift_findings": [...]}}, got {got}'))
         return report
+    problem = formats.unstorable(data)
+    if problem is not None:
+        # refused whole, before anything of it is written
+        entry = re.match(r"\$\.drift_findings\[(\d+)\]", problem)
+        report.skipped.append(SkippedFile(f"{p.name}#drift_findings[{entry[1]}]" if entry else p.name,
+                                          f"{problem}; nothing of {p.name} imported"))
+        return report
     top = {k: v for k, v in data.items() if k != "drift_findings"}
     for i, entry in enumerate(entries):
         name = f"{p.name}#drift_findings[{i}]"
@@ -425,6 +443,7 @@ def _json_type(value: Any) -> str:
     return type(value).__name__
 
 
+@checked_arguments
 def import_findings(conn: psycopg.Connection[Any], scope: str, source: str | os.PathLike[str], *,
                     task_group: str | None = None, observed_at: datetime | None = None,
                     observed_day: bool = False) -> ImportReport:

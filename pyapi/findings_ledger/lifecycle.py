@@ -32,7 +32,7 @@ from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
 from . import queries
-from .errors import string_list, translate
+from .errors import checked_arguments, string_list, translate
 from .models import (
     ActiveFinding,
     AuditEntry,
@@ -55,6 +55,7 @@ CHANNEL = queries.FINDING_CHANNEL
 _log = logging.getLogger(__name__)
 
 
+@checked_arguments
 def report_finding(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -101,13 +102,14 @@ def report_finding(
         "resolved_when": None if resolved_when is None else Jsonb(resolved_when),
         "observed_at_precision": observed_at_precision,
     }
-    with translate(), conn.cursor(row_factory=class_row(ReportResult)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(ReportResult)) as cur:
         cur.execute(queries.REPORT_FINDING, params)
         row = cur.fetchone()
     assert row is not None
     return row
 
 
+@checked_arguments
 def replace_findings(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -135,13 +137,14 @@ def replace_findings(
                            for f in string_list(findings, "findings") or []]),  # the database validates
         "actor": actor,
     }
-    with translate(), conn.cursor(row_factory=class_row(ReviewResult)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(ReviewResult)) as cur:
         cur.execute(queries.REPLACE_FINDINGS, params)
         row = cur.fetchone()
     assert row is not None
     return row
 
 
+@checked_arguments
 def dismiss_finding(
     conn: psycopg.Connection[Any], finding_id: int, resolution: str, actor: str, reason: str
 ) -> FindingLifecycle:
@@ -154,47 +157,51 @@ def dismiss_finding(
     already dismissed).
     """
     params = {"finding_id": finding_id, "resolution": resolution, "actor": actor, "reason": reason}
-    with translate(), conn.cursor(row_factory=class_row(FindingLifecycle)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(FindingLifecycle)) as cur:
         cur.execute(queries.DISMISS_FINDING, params)
         row = cur.fetchone()
     assert row is not None
     return row
 
 
+@checked_arguments
 def restore_finding(conn: psycopg.Connection[Any], finding_id: int, actor: str, reason: str) -> FindingLifecycle:
     """Undo a supersession or a dismissal (``ledger.restore_finding``); the
     finding is active again. Raises ``NotFound`` (LD005), ``ValueRequired``
     (LD002), ``InvalidTransition`` (LD302, already active)."""
     params = {"finding_id": finding_id, "actor": actor, "reason": reason}
-    with translate(), conn.cursor(row_factory=class_row(FindingLifecycle)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(FindingLifecycle)) as cur:
         cur.execute(queries.RESTORE_FINDING, params)
         row = cur.fetchone()
     assert row is not None
     return row
 
 
+@checked_arguments
 def read_finding(conn: psycopg.Connection[Any], finding_id: int) -> FindingLifecycle:
     """One finding with its state and counters. Raises ``NotFound`` (LD005)."""
-    with translate(), conn.cursor(row_factory=class_row(FindingLifecycle)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(FindingLifecycle)) as cur:
         cur.execute(queries.READ_FINDING, {"finding_id": finding_id})
         row = cur.fetchone()
     assert row is not None
     return row
 
 
+@checked_arguments
 def read_history(conn: psycopg.Connection[Any], finding_id: int) -> list[HistoryEvent]:
     """A finding's timeline, oldest first (``ledger.read_history``): reported,
     every audit row, every injection. Raises ``NotFound`` (LD005)."""
-    with translate(), conn.cursor(row_factory=class_row(HistoryEvent)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(HistoryEvent)) as cur:
         cur.execute(queries.READ_HISTORY, {"finding_id": finding_id})
         return cur.fetchall()
 
 
+@checked_arguments
 def record_injection(conn: psycopg.Connection[Any], session_id: str, finding_ids: Sequence[int]) -> InjectionResult:
     """Record that ``finding_ids`` were injected into ``session_id``'s prompt;
     idempotent per (session, finding) pair. Raises ``ValueRequired`` (LD002),
     ``NotFound`` (LD005, an unknown finding id)."""
-    with translate(), conn.cursor(row_factory=class_row(InjectionResult)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(InjectionResult)) as cur:
         cur.execute(queries.RECORD_INJECTION,
                     {"session_id": session_id, "finding_ids": string_list(finding_ids, "finding_ids")})
         row = cur.fetchone()
@@ -202,27 +209,30 @@ def record_injection(conn: psycopg.Connection[Any], session_id: str, finding_ids
     return row
 
 
+@checked_arguments
 def read_injections(
     conn: psycopg.Connection[Any], *, session_id: str | None = None, finding_id: int | None = None
 ) -> list[Injection]:
     """What ``session_id`` was shown, or which sessions saw ``finding_id``,
     in injection order. Raises ``ValueRequired`` (LD002, neither given),
     ``NotFound`` (LD005, unknown finding)."""
-    with translate(), conn.cursor(row_factory=class_row(Injection)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(Injection)) as cur:
         cur.execute(queries.READ_INJECTIONS, {"session_id": session_id, "finding_id": finding_id})
         return cur.fetchall()
 
 
+@checked_arguments
 def measure_convergence(conn: psycopg.Connection[Any], session_id: str) -> Convergence:
     """The share of what ``session_id`` was shown that is still active.
     Raises ``NotFound`` (LD005) when no injection is recorded for it."""
-    with translate(), conn.cursor(row_factory=class_row(Convergence)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(Convergence)) as cur:
         cur.execute(queries.MEASURE_CONVERGENCE, {"session_id": session_id})
         row = cur.fetchone()
     assert row is not None
     return row
 
 
+@checked_arguments
 def read_prompt_findings(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -259,7 +269,7 @@ def read_prompt_findings(
         "max_groups": max_groups,
         "max_touches": max_touches,
     }
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.READ_PROMPT_FINDINGS, params)
         row = cur.fetchone()
     assert row is not None
@@ -292,6 +302,7 @@ def read_prompt_findings(
     )
 
 
+@checked_arguments
 def read_prompt_text(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -324,13 +335,14 @@ def read_prompt_text(
         "current_group": current_group,
         "max_groups": max_groups,
     }
-    with translate(), conn.cursor(row_factory=class_row(PromptText)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(PromptText)) as cur:
         cur.execute(queries.READ_PROMPT_TEXT, params)
         row = cur.fetchone()
     assert row is not None
     return row
 
 
+@checked_arguments
 def verify_finding(
     conn: psycopg.Connection[Any], finding_id: int, verdict: str, evidence: str, verifier: str
 ) -> AuditEntry:
@@ -350,13 +362,14 @@ def verify_finding(
     finding), ``InvalidTransition`` (LD302: the finding is superseded or
     dismissed), ``ScopeDenied`` (LD401)."""
     params = {"finding_id": finding_id, "verdict": verdict, "evidence": evidence, "verifier": verifier}
-    with translate(), conn.cursor(row_factory=class_row(AuditEntry)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(AuditEntry)) as cur:
         cur.execute(queries.VERIFY_FINDING, params)
         row = cur.fetchone()
     assert row is not None
     return row
 
 
+@checked_arguments
 def listen_findings(conn: psycopg.Connection[Any]) -> None:
     """Subscribe ``conn`` to channel ``ledger_finding`` (``LISTEN``).
 
@@ -368,6 +381,7 @@ def listen_findings(conn: psycopg.Connection[Any]) -> None:
     conn.execute(queries.LISTEN_FINDINGS)
 
 
+@checked_arguments
 def finding_events(
     conn: psycopg.Connection[Any], *, timeout: float | None = None, stop_after: int | None = None
 ) -> Iterator[FindingEvent]:
@@ -432,7 +446,7 @@ def _read_events(conn: psycopg.Connection[Any], ids: list[int]) -> list[FindingE
     """The events of ``ids`` the connection may read, one per id, in the order of ``ids``."""
     if not ids:
         return []
-    with translate():
+    with translate(conn):
         if conn.autocommit:
             rows = conn.execute(queries.READ_FINDING_EVENTS, {"audit_ids": ids}).fetchall()
         else:

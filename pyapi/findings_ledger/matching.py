@@ -16,11 +16,12 @@ from psycopg.rows import class_row
 
 from . import queries
 from .api import set_hygiene_mode
-from .errors import string_list, translate
+from .errors import checked_arguments, string_list, translate
 from .gitlog import GitMerge, replay
 from .models import MatchPolicy, MergeResult
 
 
+@checked_arguments
 def set_match_policy(
     conn: psycopg.Connection[Any],
     scope: str,
@@ -54,13 +55,14 @@ def set_match_policy(
         "touch": touch,
         "touch_kind": touch_kind,
     }
-    with translate(), conn.cursor(row_factory=class_row(MatchPolicy)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(MatchPolicy)) as cur:
         cur.execute(queries.SET_MATCH_POLICY, params)
         row = cur.fetchone()
     assert row is not None
     return row
 
 
+@checked_arguments
 def preview_replay(
     conn: psycopg.Connection[Any], scope: str, merges: Iterable[GitMerge]
 ) -> list[tuple[GitMerge, MergeResult]]:

@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -252,6 +252,39 @@ BEGIN
     END IF;
 END
 $ledger_version_guard$;
+"""
+
+
+def known_revision_guard(known: Iterable[str], heads: Iterable[str]) -> str:
+    """A ``DO`` block raising LD503 (schema_newer) when ``ledger.alembic_version``
+    holds a revision outside ``known`` (the revisions this findings-ledger
+    ships): a newer findings-ledger migrated the database. ``heads`` (this
+    findings-ledger's newest revisions) are named in the message, with how to
+    go back. Run online before any revision (``migrations/env.py``), so the
+    database is left as it is instead of alembic's "Can't locate revision"."""
+    array = "ARRAY[" + ", ".join(_literal(r) for r in sorted(known)) + "]::text[]"
+    head = ", ".join(sorted(heads))
+    how = (f"the database is newer than this findings-ledger. To go back to this findings-ledger, downgrade the "
+           f"database to {head} with the newer findings-ledger first (alembic downgrade {head}, or "
+           f"findings_ledger.downgrade(dsn, '{head}')), then run this one; or upgrade findings-ledger "
+           f"(docs/dba.md, \"Rolling a deployment back\")")
+    return f"""DO $ledger_known_revision$
+DECLARE
+    v_at text;
+BEGIN
+    IF pg_catalog.to_regclass('ledger.alembic_version') IS NULL THEN
+        RETURN;
+    END IF;
+    EXECUTE 'SELECT pg_catalog.min(version_num) FROM ledger.alembic_version WHERE version_num <> ALL ($1)'
+        INTO v_at USING {array};
+    IF v_at IS NOT NULL THEN
+        RAISE EXCEPTION 'the database''s ledger schema is at revision %, which this findings-ledger '
+                        '(its newest revision is {head}) does not know: %',
+            pg_catalog.quote_literal(v_at), {_literal(how)}
+            USING ERRCODE = 'LD503';
+    END IF;
+END
+$ledger_known_revision$;
 """
 
 

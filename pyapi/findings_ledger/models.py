@@ -402,6 +402,11 @@ class Claim:
     ``nothing_resumed``, ``not_delivered``, ``no_snapshot``, ``not_comparable``.
     ``issue_status``, ``issue_assignee_*``, ``issue_priority``: current values,
     returned every time and never compared.
+    ``lease_expires_at``: until when the claim holds the task (None: claimed
+    without a lease); renew it with :func:`findings_ledger.renew_task_lease`.
+    ``reclaimed_task_id``: the task whose lease had expired and that this
+    claim took over (it is failed with reason ``lease_expired``; this task is
+    a rerun of it), None for a queued task.
     """
 
     task_id: int
@@ -422,6 +427,8 @@ class Claim:
     issue_state_delta_known: bool
     issue_changed_fields: list[str] | None
     delta_basis: str
+    lease_expires_at: datetime | None = None
+    reclaimed_task_id: int | None = None
 
 
 # --- finding lifecycle -----------------------------------------------------------

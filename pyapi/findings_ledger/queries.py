@@ -149,7 +149,7 @@ CLAIM_COLUMNS = (
     "task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, "
     "force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, "
     "issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, "
-    "issue_changed_fields, delta_basis"
+    "issue_changed_fields, delta_basis, lease_expires_at, reclaimed_task_id"
 )
 
 ADD_ISSUE = (
@@ -164,7 +164,11 @@ ENQUEUE_TASK = (
     "p_rerun_of_task_id => %(rerun_of_task_id)s, p_force_fresh_session => %(force_fresh_session)s)"
 )
 CLAIM_TASK = (
-    "SELECT " + CLAIM_COLUMNS + " FROM ledger.claim_task(p_runtime_id => %(runtime_id)s, p_agent_id => %(agent_id)s)"
+    "SELECT " + CLAIM_COLUMNS + " FROM ledger.claim_task(p_runtime_id => %(runtime_id)s, p_agent_id => %(agent_id)s, "
+    "p_lease => %(lease)s)"
+)
+RENEW_TASK_LEASE = (
+    "SELECT ledger.renew_task_lease(p_task_id => %(task_id)s, p_runtime_id => %(runtime_id)s, p_lease => %(lease)s)"
 )
 START_TASK = (
     "SELECT " + TASK_COLUMNS + " FROM ledger.start_task(p_task_id => %(task_id)s, p_session_id => %(session_id)s)"

@@ -21,7 +21,9 @@ result becomes an element:
   else the region's lines read from the file under ``root``, else the
   message; such computed keys are numbered by occurrence, as code scanning
   numbers its line hashes, so two identical lines stay two findings);
-* ``title``: ``<ruleId>: <first line of the message>``; ``description``:
+* ``title``: ``<ruleId>: <first line of the message>`` (a run of
+  findings-ledger's own export: the message's first paragraph, the title
+  it was exported from, and the rest its description); ``description``:
   the whole message (``message.text``, else the rule's ``messageStrings``
   entry with its ``{0}`` arguments filled in);
 * ``severity``: from ``level`` (else the rule's default level, else
@@ -34,10 +36,13 @@ result becomes an element:
 Results of kind ``pass`` or ``notApplicable`` are not problems and are left
 out. Bad input raises :class:`SarifRejected` (a ``ValueError``, one line
 naming the file and the JSON path) before anything is written: a file over
-``max_bytes``, not UTF-8 or not JSON, a version other than 2.1.0, a log
+``max_bytes``, not UTF-8 or not JSON, text PostgreSQL cannot store (a NUL
+character or a lone surrogate, escaped as backslash-u 0000 or d800), a
+version other than 2.1.0, a log
 the schema rejects, a result without a physical location, a location
 outside ``root`` (``..``, an absolute URI elsewhere, ``file://`` of another
-host, a scheme other than ``file``), two results of one run with the same
+host, a scheme other than ``file``, an absolute path in a git repository
+below ``root``), two results of one run with the same
 fingerprints, two runs of one tool and category, more than ``max_results``
 results. All runs of a file are imported in one transaction (a savepoint
 inside the caller's): an error of the ledger's or an interruption leaves
@@ -67,8 +72,8 @@ import psycopg
 from psycopg.rows import class_row
 from psycopg.types.json import Jsonb
 
-from . import queries
-from .errors import translate
+from . import formats, queries
+from .errors import checked_arguments, translate
 from .models import ReviewResult
 
 #: The SARIF version this module reads and writes.
@@ -81,6 +86,9 @@ MAX_BYTES = 64 * 1024 * 1024
 MAX_RESULTS = 100_000
 #: The finding kind of an imported result.
 KIND = "analysis"
+#: The driver of :func:`export_sarif`'s run; a run of it imported again keeps each title as it is
+#: (its rule id is the finding's kind, not a rule to put in front).
+EXPORT_DRIVER = "findings-ledger"
 LEVEL_SEVERITY = {"error": "high", "warning": "medium", "note": "low", "none": "info"}
 SEVERITY_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "none"}
 _SKIPPED_KINDS = frozenset({"pass", "notApplicable"})
@@ -150,8 +158,8 @@ def validate(log: Any, name: str = "SARIF log") -> None:
 
 def load(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> Any:
     """The parsed and validated SARIF log at ``path``; raises
-    :class:`SarifRejected` (over ``max_bytes``, not UTF-8, not JSON, not a
-    valid SARIF 2.1.0 log) or ``OSError``."""
+    :class:`SarifRejected` (over ``max_bytes``, not UTF-8, not JSON, text
+    PostgreSQL cannot store, not a valid SARIF 2.1.0 log) or ``OSError``."""
     p = Path(path)
     size = p.stat().st_size
     if size > max_bytes:
@@ -169,6 +177,9 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> Any:
         ) from None
     except RecursionError:
         raise SarifRejected(f"{p.name}: not a SARIF log: the JSON is nested too deeply") from None
+    problem = formats.unstorable(log)
+    if problem is not None:
+        raise SarifRejected(f"{p.name}: {problem}")
     validate(log, p.name)
     return log
 
@@ -229,8 +240,10 @@ def repository_path(uri: str, root: Path, *, base: str | None = None, where: str
     its ``uriBaseId`` base, when that is known) is relative to ``root``;
     ``file:`` URIs of this host (no host or ``localhost``) must lie under
     ``root``. Raises :class:`SarifRejected` naming ``where`` for ``..``
-    leaving the repository, another host, another scheme, or an absolute
-    path outside ``root``."""
+    leaving the repository, another host, another scheme, an absolute
+    path outside ``root``, or one inside a git repository below ``root``
+    (a ``root`` that is not a work tree's top: the path would keep the
+    repository's directory in front, and no merge would name it)."""
     if base is not None:
         if urlsplit(uri).scheme or uri.startswith("/"):
             pass  # an absolute URI ignores its base
@@ -251,6 +264,11 @@ def repository_path(uri: str, root: Path, *, base: str | None = None, where: str
         if normal != root_text and not normal.startswith(root_text.rstrip("/") + "/"):
             raise SarifRejected(f"{where}: {uri!r} is outside the repository {root_text}")
         relative = normal[len(root_text):].lstrip("/")
+        nested = _repository_below(root_text, relative)
+        if nested is not None:
+            raise SarifRejected(
+                f"{where}: {uri!r} lies in the git repository {nested}, below the root {root_text}: its path would "
+                f"be stored as {relative!r}, which no merge of that repository names (give --root {nested})")
     else:
         relative = os.path.normpath(absolute).replace(os.sep, "/") if absolute else ""
         if relative == ".." or relative.startswith("../") or PurePosixPath(relative).is_absolute():
@@ -258,6 +276,19 @@ def repository_path(uri: str, root: Path, *, base: str | None = None, where: str
     if relative in ("", "."):
         raise SarifRejected(f"{where}: {uri!r} names the repository itself, not a file")
     return relative
+
+
+def _repository_below(root_text: str, relative: str) -> str | None:
+    """The top directory of a git work tree (``.git`` present) between ``root_text``
+    (a directory that is not one itself) and the file ``relative`` under it, else None."""
+    if os.path.exists(os.path.join(root_text, ".git")):
+        return None
+    parts = relative.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        candidate = os.path.join(root_text, *parts[:i])
+        if os.path.exists(os.path.join(candidate, ".git")):
+            return candidate
+    return None
 
 
 def _snippet(region: Mapping[str, Any], root: Path, path: str) -> str | None:
@@ -289,6 +320,7 @@ def _digest(*parts: str) -> str:
 def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_digest: str) -> SarifRun:
     """One run of a validated log as a :class:`SarifRun` (see the module docstring)."""
     tool = str(run["tool"]["driver"]["name"])
+    own = tool == EXPORT_DRIVER
     automation = run.get("automationDetails") or {}
     category, instance = category_of(automation.get("id"))
     source = tool + (f"/{category}" if category else "")
@@ -338,11 +370,18 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
             key = "sarif-" + _digest(source, material, str(occurrences[material]))[:24]
         level = result.get("level") or ((rule or {}).get("defaultConfiguration") or {}).get("level") or "warning"
         first_line = next((line.strip() for line in text.splitlines() if line.strip()), "") or "(no message)"
-        title = f"{rule_id}: {first_line}" if rule_id else first_line
+        if own:
+            # findings-ledger's export: the rule is the finding's kind, the message its title and
+            # description (export_sarif)
+            title, _, rest = text.partition("\n\n")
+            title, description = title.strip() or first_line, rest.strip() or None
+        else:
+            title = f"{rule_id}: {first_line}" if rule_id else first_line
+            description = text if text.strip() and text.strip() != first_line else None
         element: dict[str, Any] = {
             "finding_key": key,
             "title": title if len(title) <= 1000 else title[:999] + "…",
-            "description": text if text.strip() and text.strip() != first_line else None,
+            "description": description,
             "severity": LEVEL_SEVERITY.get(str(level), "medium"),
             "paths": [anchored],
             "kind": KIND,
@@ -382,13 +421,14 @@ def replace_run(conn: psycopg.Connection[Any], scope: str, run: SarifRun, *,
     its tool and category). Raises the ledger's typed errors."""
     params = {"scope": scope, "kind": KIND, "review_run": run.review_run, "findings": Jsonb(run.findings),
               "actor": actor, "tool": run.tool, "category": run.category}
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.REPLACE_ANALYSIS, params)
         row = cur.fetchone()
     assert row is not None
     return SarifImport(run=run, result=ReviewResult(*row[:6]), anchors_moved=row[6])
 
 
+@checked_arguments
 def import_sarif(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str], *,
                  root: str | os.PathLike[str] | None = None, actor: str | None = None,
                  max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS) -> list[SarifImport]:
@@ -418,6 +458,7 @@ class ExportedFinding:
     state: str
 
 
+@checked_arguments
 def export_sarif(conn: psycopg.Connection[Any], scope: str, *, include_retired: bool = False) -> dict[str, Any]:
     """The findings of ``scope`` as a SARIF 2.1.0 log (a dict for
     :func:`json.dumps`): the active ones, and with ``include_retired`` the
@@ -428,7 +469,7 @@ def export_sarif(conn: psycopg.Connection[Any], scope: str, *, include_retired: 
     the region), ``partialFingerprints.findingKey`` the finding key (else
     its id). Two statements in the caller's transaction (the scope's check,
     then the read). Raises ``NotFound`` (LD005) for an unknown scope."""
-    with translate(), conn.cursor(row_factory=class_row(ExportedFinding)) as cur:
+    with translate(conn), conn.cursor(row_factory=class_row(ExportedFinding)) as cur:
         cur.execute(queries.CHECK_SCOPE_KNOWN, {"scope": scope})
         cur.execute(queries.EXPORT_FINDINGS, {"scope": scope, "include_retired": include_retired})
         rows = cur.fetchall()
@@ -445,7 +486,7 @@ def export_sarif(conn: psycopg.Connection[Any], scope: str, *, include_retired: 
         "version": VERSION,
         "runs": [{
             "tool": {"driver": {
-                "name": "findings-ledger",
+                "name": EXPORT_DRIVER,
                 "version": tool_version,
                 "informationUri": "https://pypi.org/project/findings-ledger/",
                 "rules": [{"id": k, "shortDescription": {"text": f"a finding of kind {k}"}} for k in kinds],

@@ -288,6 +288,8 @@ agent_task = sa.Table(
     sa.Column("completed_at", sa.DateTime(timezone=True)),
     # Written only by ledger.claim_task: {"v":1,"title_sha256":...,"description_sha256":...}
     sa.Column("issue_snapshot", pg.JSONB),
+    # Written only by ledger.claim_task (p_lease) and ledger.renew_task_lease; NULL: no lease
+    sa.Column("lease_expires_at", sa.DateTime(timezone=True)),
     sa.CheckConstraint(
         "status IN ('queued', 'dispatched', 'running', 'completed', 'failed', 'cancelled')",
         name="agent_task_status_check",
@@ -298,6 +300,11 @@ agent_task = sa.Table(
     ),
     sa.Index("agent_task_anchor_idx", "issue_id", "agent_id", "runtime_id"),
     sa.Index("agent_task_rerun_idx", "rerun_of_task_id", postgresql_where=sa.text("rerun_of_task_id IS NOT NULL")),
+    sa.Index(
+        "agent_task_lease_idx", "runtime_id", "lease_expires_at", "id",
+        postgresql_where=sa.text("status = ANY (ARRAY['dispatched'::text, 'running'::text]) "
+                                 "AND lease_expires_at IS NOT NULL"),
+    ),
 )
 
 poisoned_failure_reason = sa.Table(

@@ -17,10 +17,11 @@ from typing import Any
 import psycopg
 
 from . import queries
-from .errors import string_list, translate
+from .errors import checked_arguments, string_list, translate
 from .models import Decision, MergeResult
 
 
+@checked_arguments
 def reconcile(conn: psycopg.Connection[Any], scope: str) -> list[MergeResult]:
     """Apply the merges of ``scope`` that never went through the ledger's
     triggers (``processed = false``: written with
@@ -34,7 +35,7 @@ def reconcile(conn: psycopg.Connection[Any], scope: str) -> list[MergeResult]:
     under per-scope row-level security, ``PathRejected`` (LD001) naming the
     merge or finding whose stored path cannot be normalised.
     """
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.RECONCILE, {"scope": scope})
         rows = cur.fetchall()
     return [
@@ -49,6 +50,7 @@ class SessionScopesWarning(UserWarning):
     server connection gets them (another tenant's rows)."""
 
 
+@checked_arguments
 def set_scopes(
     conn: psycopg.Connection[Any], scopes: Sequence[str], *, session: bool = False, local: bool | None = None
 ) -> None:
@@ -92,22 +94,24 @@ def set_scopes(
             "end with this call; call it inside `with conn.transaction():` (or pass session=True on a direct "
             "connection only)"
         )
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.SET_SCOPES, {"scopes": ",".join(scopes), "is_local": not session})
 
 
+@checked_arguments
 def enable_scope_rls(conn: psycopg.Connection[Any]) -> list[str]:
     """Turn per-scope row-level security on for the database
     (``ledger.enable_scope_rls``); returns the tables it now applies to.
     Owner only: raises ``psycopg.errors.InsufficientPrivilege`` otherwise."""
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.ENABLE_SCOPE_RLS)
         return [r[0] for r in cur.fetchall()]
 
 
+@checked_arguments
 def disable_scope_rls(conn: psycopg.Connection[Any]) -> list[str]:
     """Turn per-scope row-level security off again (``ledger.disable_scope_rls``);
     returns the tables. Owner only."""
-    with translate(), conn.cursor() as cur:
+    with translate(conn), conn.cursor() as cur:
         cur.execute(queries.DISABLE_SCOPE_RLS)
         return [r[0] for r in cur.fetchall()]

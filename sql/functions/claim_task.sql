@@ -1,16 +1,30 @@
--- ledger.claim_task(p_runtime_id text, p_agent_id text DEFAULT NULL)
+-- ledger.claim_task(p_runtime_id text, p_agent_id text DEFAULT NULL,
+--                   p_lease interval DEFAULT NULL)
 --   -> TABLE(task_id, issue_id, agent_id, runtime_id, dispatch_count,
 --            dispatched_at, rerun_of_task_id, force_fresh_session,
 --            resume_session_id, resumed_task_id, anchor_task_id,
 --            issue_status, issue_assignee_type,
 --            issue_assignee_id, issue_priority, issue_state_delta_known,
---            issue_changed_fields, delta_basis)
+--            issue_changed_fields, delta_basis, lease_expires_at,
+--            reclaimed_task_id)
 --
--- Claims the next queued task (the oldest: created_at, then id) for runtime
--- p_runtime_id, and for
--- agent p_agent_id when given, with FOR NO KEY UPDATE SKIP LOCKED: concurrent
--- claimers never take the same task and never wait for each other. No row
--- when the queue is empty. The claim:
+-- Claims the next task for runtime p_runtime_id, and for agent p_agent_id
+-- when given, with FOR NO KEY UPDATE SKIP LOCKED: concurrent claimers never
+-- take the same task and never wait for each other. No row when there is
+-- none. The next task is:
+--   a. a task of the runtime (and agent) still dispatched or running whose
+--      lease has expired (lease_expires_at before clock_timestamp(); its
+--      runtime died or stopped renewing), the earliest expired first: it is
+--      failed with failure_reason 'lease_expired' (the task machine's
+--      dispatched | running -> failed, so its runtime's late calls on it are
+--      refused) and a rerun of it is queued (rerun_of_task_id: it resumes
+--      that run's session, as a manual rerun does) and claimed below;
+--      reclaimed_task_id names the expired task;
+--   b. else the next queued task (the oldest: created_at, then id).
+-- p_lease: how long the claim holds the task (more than 0, at most 1 day;
+-- lease_expires_at = clock_timestamp() + p_lease), renewed with
+-- ledger.renew_task_lease; NULL: no lease, the task is held until it ends.
+-- The claim:
 --   1. reads the task and its issue in the statement that locks the task,
 --      finds the row whose session it resumes from the fields just read
 --      (ledger._resumed_row, the whole row in one query) and computes the
@@ -46,8 +60,10 @@
 -- key past every finished task (old ids) to reach the queue (new ids),
 -- 60,000 rows per claim in the benchmark.
 -- Raises LD002/LD003/LD004 for a missing or malformed p_runtime_id or
--- p_agent_id, LD003 for an invalid ledger.snapshot_version setting.
-CREATE OR REPLACE FUNCTION ledger.claim_task(p_runtime_id text, p_agent_id text DEFAULT NULL)
+-- p_agent_id, LD003 for a lease not positive or over a day and for an
+-- invalid ledger.snapshot_version setting.
+CREATE OR REPLACE FUNCTION ledger.claim_task(p_runtime_id text, p_agent_id text DEFAULT NULL,
+                                             p_lease interval DEFAULT NULL)
 RETURNS TABLE (
     task_id bigint,
     issue_id bigint,
@@ -66,7 +82,9 @@ RETURNS TABLE (
     issue_priority text,
     issue_state_delta_known boolean,
     issue_changed_fields text[],
-    delta_basis text)
+    delta_basis text,
+    lease_expires_at timestamptz,
+    reclaimed_task_id bigint)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
@@ -85,7 +103,32 @@ DECLARE
     v_title text;
     v_description text;
     v_snapshot jsonb;
+    v_expired ledger.agent_task;
 BEGIN
+    IF p_lease <= interval '0' OR p_lease > interval '1 day' THEN
+        RAISE EXCEPTION 'invalid lease: % (expected more than 0 and at most 1 day)', p_lease USING ERRCODE = 'LD003';
+    END IF;
+    -- a. a task whose lease expired (through agent_task_lease_idx): failed, and a rerun of it queued
+    SELECT t.* INTO v_expired
+      FROM ledger.agent_task t
+     WHERE t.status IN ('dispatched', 'running')
+       AND t.lease_expires_at IS NOT NULL
+       AND t.runtime_id = v_runtime
+       AND t.lease_expires_at < clock_timestamp()
+       AND (v_agent IS NULL OR t.agent_id = v_agent)
+       AND ledger._scope_visible((SELECT i.scope FROM ledger.issue i WHERE i.id = t.issue_id))
+     ORDER BY t.lease_expires_at, t.id
+     LIMIT 1
+       FOR NO KEY UPDATE OF t SKIP LOCKED;
+    IF FOUND THEN
+        PERFORM ledger._set_task_status(v_expired.id, 'failed', NULL, 'lease_expired');
+        INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id, rerun_of_task_id, force_fresh_session)
+        VALUES (v_expired.issue_id, v_expired.agent_id, v_expired.runtime_id, v_expired.id,
+                v_expired.force_fresh_session);
+        reclaimed_task_id := v_expired.id;
+    END IF;
+    -- b. the next queued task (the rerun just queued, when there was one: it is locked by this
+    --    transaction's insert, and no other claimer sees it before it commits)
     SELECT t.id, t.issue_id, t.agent_id, t.rerun_of_task_id, t.force_fresh_session,
            i.title, i.description, i.status, i.assignee_type, i.assignee_id, i.priority
       INTO v_task_id, v_issue_id, v_agent_id, v_rerun_of, v_fresh,
@@ -96,6 +139,7 @@ BEGIN
        AND t.runtime_id = v_runtime
        AND (v_agent IS NULL OR t.agent_id = v_agent)
        AND ledger._scope_visible(i.scope)
+       AND (v_expired.id IS NULL OR t.rerun_of_task_id = v_expired.id)
      ORDER BY t.created_at, t.id
      LIMIT 1
        FOR NO KEY UPDATE OF t SKIP LOCKED;
@@ -115,12 +159,13 @@ BEGIN
            issue_snapshot = v_snapshot,
            started_at = NULL,
            completed_at = NULL,
-           failure_reason = NULL
+           failure_reason = NULL,
+           lease_expires_at = clock_timestamp() + p_lease
      WHERE t.id = v_task_id
     RETURNING t.id, t.issue_id, t.agent_id, t.runtime_id, t.dispatch_count, t.dispatched_at, t.rerun_of_task_id,
-              t.force_fresh_session, v_resumed.session_id, v_resumed.id
+              t.force_fresh_session, v_resumed.session_id, v_resumed.id, t.lease_expires_at
          INTO task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id,
-              force_fresh_session, resume_session_id, resumed_task_id;
+              force_fresh_session, resume_session_id, resumed_task_id, lease_expires_at;
     PERFORM set_config('ledger.claim_writer', '', true);
 
     IF force_fresh_session THEN
@@ -143,5 +188,5 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger.claim_task(text, text) IS
-'Claim the next queued task of a runtime (optionally of one agent; under row-level security only of the connection''s scopes) with FOR NO KEY UPDATE SKIP LOCKED: dispatch it and write its issue_snapshot in one UPDATE, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis). No row when the queue is empty. SECURITY DEFINER (ledger_agent). Raises LD002-LD004 for the arguments, LD003 for an invalid ledger.snapshot_version.';
+COMMENT ON FUNCTION ledger.claim_task(text, text, interval) IS
+'Claim the next task of a runtime (optionally of one agent; under row-level security only of the connection''s scopes) with FOR NO KEY UPDATE SKIP LOCKED: a task whose lease expired first (failed with lease_expired, a rerun of it queued and claimed, reclaimed_task_id naming it), else the next queued one; dispatch it with a lease of p_lease (NULL: none) and write its issue_snapshot in one UPDATE, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis, lease_expires_at, reclaimed_task_id). No row when there is no task. SECURITY DEFINER (ledger_agent). Raises LD002-LD004 for the arguments (LD003: a lease not positive or over a day), LD003 for an invalid ledger.snapshot_version.';

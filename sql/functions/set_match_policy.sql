@@ -15,6 +15,10 @@
 -- these settings. Returns the stored row. The same as INSERT INTO
 -- ledger.scope ... ON CONFLICT (scope) DO UPDATE (see
 -- tg_scope__prepare_policy for the settings and their defaults).
+-- Finding kinds are open-ended: a p_touch_kind or p_path_supersede_kinds
+-- entry that is neither a kind the shipped writers use (review, drift,
+-- analysis) nor the kind of a finding of the scope is stored with a
+-- WARNING naming it and the scope's kinds (most likely misspelt).
 -- Raises LD002, LD003, LD004 naming the field and the value; LD005 for an
 -- unknown scope without p_create (also one the connection may not see
 -- under per-scope row-level security); LD401 (from the scope's
@@ -39,6 +43,9 @@ DECLARE
     v_new   boolean;
     v_kind  text := coalesce(lower(ledger._check_text(p_touch_kind, 'touch_kind', false, 100) COLLATE "C"), '*');
     v_touch jsonb;
+    v_field text;
+    v_named text;
+    v_kinds text[];
 BEGIN
     IF p_touch_kind IS NOT NULL AND p_touch IS NULL THEN
         RAISE EXCEPTION 'touch is required with touch_kind % (retire, recheck or flag)', quote_literal(p_touch_kind)
@@ -73,9 +80,27 @@ BEGIN
             USING ERRCODE = 'LD005', HINT = 'pass p_create => true to create it';
     END IF;
     SELECT s.* INTO v_row FROM ledger.scope s WHERE s.scope = v_scope;
+    -- kinds are open-ended: a kind named here that neither the shipped writers use nor any
+    -- finding of the scope has is stored, with a warning (most likely misspelt)
+    FOR v_field, v_named IN
+        SELECT 'touch_kind', v_kind WHERE v_touch IS NOT NULL AND v_kind <> '*'
+        UNION ALL
+        SELECT 'path_supersede_kinds', k FROM unnest(v_row.path_supersede_kinds) WITH ORDINALITY AS u(k, o)
+         WHERE p_path_supersede_kinds IS NOT NULL AND k <> '*'
+    LOOP
+        CONTINUE WHEN v_named IN ('review', 'drift', 'analysis');
+        IF v_kinds IS NULL THEN
+            SELECT coalesce(array_agg(DISTINCT lower(f.kind COLLATE "C") ORDER BY lower(f.kind COLLATE "C")), '{}')
+              INTO v_kinds FROM ledger.finding f WHERE f.scope = v_scope;
+        END IF;
+        CONTINUE WHEN v_named = ANY (v_kinds);
+        RAISE WARNING '% %: no finding of scope % has this kind (its kinds: %); the entry is stored and applies to findings of that kind written later',
+            v_field, quote_literal(v_named), quote_literal(v_scope),
+            CASE WHEN v_kinds = '{}' THEN 'none yet' ELSE array_to_string(v_kinds, ', ') END;
+    END LOOP;
     RETURN v_row;
 END
 $$;
 
 COMMENT ON FUNCTION ledger.set_match_policy(text, text[], text[], boolean, text, integer, boolean, text, text) IS
-'Set a scope''s matching policy; NULL leaves a setting unchanged, an empty default_branch clears it; p_touch (retire, recheck, flag; '''' removes the entry) sets touch_modes for p_touch_kind (NULL: *); an unknown scope is LD005 unless p_create. (scope, enabled_rules text[], path_supersede_kinds text[], slug_mention_resolves boolean, default_branch text, line_context integer, create boolean, touch text, touch_kind text) -> ledger.scope. Raises LD002, LD003, LD004 naming field and value, LD005, LD401.';
+'Set a scope''s matching policy; NULL leaves a setting unchanged, an empty default_branch clears it; p_touch (retire, recheck, flag; '''' removes the entry) sets touch_modes for p_touch_kind (NULL: *); an unknown scope is LD005 unless p_create; a kind neither shipped (review, drift, analysis) nor of a finding of the scope is stored with a WARNING. (scope, enabled_rules text[], path_supersede_kinds text[], slug_mention_resolves boolean, default_branch text, line_context integer, create boolean, touch text, touch_kind text) -> ledger.scope. Raises LD002, LD003, LD004 naming field and value, LD005, LD401.';

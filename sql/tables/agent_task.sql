@@ -17,6 +17,7 @@ CREATE TABLE ledger.agent_task (
     started_at          timestamptz,
     completed_at        timestamptz,
     issue_snapshot      jsonb,
+    lease_expires_at    timestamptz,
     CONSTRAINT agent_task_pkey PRIMARY KEY (id),
     CONSTRAINT agent_task_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES ledger.issue (id),
     CONSTRAINT agent_task_rerun_of_task_id_fkey FOREIGN KEY (rerun_of_task_id) REFERENCES ledger.agent_task (id),
@@ -29,9 +30,15 @@ CREATE TABLE ledger.agent_task (
 -- alone the planner could walk the primary key past every finished task.
 CREATE INDEX agent_task_claim_idx ON ledger.agent_task (runtime_id, created_at, id) WHERE status = 'queued';
 CREATE INDEX agent_task_anchor_idx ON ledger.agent_task (issue_id, agent_id, runtime_id);
+-- The claim looks for an expired lease of its runtime first, through this index: only tasks
+-- dispatched or running with a lease are in it, a handful per runtime.
+CREATE INDEX agent_task_lease_idx ON ledger.agent_task (runtime_id, lease_expires_at, id)
+    WHERE status IN ('dispatched', 'running') AND lease_expires_at IS NOT NULL;
 CREATE INDEX agent_task_rerun_idx ON ledger.agent_task (rerun_of_task_id) WHERE rerun_of_task_id IS NOT NULL;
 
 COMMENT ON TABLE ledger.agent_task IS
 'One row per agent run on an issue. status: queued -> dispatched (ledger.claim_task) -> running -> completed | failed | cancelled; dispatched -> queued requeues a run that never started. session_id: the provider session (set by the claim to the session it resumes, updated by start/complete/fail). dispatch_count: the claim''s CAS token.';
 COMMENT ON COLUMN ledger.agent_task.issue_snapshot IS
 'The issue body AS THIS CLAIM SAW IT: {"v":1,"title_sha256":"<hex>","description_sha256":"<hex>"} (ledger.issue_snapshot). Hashes, never text: a comparison key. Written only by ledger.claim_task, under a CAS. Read back by a later claim only off the row whose session it resumes, and only when that row proves delivery (completed, started_at set). NULL (never claimed, or written before this column existed), another version or a row that does not parse mean "not compared", never "unchanged". No index: never a lookup key.';
+COMMENT ON COLUMN ledger.agent_task.lease_expires_at IS
+'Until when the runtime that claimed the task holds it (ledger.claim_task with p_lease; extended by ledger.renew_task_lease). NULL: claimed without a lease, held until the task ends. Once it has passed, a task still dispatched or running is claimable again: the claim that takes it over fails it with failure_reason lease_expired and dispatches a rerun of it. Written only by those two functions.';

@@ -62,3 +62,67 @@ def test_lists_tuples_and_generators_still_work(ledger_conn: psycopg.Connection[
     assert (f.paths, g.paths, h.paths, h.anchors) == (["Makefile"], ["a.py", "b.py"], ["c.py"], {"c.py": [3, 3]})
     result = fl.record_merge(ledger_conn, "s", "abcd", ("Makefile",))
     assert [d.finding_id for d in result.decisions if d.action == "candidate"] == [f.id]
+
+
+#: a scalar argument of the wrong Python type: the stored function has no such signature, and
+#: the database's "function does not exist" was reported as a schema behind head
+SCALARS: list[tuple[str, Callable[[psycopg.Connection[Any]], object], str]] = [
+    ("claim_rechecks lease", lambda c: fl.claim_rechecks(c, "s", "v", lease=60),  # type: ignore[arg-type]
+     r"^lease must be a timedelta, not int 60"),
+    ("claim_rechecks max", lambda c: fl.claim_rechecks(c, "s", "v", max=2.5),  # type: ignore[arg-type]
+     r"^max must be an int, not float 2\.5"),
+    ("claim_rechecks max positional", lambda c: fl.claim_rechecks(c, "s", "v", "2"),  # type: ignore[arg-type]
+     r"^max must be an int, not str '2'"),
+    ("claim_rechecks max bool", lambda c: fl.claim_rechecks(c, "s", "v", True),
+     r"^max must be an int, not bool True"),
+    ("read_prompt_findings max_age", lambda c: fl.read_prompt_findings(c, "s", max_age=3600),  # type: ignore[arg-type]
+     r"^max_age must be a timedelta or None, not int 3600"),
+    ("read_prompt_findings max_chars", lambda c: fl.read_prompt_findings(c, "s", max_chars="10"),  # type: ignore[arg-type]
+     r"^max_chars must be an int or None, not str '10'"),
+    ("record_merge merged_at", lambda c: fl.record_merge(c, "s", "abcd", ["a"], merged_at="2026-01-01"),  # type: ignore[arg-type]
+     r"^merged_at must be a datetime or None, not str '2026-01-01'"),
+    ("add_finding scope", lambda c: fl.add_finding(c, 7, "t"),  # type: ignore[arg-type]
+     r"^scope must be a str, not int 7"),
+]
+
+
+@pytest.mark.parametrize(("name", "call", "message"), SCALARS, ids=[c[0] for c in SCALARS])
+def test_a_scalar_of_the_wrong_type_is_a_type_error(ledger_conn: psycopg.Connection[Any], name: str,
+                                                    call: Callable[[psycopg.Connection[Any]], object],
+                                                    message: str) -> None:
+    with pytest.raises(TypeError, match=message) as err:
+        call(ledger_conn)
+    assert "behind" not in str(err.value)
+    ledger_conn.rollback()
+    counts = ledger_conn.execute("SELECT (SELECT count(*) FROM ledger.finding), (SELECT count(*) FROM ledger.merge), "
+                                 "(SELECT count(*) FROM ledger.scope)").fetchone()
+    assert counts == (0, 0, 0)
+
+
+def test_right_types_still_work(ledger_conn: psycopg.Connection[Any]) -> None:
+    from datetime import timedelta
+    fl.add_finding(ledger_conn, "s", "t")
+    assert fl.claim_rechecks(ledger_conn, "s", "v", 2, lease=timedelta(seconds=60)) == []
+    assert fl.read_prompt_findings(ledger_conn, "s", max_age=timedelta(hours=1)) is not None
+
+
+def test_a_missing_signature_says_behind_only_when_the_schema_is(ledger_conn: psycopg.Connection[Any]) -> None:
+    """What the database calls a missing function is a schema behind head only when its
+    revision is behind; at head it is an argument of a type the function does not take."""
+    from findings_ledger.errors import translate
+
+    with pytest.raises(TypeError) as err, translate(ledger_conn):
+        ledger_conn.execute("SELECT * FROM ledger.claim_rechecks('s', 'v', 2, 60)")
+    assert "behind" not in str(err.value) and "ledger.claim_rechecks" in str(err.value)
+    ledger_conn.rollback()
+    revs, heads = fl.api.shipped_revisions()
+    older = sorted(revs - heads)[-1]
+    ledger_conn.execute("UPDATE ledger.alembic_version SET version_num = %s", (older,))
+    ledger_conn.commit()
+    try:
+        with pytest.raises(fl.SchemaBehind, match="behind this findings-ledger"), translate(ledger_conn):
+            ledger_conn.execute("SELECT * FROM ledger.claim_rechecks('s', 'v', 2, 60)")
+    finally:
+        ledger_conn.rollback()
+        ledger_conn.execute("UPDATE ledger.alembic_version SET version_num = %s", (sorted(heads)[0],))
+        ledger_conn.commit()

@@ -429,3 +429,43 @@ def test_reanalysis_bad_input_is_ld003(ledger_conn: psycopg.Connection[Any], fin
         ledger_conn.execute(REANALYSE.replace("'analysis'", "NULL"), ("svc", "r", json.dumps(findings), tool, category))
     assert err.value.sqlstate == "LD003" and message in str(err.value), str(err.value)
     assert ledger_conn.execute("SELECT count(*) FROM ledger.finding").fetchone() == (0,)
+
+
+def test_absolute_uris_under_a_root_above_the_repository_are_refused(ledger_dsn: str, tmp_path: Path) -> None:
+    """``--root`` a parent of the repository the absolute URIs lie in would store paths with
+    the repository's directory in front (``repo/src/a.py``), which no merge of the repository
+    names: refused, naming the repository to give as the root."""
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "src" / "a.py").write_text("x = 1\n")
+    path = write(tmp_path, minimal([result("R", (repo / "src" / "a.py").as_uri(), 1, fp="a")]))
+    proc = cli(["import-findings", str(path), "--scope", SCOPE, "--root", str(tmp_path)], ledger_dsn, tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        f"error: run.sarif: $.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri: "
+        f"{(repo / 'src' / 'a.py').as_uri()!r} lies in the git repository {repo}, below the root {tmp_path}: "
+        f"its path would be stored as 'repo/src/a.py', which no merge of that repository names "
+        f"(give --root {repo})"]
+    with psycopg.connect(ledger_dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM ledger.finding").fetchone() == (0,)
+    proc = cli(["import-findings", str(path), "--scope", SCOPE, "--root", str(repo)], ledger_dsn, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    with psycopg.connect(ledger_dsn) as conn:
+        assert conn.execute("SELECT paths FROM ledger.finding").fetchall() == [(["src/a.py"],)]
+
+
+def test_an_export_reimported_keeps_the_titles(ledger_conn: psycopg.Connection[Any], tmp_path: Path) -> None:
+    """findings-ledger's own export names each result's rule by the finding's kind and writes
+    the title and the description as one message: imported again, a title stays the finding's
+    title, without the kind in front, and the description its description."""
+    fl.add_finding(ledger_conn, "origin", "docs/api.md is stale", paths=["docs/api.md"], kind="drift",
+                   finding_key="k1", description="the api page lists removed calls")
+    fl.add_finding(ledger_conn, "origin", "a.py: unused import", paths=["a.py:3"], finding_key="k2")
+    out = tmp_path / "export.sarif"
+    with out.open("w", encoding="utf-8") as f:
+        sarif.write_sarif(fl.export_sarif(ledger_conn, "origin"), f)
+    fl.import_sarif(ledger_conn, "copy", out, root=tmp_path)
+    titles = ledger_conn.execute("SELECT title, description FROM ledger.finding WHERE scope = 'copy' "
+                                 "ORDER BY title").fetchall()
+    assert titles == [("a.py: unused import", None), ("docs/api.md is stale", "the api page lists removed calls")]

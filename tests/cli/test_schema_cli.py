@@ -48,9 +48,9 @@ def test_validate_names_each_problem(ledger_dsn: str, tmp_path: Path) -> None:
         {"description": "no pattern", "resolved_when": {"all": [{"file_contains": {"path": "f.py"}}]}},
     ]}), encoding="utf-8")
     problems = formats.validate("drift-review", json.loads(review.read_text()))
-    # the entry that conforms has none; each of the others at least one, at its check
-    assert sorted({p.split(":")[0] for p in problems}) == ["$.drift_findings[1].resolved_when",
-                                                           "$.drift_findings[2].resolved_when"]
+    # the entry that conforms has none; each of the others one, at the part of its check at fault
+    assert [p.split(":")[0] for p in problems] == ["$.drift_findings[1].resolved_when",
+                                                   "$.drift_findings[2].resolved_when.all[0].file_contains"]
     out = CliRunner().invoke(main, ["schema", "drift-review", "--validate", str(review), "--dsn", ledger_dsn])
     assert out.exit_code == 1
     assert out.stdout.splitlines()[0].startswith("review.json: $.drift_findings[1].resolved_when: ")
@@ -97,3 +97,58 @@ def test_validate_runs_the_ledgers_own_check_of_each_pattern(ledger_dsn: str, tm
                         '{"file_contains": {"path": "a.py", "pattern": "\\\\ydef a\\\\y"}}')
     assert len(lines) == 3
     assert out.stderr == "error: review.json does not conform to the drift-review schema (2 problem(s))\n"
+
+
+#: resolved_when checks the ledger refuses with LD003, each at a JSON path of its own
+BAD_CHECKS: list[Any] = [
+    {"file_exists": "a.py"}, {"path_exists": "a", "path_absent": "b"}, {"all": [{"file_contains": {"path": "f.py"}}]},
+    {"path_exists": 5}, {"any": []}, {"all": [{"path_exists": "a"}, {"file_lacks": {"path": 3, "pattern": "x"}}]},
+    {"file_contains": {"path": "a", "pattern": ""}}, {"file_contains": "a"}, {"all": "x"}, "x",
+    {"any": [{"nope": 1}]}, {"file_lacks": {"path": "a", "pattern": "x", "extra": 1}},
+]
+
+
+def test_validate_says_what_the_importer_says(ledger_conn: Any, tmp_path: Path) -> None:
+    """``schema --validate`` names a bad check with the ledger's own words (JSON, not Python
+    reprs): each problem is the importer's message for that entry, at the same JSON path."""
+    review = {"drift_findings": [{"description": f"d{i}", "artifact_ref": "a.py", "resolved_when": check}
+                                 for i, check in enumerate(BAD_CHECKS)]}
+    path = tmp_path / "review.json"
+    path.write_text(json.dumps(review), encoding="utf-8")
+    report = importers.import_findings(ledger_conn, "s", path, observed_at=datetime(2026, 6, 24, tzinfo=timezone.utc))
+    imported = {}
+    for skipped in report.skipped:
+        index = int(skipped.name.split("[")[1].rstrip("]"))
+        assert skipped.reason.startswith("invalid finding.resolved_when") and skipped.reason.endswith(" [LD003]")
+        imported[index] = skipped.reason[len("invalid finding."):-len(" [LD003]")]
+    assert sorted(imported) == list(range(len(BAD_CHECKS)))
+    validated = {}
+    for problem in formats.validate("drift-review", review):
+        index = int(problem.split("[")[1].split("]")[0])
+        assert index not in validated, problem  # one problem per entry, as the ledger raises one
+        validated[index] = problem.split("].", 1)[1]
+    assert validated == imported
+
+
+def test_what_only_the_schema_refuses_is_still_named() -> None:
+    """An empty path is a valid check to the ledger's shape rules (its path rules refuse it):
+    the schema's own problem is named, at the part at fault, in the same words."""
+    assert formats.validate("drift-review", {"drift_findings": [
+        {"description": "d", "resolved_when": {"path_exists": ""}},
+        {"description": "d", "resolved_when": {"all": [{"path_absent": ""}]}},
+    ]}) == [
+        '$.drift_findings[0].resolved_when.path_exists: expected a non-empty string, got ""',
+        '$.drift_findings[1].resolved_when.all[0].path_absent: expected a non-empty string, got ""',
+    ]
+
+
+def test_validate_shows_values_as_json(tmp_path: Path) -> None:
+    problems = formats.validate("drift-review", {"drift_findings": [{"description": "d", "severity": 3},
+                                                                    {"description": "", "expects": "gone"}],
+                                                 "task_group": ["g"]})
+    assert problems == [
+        "$.drift_findings[0].severity: expected a string, got number 3",
+        "$.drift_findings[1].description: expected a non-empty string, got \"\"",
+        "$.drift_findings[1].expects: \"gone\" is not one of \"change\", \"present\", \"absent\"",
+        "$.task_group: expected a string, got array [\"g\"]",
+    ]

@@ -217,3 +217,35 @@ def test_a_refused_answer_is_a_warning_and_the_batch_is_kept(
         assert _retired_by(ledger_conn, fid) == (shas["fix"], "check")
         assert ledger_conn.execute("SELECT count(*) FROM ledger.active_finding WHERE scope = 'refuse'"
                                    ).fetchone() == (1,)
+
+
+@pytest.mark.parametrize("where", ["not a repository", "no such directory", "lacks the commit"])
+def test_record_merge_with_a_repo_that_cannot_answer_is_refused(
+    checked_repo: tuple[Path, dict[str, str]], ledger_conn: psycopg.Connection, tmp_path: Path, where: str
+) -> None:
+    """A ``repo`` that is not a git repository holding the commit would leave the merge's
+    file-state request pending for ever: refused before anything is written, one error
+    naming the repository and the commit."""
+    repo, shas = checked_repo
+    m = {x.sha: x for x in gitlog.read_merges(repo, f"{shas['spec']}..HEAD")}[shas["fix"]]
+    if where == "lacks the commit":
+        other = tmp_path / "other"
+        other.mkdir()
+        git(other, "init", "-q", "-b", "main")
+        write(other, "x", "x\n")
+        _commit(other, "unrelated", 5)
+        bad = other
+    else:
+        bad = tmp_path / ("plain" if where == "not a repository" else "missing")
+        if where == "not a repository":
+            bad.mkdir()
+    fid = _checked(ledger_conn, "wrong-repo")
+    ledger_conn.commit()
+    with pytest.raises(ValueError, match=rf"^repo {str(bad)!r}.*{m.sha[:12]}") as err:
+        api.record_merge(ledger_conn, "wrong-repo", m.sha, m.paths, message=m.message, merged_at=m.committed_at,
+                         added=m.added, deleted=m.deleted, hunks=m.hunks_json(), repo=bad)
+    assert "\n" not in str(err.value)
+    ledger_conn.rollback()
+    assert ledger_conn.execute("SELECT count(*) FROM ledger.merge WHERE scope = 'wrong-repo'").fetchone() == (0,)
+    assert _pending(ledger_conn, "wrong-repo") == []
+    assert _retired_by(ledger_conn, fid) == (None, None)

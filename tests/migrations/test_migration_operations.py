@@ -98,6 +98,7 @@ def test_a_database_behind_head_is_one_line_at_the_cli_and_schema_behind_in_the_
     head = ledger_database_factory()
     with psycopg.connect(head, autocommit=True) as conn:
         conn.execute("DROP FUNCTION ledger.active_findings")  # as on a schema from before the function
+        conn.execute("UPDATE ledger.alembic_version SET version_num = %s", (START,))
         with pytest.raises(fl.SchemaBehind, match=r"ledger\.active_findings.*does not exist") as info:
             fl.active_findings(conn, "spec")
         assert info.value.sqlstate == "LD502"
@@ -193,3 +194,33 @@ def test_set_scopes_is_transaction_local_by_default_through_the_pooler(
         # the trap the warning names: the session form reaches the next client of the server connection
         assert tenant_b.execute("SELECT current_setting('ledger.scopes', true)").fetchone() == ("tenant-a",)
         tenant_b.execute("RESET ledger.scopes")
+
+
+def test_a_database_newer_than_this_findings_ledger_says_so_and_how_to_go_back(
+        ledger_database_factory: Callable[..., str]) -> None:
+    """A deployment rolled back to an older findings-ledger finds the database at a revision it
+    does not know: fl.migrate raises SchemaNewer (LD503), the command line and alembic print one
+    line saying the database is newer and how to go back (docs/dba.md), and nothing changes."""
+    dsn = ledger_database_factory()
+    newer = "0099_from_a_newer_release"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("UPDATE ledger.alembic_version SET version_num = %s", (newer,))
+    before = schema_fingerprint(dsn)
+    head = fl.head_revision()
+    with pytest.raises(fl.SchemaNewer) as err:
+        fl.migrate(dsn)
+    message = str(err.value)
+    assert err.value.sqlstate == "LD503"
+    assert newer in message and "newer than this findings-ledger" in message and head in message
+    assert "docs/dba.md" in message and "Can't locate" not in message
+    with pytest.raises(fl.SchemaNewer):
+        fl.downgrade(dsn, "-1")
+    cli = subprocess.run([CLI, "migrate", "--dsn", dsn], capture_output=True, text=True)
+    assert cli.returncode == 1
+    assert cli.stderr.strip().splitlines() == [f"error: {message} [LD503]"]
+    raw = subprocess.run([ALEMBIC, "-x", f"dsn={dsn}", "upgrade", "head"], capture_output=True, text=True, cwd=ROOT)
+    assert raw.returncode == 1
+    lines = raw.stderr.strip().splitlines()
+    assert lines[-1].startswith("findings-ledger migrations: ") and "newer than this findings-ledger" in lines[-1]
+    assert not any("Traceback" in line or "Can't locate" in line for line in lines), raw.stderr[:2000]
+    assert schema_fingerprint(dsn) == before

@@ -86,6 +86,9 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0037_verdicts_and_the_prompt_tex": {},
     # functions only: the check validation and lint functions read no table
     "0038_check_dialects_and_checks_l": {},
+    # one function replaced; ADD COLUMN agent_task.lease_expires_at (nullable, no default: no rewrite) and
+    # the empty partial index
+    "0039_policy_kind_warning_and_tas": {"agent_task": "AccessExclusiveLock"},
 }
 
 STRENGTH = [

@@ -145,7 +145,8 @@ PRIVILEGES: list[tuple[str, str, str]] = [
     ("ledger_reader", "EXECUTE", "ledger._unicode_class(text)"),  # normalize_path, workspace_scope
     # ledger_agent: task claims
     *[("ledger_agent", "EXECUTE", f) for f in (
-        "ledger.claim_task(text,text)",
+        "ledger.claim_task(text,text,interval)",
+        "ledger.renew_task_lease(bigint,text,interval)",
         "ledger.start_task(bigint,text)",
         "ledger.complete_task(bigint,text)",
         "ledger.fail_task(bigint,text,text)",
@@ -336,7 +337,8 @@ DEFINERS = {
     "ledger.verify_finding(bigint,text,text,text)": "supersedes on a verdict, writes the audit (agent)",
     "ledger.dismiss_finding(bigint,text,text,text)": "updates a finding, writes the audit (admin)",
     "ledger.restore_finding(bigint,text,text)": "updates a finding, writes the audit (admin)",
-    "ledger.claim_task(text,text)": "dispatches a task and writes issue_snapshot (agent)",
+    "ledger.claim_task(text,text,interval)": "dispatches a task and writes issue_snapshot (agent)",
+    "ledger.renew_task_lease(bigint,text,interval)": "extends a task's lease (agent has no UPDATE on agent_task)",
     "ledger.start_task(bigint,text)": "task status (agent has no UPDATE on agent_task)",
     "ledger.complete_task(bigint,text)": "task status",
     "ledger.fail_task(bigint,text,text)": "task status",
@@ -540,6 +542,8 @@ DENIED = [
     ("ledger_writer", "DELETE FROM ledger.issue"),
     ("ledger_writer", "SELECT * FROM ledger.claim_task('rt')"),
     ("ledger_writer", "SELECT * FROM ledger.start_task(1)"),
+    ("ledger_writer", "SELECT ledger.renew_task_lease(1, 'rt', interval '1 minute')"),
+    ("ledger_reader", "SELECT ledger.renew_task_lease(1, 'rt', interval '1 minute')"),
     ("ledger_writer", "SELECT * FROM ledger.cancel_task(1)"),
     ("ledger_writer", "SELECT * FROM ledger._set_task_status(1, 'running', NULL, NULL)"),
     ("ledger_writer", "INSERT INTO ledger.poisoned_failure_reason (failure_reason) VALUES ('x')"),

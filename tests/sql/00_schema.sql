@@ -1,7 +1,7 @@
 -- Schema objects: the tables, columns, keys, indexes, functions, triggers
 -- and views that services and DBAs rely on are present with their shapes, and every function pins its search_path.
 BEGIN;
-SELECT plan(139);
+SELECT plan(140);
 
 SELECT has_schema('ledger', 'The ledger schema exists.');
 
@@ -168,7 +168,8 @@ SELECT function_returns('ledger', 'active_findings', ARRAY['text'], 'setof ledge
 SELECT volatility_is('ledger', 'normalize_path', ARRAY['text', 'text'], 'immutable',
     'normalize_path is immutable, so it can back indexes and constraints.');
 SELECT has_function('ledger', 'issue_snapshot', ARRAY['text', 'text', 'integer'], 'issue_snapshot exists.');
-SELECT has_function('ledger', 'claim_task', ARRAY['text', 'text'], 'claim_task(runtime, agent) exists.');
+SELECT has_function('ledger', 'claim_task', ARRAY['text', 'text', 'interval'], 'claim_task(runtime, agent, lease) exists.');
+SELECT has_function('ledger', 'renew_task_lease', ARRAY['bigint', 'text', 'interval'], 'renew_task_lease exists.');
 SELECT has_function('ledger', 'start_task', ARRAY['bigint', 'text'], 'start_task exists.');
 SELECT has_function('ledger', 'complete_task', ARRAY['bigint', 'text'], 'complete_task exists.');
 SELECT has_function('ledger', 'fail_task', ARRAY['bigint', 'text', 'text'], 'fail_task exists.');

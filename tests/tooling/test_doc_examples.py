@@ -3,7 +3,9 @@
 In the Markdown, a fenced block right after ``<!-- source-of: FILE -->`` must
 be FILE's full text, and a fenced block right after ``<!-- output-of: EXAMPLE -->``
 must be a contiguous run of lines of what EXAMPLE really prints; within a
-page, the blocks of one example must come in the order it prints them. EXAMPLE is a file of docs/examples/ or
+page, the blocks of one example must come in the order it prints them, and
+the last block of a ``psql -a`` example (which echoes every statement) must
+end where its output ends. EXAMPLE is a file of docs/examples/ or
 ``findings-ledger demo``; ``EXAMPLES`` says how each one runs. Each runs on a
 fresh database migrated to head (the plugin's ``ledger_dsn_factory``), except
 the README's quickstart.sql and quickstart.py, which share one, in the
@@ -200,6 +202,12 @@ def test_the_output_shown_is_the_real_output(name: str, ledger_dsn_factory: Call
                 f"--- shown\n" + "\n".join(shown) + "\n--- real output\n" + "\n".join(output)
             )
         position = found
+    if "-a" in EXAMPLES[name]:
+        # a psql -a example is shown through its last statement: a reader sees every one's outcome
+        last = normalised_lines(blocks[-1].text)
+        assert output[-len(last):] == last, (
+            f"{blocks[-1].where()}: the output shown for {name} stops before its end; the rest:\n"
+            + "\n".join(output[position:]))
 
 def test_the_readme_is_a_short_front_door() -> None:
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()

@@ -120,7 +120,7 @@ def test_the_node_service_gets_the_python_api_decisions(ledger_dsn_factory: Call
                           capture_output=True, text=True, timeout=300)
     print(proc.stdout)  # the Node suite's own report
     assert proc.returncode == 0, f"node --test failed:\n{proc.stdout}\n{proc.stderr}"
-    assert re.search(r"^. pass 6$", proc.stdout, re.M) and re.search(r"^. fail 0$", proc.stdout, re.M), proc.stdout
+    assert re.search(r"^. pass 7$", proc.stdout, re.M) and re.search(r"^. fail 0$", proc.stdout, re.M), proc.stdout
 
     python_side(python_dsn, scenario)
     for scope in (scenario["scope"], scenario["checked"]["scope"]):

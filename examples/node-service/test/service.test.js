@@ -59,8 +59,29 @@ test('merges recorded with one multi-row INSERT are decided in order', async () 
   const first = seen.merges[scenario.insert_merges[0].sha];
   assert.deepEqual(first.filter((d) => d.action === 'superseded').map((d) => [d.finding_key, d.rule]),
     [['A', 'path']]);
-  // a redelivery is no second merge
-  assert.deepEqual(await recordMerges(client, scope, scenario.insert_merges.slice(0, 1)), []);
+  // a redelivery is no second merge: it returns the recorded one's id
+  assert.deepEqual(await recordMerges(client, scope, scenario.insert_merges.slice(0, 1)), ids.slice(0, 1));
+});
+
+test('one merge id per input, in order, redeliveries and any case of a sha included', async () => {
+  const s = 'node-ids';
+  const shaOf = async (id) => (await client.query('SELECT commit_sha FROM ledger.merge WHERE id = $1', [id]))
+    .rows[0].commit_sha;
+  const [recorded] = await recordMerges(client, s, [{ sha: 'e5e5e5e5e5e5', paths: ['x.py'] }]);
+  const ids = await recordMerges(client, s, [
+    { sha: 'f1f1f1f1f1f1', paths: ['y.py'] },
+    { sha: 'e5e5e5e5e5e5', paths: ['x.py'] }, // already recorded
+    { sha: 'F2F2F2F2F2F2', paths: ['z.py'] },
+  ]);
+  assert.equal(ids.length, 3);
+  assert.equal(ids[1], recorded);
+  assert.deepEqual(await Promise.all(ids.map(shaOf)), ['f1f1f1f1f1f1', 'e5e5e5e5e5e5', 'f2f2f2f2f2f2']);
+  const copied = await copyMerges(client, s, [
+    { sha: 'ABABABABABAB', paths: ['u.py'] },
+    { sha: 'cdcdcdcdcdcd', paths: ['v.py'] },
+  ]);
+  assert.equal(copied.length, 2);
+  assert.deepEqual(await Promise.all(copied.map(shaOf)), ['abababababab', 'cdcdcdcdcdcd']);
 });
 
 test('merges recorded with COPY get the same triggers and decisions', async () => {

@@ -21,7 +21,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 import psycopg
@@ -233,8 +233,27 @@ def _is_alembic_command_error(exc: BaseException) -> bool:
     return util is not None and isinstance(exc, util.CommandError)
 
 
+#: The exit status of a process that SIGPIPE ended (128 + 13), what a shell shows for a Unix tool
+#: whose reader went away
+SIGPIPE_STATUS = 141
+
+
+def closed_pipe() -> NoReturn:
+    """End the process quietly because its standard output's reader went away
+    (``findings-ledger export s | head``), as a Unix tool ended by SIGPIPE does:
+    no message, status :data:`SIGPIPE_STATUS`. Standard output is pointed at
+    ``/dev/null`` first, so the interpreter's last flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(SIGPIPE_STATUS)
+
+
 def user_errors(fn: F) -> F:
-    """Turn user mistakes (:func:`explain`) into one ``error:`` line and exit 1."""
+    """Turn user mistakes (:func:`explain`) into one ``error:`` line and exit 1;
+    a closed standard output (:func:`closed_pipe`) ends the verb quietly."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -244,6 +263,8 @@ def user_errors(fn: F) -> F:
             raise
         except click.ClickException:
             raise
+        except BrokenPipeError:
+            closed_pipe()
         except Exception as exc:
             message = explain(exc)
             if message is None:

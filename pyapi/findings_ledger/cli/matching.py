@@ -222,10 +222,15 @@ def policy(dsn: str | None, scope: str, rules: str | None, path_kinds: str | Non
            default_branch: str | None, line_context: int | None, touch: str | None, touch_kind: str | None,
            create: bool) -> None:
     """Show SCOPE's match policy, or change the settings given (the others
-    stay). An unknown scope is an error unless --create is given."""
+    stay). An unknown scope is an error unless --create is given. A --kind or
+    --path-kinds kind that no finding of SCOPE has (and not review, drift or
+    analysis) is stored with a warning: most likely misspelt."""
     if touch_kind is not None and touch is None:
         raise click.UsageError("--kind needs --touch (retire, recheck, flag or default)")
     with connect(dsn) as conn, offer_create():
+        # a kind neither shipped nor of the scope's findings: the function's WARNING, one line
+        conn.add_notice_handler(lambda d: click.echo(f"warning: {d.message_primary}", err=True)
+                                if d.severity_nonlocalized == "WARNING" else None)
         stored = matching.set_match_policy(
             conn,
             scope,

@@ -32,6 +32,7 @@ import os
 import re
 import socket
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -119,31 +120,68 @@ def abandoned_databases(server: dict[str, Any]) -> list[str]:
     return sorted(name for name, comment in rows if TEST_DATABASE.match(name) and _run_is_gone(comment))
 
 
+#: ``pg_database.datconnlimit`` of a database a DROP DATABASE left invalid (killed once it had
+#: begun; PostgreSQL 15.4+, 14.9+, 13.12+ and 16+; older minors have no such state)
+INVALID_CONNLIMIT = -2
+
+_STATE = ("SELECT datistemplate, datconnlimit = " + str(INVALID_CONNLIMIT)
+          + " FROM pg_catalog.pg_database WHERE datname = %s")
+
+
+def _drop_invalid(cur: Any, name: str, template: bool) -> None:
+    """Drop database ``name``, which a killed DROP DATABASE left invalid: nothing but DROP is
+    allowed on it (``ALTER DATABASE`` of it ends the session, FATAL), so it is dropped
+    directly. An invalid template (DROP refuses a template, ALTER refuses an invalid database)
+    is first unmarked in ``pg_database`` itself, which takes a superuser; another role gets
+    ``InsufficientPrivilege``."""
+    if template:
+        cur.execute("UPDATE pg_catalog.pg_database SET datistemplate = false WHERE datname = %s AND datconnlimit = "
+                    + str(INVALID_CONNLIMIT), (name,))
+    cur.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+
+
+def _drop_any(conn: psycopg.Connection[Any], name: str) -> bool:
+    """Drop database ``name`` whatever state a killed run left it in: an invalid one directly
+    (:func:`_drop_invalid`), a template unmarked first, connections ended (``FORCE``).
+    False when it was already gone."""
+    state = conn.execute(_STATE, (name,)).fetchone()
+    if state is None:
+        return False
+    template, invalid = state
+    with conn.cursor() as cur:
+        if invalid:
+            _drop_invalid(cur, name, template)
+        else:
+            if template:
+                cur.execute(sql.SQL("ALTER DATABASE {} IS_TEMPLATE false").format(sql.Identifier(name)))
+            cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+    return True
+
+
 def drop_abandoned_databases(server: dict[str, Any]) -> list[str]:
     """Drop the databases of test runs that were killed (SIGKILL, a lost CI
-    runner) on this host: :func:`abandoned_databases`, templates included
-    (``IS_TEMPLATE false`` first). Returns their names. A database another
-    process drops meanwhile is skipped."""
-    from psycopg import sql
+    runner) on this host: :func:`abandoned_databases`, in whatever step of
+    its life the kill left each (:func:`_drop_any`: an invalid database
+    dropped directly, a template unmarked first). Returns their names.
 
-    conn = _maintenance_connection(server)
+    It never fails the run that calls it: a database another process drops
+    meanwhile is skipped; one that cannot be dropped (an error, a session
+    ended by the server: the connection is opened again) is tried once more,
+    then left with a warning naming it and the error."""
     dropped = []
     for name in abandoned_databases(server):
-        ident = sql.Identifier(name)
-        try:
-            with cluster.catalog_lock({"host": server.get("host"), "port": server.get("port")}):
-                # only a template is altered first: a database a killed DROP DATABASE left invalid
-                # (never a template) allows nothing but DROP, and ALTER of it ends the session (FATAL)
-                template = conn.execute("SELECT datistemplate FROM pg_catalog.pg_database WHERE datname = %s",
-                                        (name,)).fetchone()
-                if template is None:
-                    continue
-                if template[0]:
-                    conn.execute(sql.SQL("ALTER DATABASE {} IS_TEMPLATE false").format(ident))
-                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(ident))
-        except psycopg.errors.InvalidCatalogName:
-            continue
-        dropped.append(name)
+        for attempt in (1, 2):
+            try:
+                with cluster.catalog_lock({"host": server.get("host"), "port": server.get("port")}):
+                    if _drop_any(_maintenance_connection(server), name):
+                        dropped.append(name)
+                break
+            except psycopg.errors.InvalidCatalogName:
+                break  # dropped meanwhile by another process
+            except psycopg.Error as exc:
+                if attempt == 2:
+                    warnings.warn(f"findings-ledger: the abandoned test database {name!r} could not be dropped: "
+                                  f"{str(exc).strip()} (drop it by hand: DROP DATABASE {name})", stacklevel=2)
     return dropped
 
 
@@ -202,7 +240,15 @@ class _Janitor(DatabaseJanitor):  # type: ignore[misc]
             cur.execute(query)
 
     def drop(self) -> None:
+        """Drop the database under the shared catalog lock; one a killed DROP DATABASE left
+        invalid directly (:func:`_drop_invalid`: pytest-postgresql's drop refuses connections
+        to it first, an ``ALTER DATABASE`` that ends the session on an invalid database)."""
         with cluster.catalog_lock({"host": self.host, "port": self.port}):
+            with self.cursor() as cur:
+                state = cur.execute(_STATE, (self.dbname,)).fetchone()
+                if state is not None and state[1]:
+                    _drop_invalid(cur, self.dbname, state[0])
+                    return
             super().drop()
 
     @staticmethod
