@@ -15,8 +15,11 @@ added, and ``baselineState`` is passed on (``absent``: not present). Each
 result becomes an element:
 
 * ``finding_key``: ``sarif-`` + 24 hex digits of SHA-256 over the analysis
-  source (``tool`` or ``tool/category``) and the result's
-  ``partialFingerprints`` (else its ``fingerprints``; else a stable hash of
+  source (``tool`` or ``tool/category``), the rule id, the path and the
+  result's ``partialFingerprints`` (else its ``fingerprints``), code
+  scanning's identity of an alert (a later result with the same rule, path
+  and fingerprints is a true duplicate: imported once, a line in the run's
+  ``warnings``); else a stable hash of
   the rule id, the path and the region's snippet: ``region.snippet.text``,
   else the region's lines read from the file under ``root``, else the
   message; such computed keys are numbered by occurrence, as code scanning
@@ -37,8 +40,7 @@ naming the file and the JSON path) before anything is written: a file over
 ``max_bytes``, not UTF-8 or not JSON, a version other than 2.1.0, a log
 the schema rejects, a result without a physical location, a location
 outside ``root`` (``..``, an absolute URI elsewhere, ``file://`` of another
-host, a scheme other than ``file``), two results of one run with the same
-fingerprints, two runs of one tool and category, more than ``max_results``
+host, a scheme other than ``file``), two runs of one tool and category, more than ``max_results``
 results. All runs of a file are imported in one transaction (a savepoint
 inside the caller's): an error of the ledger's or an interruption leaves
 every previous set as it was.
@@ -96,13 +98,16 @@ class SarifRejected(ValueError):
 class SarifRun:
     """One run of a SARIF log, read: its ``tool``, ``category`` (None: none),
     ``review_run`` (the run's id in the audit), ``findings`` (the elements of
-    ``ledger.replace_findings``) and where it was in the file (``index``)."""
+    ``ledger.replace_findings``), where it was in the file (``index``) and
+    ``warnings``: one line per result read but not imported (a true
+    duplicate: the same rule, file and fingerprints as an earlier result)."""
 
     index: int
     tool: str
     category: str | None
     review_run: str
     findings: list[dict[str, Any]]
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -294,6 +299,7 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
     source = tool + (f"/{category}" if category else "")
     review_run = str(automation.get("guid") or instance or f"{source}@{file_digest[:12]}")[:200]
     findings: list[dict[str, Any]] = []
+    warnings: list[str] = []
     seen: dict[str, int] = {}
     occurrences: dict[str, int] = {}
     for i, result in enumerate(run.get("results") or []):
@@ -325,12 +331,17 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
         text = _message(result, rule)
         fingerprints = result.get("partialFingerprints") or result.get("fingerprints")
         if fingerprints:
+            # code scanning's identity: the rule, the file and the fingerprints (a line hash is shared by two
+            # rules on one line and by one rule on two identical files)
             material = json.dumps(sorted(fingerprints.items()), ensure_ascii=False)
-            if material in seen:
-                raise SarifRejected(f"{where}.partialFingerprints: {material} repeats those of result "
-                                    f"{seen[material]} of the run (a fingerprint collision)")
-            seen[material] = i
-            key = "sarif-" + _digest(source, material)[:24]
+            ident = "\0".join((str(rule_id or ""), path, material))
+            if ident in seen:
+                field = "partialFingerprints" if result.get("partialFingerprints") else "fingerprints"
+                warnings.append(f"{where}.{field}: rule {rule_id!r} in {path!r} with {material} repeats result "
+                                f"{seen[ident]} of the run: imported once")
+                continue
+            seen[ident] = i
+            key = "sarif-" + _digest(source, ident)[:24]
         else:
             snippet = _snippet(region, root, path)
             material = "\0".join((str(rule_id or ""), path, snippet if snippet is not None else text))
@@ -350,7 +361,8 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
         if result.get("baselineState"):
             element["baseline_state"] = result["baselineState"]
         findings.append(element)
-    return SarifRun(index=index, tool=tool, category=category, review_run=review_run, findings=findings)
+    return SarifRun(index=index, tool=tool, category=category, review_run=review_run, findings=findings,
+                    warnings=tuple(warnings))
 
 
 def read_sarif(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None,

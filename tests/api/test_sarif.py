@@ -228,8 +228,6 @@ BAD: list[tuple[str, Any, str]] = [
     ("absolute elsewhere", minimal([result("R", "file:///etc/passwd", 1)]), "is outside the repository"),
     ("another host", minimal([result("R", "file://build-host/src/a.py", 1)]), "is a file of another host (build-host)"),
     ("another scheme", minimal([result("R", "https://example.org/a.py", 1)]), "(scheme https:)"),
-    ("collision", minimal([result("R", "a.py", 1, fp="same"), result("R", "b.py", 2, fp="same")]),
-     "$.runs[0].results[1].partialFingerprints"),
     ("two runs of one tool", {"version": "2.1.0", "runs": [minimal([])["runs"][0], minimal([])["runs"][0]]},
      "$.runs[1]: a second run of tool 'semgrep'"),
     ("malformed JSON", '{"version": "2.1.0", "runs": [', "malformed JSON at line 1"),
@@ -429,3 +427,23 @@ def test_reanalysis_bad_input_is_ld003(ledger_conn: psycopg.Connection[Any], fin
         ledger_conn.execute(REANALYSE.replace("'analysis'", "NULL"), ("svc", "r", json.dumps(findings), tool, category))
     assert err.value.sqlstate == "LD003" and message in str(err.value), str(err.value)
     assert ledger_conn.execute("SELECT count(*) FROM ledger.finding").fetchone() == (0,)
+
+
+def test_a_fingerprint_is_keyed_with_its_rule_and_file(ledger_conn: psycopg.Connection[Any], tmp_path: Path) -> None:
+    """Code scanning keys an alert by rule, file and fingerprint: two rules on one line, and one rule on two
+    identical files, share a primaryLocationLineHash and are four findings; a true duplicate (same rule, file and
+    fingerprint) is one finding and one warning, never a refused log."""
+    shared = [result("R1", "src/a.py", 3, fp="h1"), result("R2", "src/a.py", 3, fp="h1"),
+              result("R1", "src/b.py", 1, fp="h2"), result("R1", "src/c.py", 1, fp="h2")]
+    [one] = fl.import_sarif(ledger_conn, SCOPE, write(tmp_path, minimal(shared)), root=tmp_path)
+    assert (one.result.added, one.run.warnings) == (4, ())
+    rows = ledger_conn.execute("SELECT title, paths FROM ledger.finding WHERE scope = %s AND superseded_at IS NULL "
+                               "ORDER BY id", (SCOPE,)).fetchall()
+    assert [(t.split(":")[0], p) for t, p in rows] == [
+        ("R1", ["src/a.py"]), ("R2", ["src/a.py"]), ("R1", ["src/b.py"]), ("R1", ["src/c.py"])]
+    twice = [*shared[:3], result("R1", "src/a.py", 9, fp="h1")]
+    [two] = fl.import_sarif(ledger_conn, SCOPE, write(tmp_path, minimal(twice)), root=tmp_path)
+    assert (two.result.added, two.result.kept, two.result.superseded) == (0, 3, 1)
+    assert two.run.warnings == (
+        "run.sarif: $.runs[0].results[3].partialFingerprints: rule 'R1' in 'src/a.py' with "
+        '[["primaryLocationLineHash", "h1"]] repeats result 0 of the run: imported once',)

@@ -68,6 +68,9 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
         raise click.UsageError("give exactly one of --scope and --workspace")
     if source.is_file() and sarif.is_sarif_path(source):
         runs = sarif.read_sarif(source, root=root)  # bad input: one line, before connecting
+        for run in runs:
+            for warning in run.warnings:
+                click.echo(f"warning: {warning}", err=True)
         with connect(dsn) as conn:
             if workspace is not None:
                 scope = importers.workspace_scope(conn, workspace)
