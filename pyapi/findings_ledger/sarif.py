@@ -27,6 +27,12 @@ result becomes an element:
 * ``title``: ``<ruleId>: <first line of the message>``; ``description``:
   the whole message (``message.text``, else the rule's ``messageStrings``
   entry with its ``{0}`` arguments filled in);
+* ``suppression``: from ``suppressions`` (semgrep's ``# nosemgrep`` is kind
+  ``inSource``): the one deciding the result's state, ``{kind, status,
+  justification}``; accepted (every suppression accepted, a status absent
+  is accepted) makes the result not present, so its finding is not added
+  or is retired by the re-analysis, the suppression in the audit;
+  ``underReview`` and ``rejected`` leave it an active finding;
 * ``severity``: from ``level`` (else the rule's default level, else
   ``warning``): error -> high, warning -> medium, note -> low, none -> info;
 * ``paths``: the first location's physical artifact, relative to ``root``,
@@ -287,6 +293,26 @@ def _snippet(region: Mapping[str, Any], root: Path, path: str) -> str | None:
     return "\n".join(line.strip() for line in lines[start - 1:max(start, end)])
 
 
+def _suppression(suppressions: Any) -> dict[str, str] | None:
+    """The suppression deciding a result's state, as ``replace_findings``
+    reads it ({kind, status, justification}), or None without any: SARIF's
+    rule, a result is suppressed when every suppression is accepted (a
+    status absent is accepted); one rejected, else one under review, decides
+    otherwise."""
+    if not suppressions:
+        return None
+    for status in ("rejected", "underReview", "accepted"):
+        chosen = next((x for x in suppressions if x.get("status", "accepted") == status), None)
+        if chosen is not None:
+            break
+    else:  # pragma: no cover - the schema allows only these three statuses
+        return None
+    out = {"kind": str(chosen["kind"]), "status": status}
+    if chosen.get("justification"):
+        out["justification"] = str(chosen["justification"])
+    return out
+
+
 def _digest(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
@@ -360,6 +386,9 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
         }
         if result.get("baselineState"):
             element["baseline_state"] = result["baselineState"]
+        suppression = _suppression(result.get("suppressions"))
+        if suppression is not None:
+            element["suppression"] = suppression
         findings.append(element)
     return SarifRun(index=index, tool=tool, category=category, review_run=review_run, findings=findings,
                     warnings=tuple(warnings))

@@ -10,7 +10,7 @@
 -- array of objects of the declared shape (ledger._check_json_shape)
 --   {finding_key: string (required), title: string (required),
 --    description, severity, kind, source, baseline_state: string or null,
---    paths: array of strings or null};
+--    paths: array of strings or null, suppression: object or null};
 -- any other field, and a value of another JSON type ({"title": 5}), is an
 -- error naming findings[i].<field>, never dropped or coerced. The new set
 -- replaces the previous one (the drift-review scenario's "Option B: re-run the check", done
@@ -53,7 +53,17 @@
 -- so the element counts as not present (an active finding of its key is
 -- retired); the state is kept in the detail of the audit rows the element
 -- causes. baseline_state is accepted only in a re-analysis (LD003
--- otherwise). p_tool: <= 100 characters, no '/'; p_category: <= 100.
+-- otherwise).
+-- An element's suppression (SARIF's suppressions, decided by the writer:
+-- {kind: 'inSource' or 'external' (required), status: 'accepted',
+-- 'underReview' or 'rejected' (absent: accepted), justification: string})
+-- with status accepted means the finding is not an active one: the element
+-- counts as not present (a new key is not added; an active finding of its
+-- key is retired by the rule of an absent finding, rereview or
+-- reanalysis), and the suppression, its status filled in, is kept in the
+-- detail of the audit row as {suppression: {kind, status, justification}}.
+-- underReview and rejected are present as any element. Another field or
+-- value in suppression is LD003. p_tool: <= 100 characters, no '/'; p_category: <= 100.
 -- Locks: before anything changes, every finding the re-review may change
 -- (those of the set's keys, and the scope's active findings of the kind
 -- unless hygiene_mode is 'off') is locked in one statement, in id order,
@@ -69,7 +79,8 @@
 -- missing), LD003 (p_findings not an array, an element not an object, an
 -- unknown field, a field of the wrong JSON type, a kind differing from
 -- p_kind, a source differing from the analysis source, an unknown
--- baseline_state, p_category without p_tool, a tool name with '/'), LD004
+-- baseline_state, a suppression's unknown field, kind or status,
+-- p_category without p_tool, a tool name with '/'), LD004
 -- (p_tool, p_category too long), LD303 (one finding_key twice in the set), each naming
 -- findings[i] and the value;
 -- LD001-LD004 from the finding triggers for a new finding's stored fields
@@ -102,6 +113,8 @@ DECLARE
     v_detail  jsonb;
     v_state   text;
     v_states  jsonb := '{}'::jsonb;
+    v_supp    jsonb;
+    v_supps   jsonb := '{}'::jsonb;
     v_before  jsonb;
     v_after   jsonb;
     v_mode    text;
@@ -118,7 +131,8 @@ DECLARE
     v_rep     record;
     v_shape   constant jsonb := '{"finding_key": "text!", "title": "text!", "description": "text", "paths": "text[]",
                                   "severity": "text", "kind": "text", "source": "text",
-                                  "baseline_state": "text"}'::jsonb;
+                                  "baseline_state": "text", "suppression": "object"}'::jsonb;
+    v_supp_shape constant jsonb := '{"kind": "text!", "status": "text", "justification": "text"}'::jsonb;
 BEGIN
     PERFORM ledger._check_scope_access(v_scope, 'scope');
     IF v_cat IS NOT NULL AND v_tool IS NULL THEN
@@ -206,6 +220,23 @@ BEGIN
         IF v_state IS NOT NULL THEN
             v_states := v_states || jsonb_build_object(v_key, v_state);
         END IF;
+        v_supp := nullif(v_elem -> 'suppression', 'null');
+        IF v_supp IS NOT NULL THEN
+            PERFORM ledger._check_json_shape(v_supp, format('findings[%s].suppression', v_i), v_supp_shape);
+            IF NOT v_supp ->> 'kind' IN ('inSource', 'external') THEN
+                RAISE EXCEPTION 'invalid findings[%].suppression.kind: % is not one of inSource, external', v_i,
+                    quote_literal(v_supp ->> 'kind') USING ERRCODE = 'LD003';
+            END IF;
+            IF NOT coalesce(v_supp ->> 'status', 'accepted') IN ('accepted', 'underReview', 'rejected') THEN
+                RAISE EXCEPTION 'invalid findings[%].suppression.status: % is not one of accepted, underReview, rejected',
+                    v_i, quote_literal(v_supp ->> 'status') USING ERRCODE = 'LD003';
+            END IF;
+            IF coalesce(v_supp ->> 'status', 'accepted') = 'accepted' THEN
+                -- an accepted suppression: not an active finding, so not present
+                v_supps := v_supps || jsonb_build_object(v_key, jsonb_build_object('status', 'accepted') || v_supp);
+                CONTINUE;
+            END IF;
+        END IF;
         -- the tool says it no longer reports this one: not present
         CONTINUE WHEN v_state = 'absent';
         SELECT f.anchors INTO v_before FROM ledger.finding f WHERE f.scope = v_scope AND f.finding_key = v_key;
@@ -264,7 +295,8 @@ BEGIN
     SELECT v_scope, a.id, CASE v_mode WHEN 'dry' THEN 'would_supersede' ELSE 'superseded' END,
            v_rule, v_run,
            v_detail || jsonb_strip_nulls(jsonb_build_object('set_size', v_i,
-                                                            'baseline_state', v_states ->> f.finding_key)),
+                                                            'baseline_state', v_states ->> f.finding_key,
+                                                            'suppression', v_supps -> f.finding_key)),
            v_actor
       FROM unnest(v_absent) AS a(id)
       JOIN ledger.finding f ON f.id = a.id
@@ -286,4 +318,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.replace_findings(text, text, text, jsonb, text, text, text) IS
-'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). With tool (and category): a re-analysis replacing only the findings whose source is tool or tool/category, rule reanalysis, re-reported findings take the new paths and anchors (audited anchor_moved), baseline_state absent counts as not present. Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source, baseline_state}: other fields and other JSON types are LD003, actor, tool, category) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede, anchors_moved). Re-reviews of a scope serialise on its scope row. Raises LD001-LD004, LD303, LD401.';
+'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). With tool (and category): a re-analysis replacing only the findings whose source is tool or tool/category, rule reanalysis, re-reported findings take the new paths and anchors (audited anchor_moved), baseline_state absent counts as not present. An element with an accepted suppression (suppression {kind inSource|external, status accepted (default)|underReview|rejected, justification}) counts as not present, the suppression in the audit detail. Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source, baseline_state, suppression}: other fields and other JSON types are LD003, actor, tool, category) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede, anchors_moved). Re-reviews of a scope serialise on its scope row. Raises LD001-LD004, LD303, LD401.';

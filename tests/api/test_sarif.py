@@ -447,3 +447,59 @@ def test_a_fingerprint_is_keyed_with_its_rule_and_file(ledger_conn: psycopg.Conn
     assert two.run.warnings == (
         "run.sarif: $.runs[0].results[3].partialFingerprints: rule 'R1' in 'src/a.py' with "
         '[["primaryLocationLineHash", "h1"]] repeats result 0 of the run: imported once',)
+
+
+def suppressed(r: dict[str, Any], kind: str = "inSource", status: str | None = None,
+               justification: str | None = None) -> dict[str, Any]:
+    s: dict[str, Any] = {"kind": kind}
+    if status is not None:
+        s["status"] = status
+    if justification is not None:
+        s["justification"] = justification
+    return {**r, "suppressions": [*r.get("suppressions", []), s]}
+
+
+def test_an_accepted_suppression_is_not_an_active_finding(ledger_conn: psycopg.Connection[Any],
+                                                          tmp_path: Path) -> None:
+    """semgrep's `# nosemgrep` (kind inSource, no status) and an external suppression accepted are not active
+    findings; a result suppressed in a later run retires its finding by the re-analysis rule, the suppression in
+    the audit; underReview and rejected stay active."""
+    plain = [result("R", f"{k}.py", 1, fp=k) for k in "abcd"]
+    run1 = [*plain, suppressed(result("R", "e.py", 1, fp="e"))]
+    [one] = fl.import_sarif(ledger_conn, SCOPE, write(tmp_path, minimal(run1)), root=tmp_path)
+    assert one.result.added == 4
+    assert [p for (_, p, _) in active(ledger_conn).values()] == [["a.py"], ["b.py"], ["c.py"], ["d.py"]]
+    run2 = [suppressed(plain[0], justification="a test fixture"),
+            suppressed(plain[1], kind="external", status="accepted"),
+            suppressed(plain[2], kind="external", status="underReview"),
+            suppressed(suppressed(plain[3], status="accepted"), kind="external", status="rejected"),
+            suppressed(result("R", "e.py", 1, fp="e"))]
+    [two] = fl.import_sarif(ledger_conn, SCOPE, write(tmp_path, minimal(run2)), root=tmp_path)
+    assert (two.result.added, two.result.kept, two.result.superseded) == (0, 2, 2)
+    assert [p for (_, p, _) in active(ledger_conn).values()] == [["c.py"], ["d.py"]]
+    retired = [(a.rule, a.detail.get("suppression")) for a in fl.read_audit(ledger_conn, SCOPE)
+               if a.action == "superseded"]
+    assert retired == [("reanalysis", {"kind": "inSource", "status": "accepted", "justification": "a test fixture"}),
+                       ("reanalysis", {"kind": "external", "status": "accepted"})]
+
+
+def test_a_suppression_holds_for_a_service_writing_sql(ledger_conn: psycopg.Connection[Any]) -> None:
+    ledger_conn.execute("SET ROLE ledger_writer")
+    run1 = json.dumps([{"finding_key": "k1", "title": "one"}, {"finding_key": "k2", "title": "two"},
+                       {"finding_key": "k3", "title": "three", "suppression": {"kind": "external"}}])
+    assert ledger_conn.execute(REANALYSE, ("svc", "r1", run1, "eslint", None)).fetchone() == (2, 0, 0, 0, 0, 0, 0)
+    run2 = json.dumps([{"finding_key": "k1", "title": "one",
+                        "suppression": {"kind": "external", "status": "accepted", "justification": "wontfix"}},
+                       {"finding_key": "k2", "title": "two",
+                        "suppression": {"kind": "inSource", "status": "rejected"}}])
+    assert ledger_conn.execute(REANALYSE, ("svc", "r2", run2, "eslint", None)).fetchone() == (0, 1, 0, 0, 1, 0, 0)
+    with pytest.raises(psycopg.Error) as err:
+        ledger_conn.execute(REANALYSE, ("svc", "r3", json.dumps([{"finding_key": "k", "title": "t", "suppression": {
+            "kind": "external", "status": "maybe"}}]), "eslint", None))
+    assert err.value.sqlstate == "LD003" and "findings[1].suppression.status: 'maybe'" in str(err.value)
+    ledger_conn.execute("RESET ROLE")
+    rows = ledger_conn.execute("SELECT finding_key, superseded_at IS NULL FROM ledger.finding "
+                               "WHERE scope = 'svc' ORDER BY finding_key").fetchall()
+    assert rows == [("k1", False), ("k2", True)]
+    detail = ledger_conn.execute("SELECT detail FROM ledger.supersession WHERE action = 'superseded'").fetchone()[0]
+    assert detail["suppression"] == {"kind": "external", "status": "accepted", "justification": "wontfix"}
