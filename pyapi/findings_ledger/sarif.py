@@ -62,6 +62,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -235,16 +236,63 @@ def _base_uri(run: Mapping[str, Any], base_id: str | None, where: str, depth: in
     return uri
 
 
-def repository_path(uri: str, root: Path, *, base: str | None = None, where: str = "uri") -> str:
+def _producer_root(producer_root: str | os.PathLike[str] | None) -> str | None:
+    """The producer's checkout as an absolute POSIX path without a trailing
+    ``/`` (a path or a ``file:`` URI), or None."""
+    if producer_root is None:
+        return None
+    text = os.fspath(producer_root)
+    parts = urlsplit(text)
+    if parts.scheme.lower() == "file":
+        text = unquote(parts.path)
+    if not text.startswith("/"):
+        raise SarifRejected(f"producer root {os.fspath(producer_root)!r}: not an absolute path or file: URI")
+    return posixpath.normpath(text).rstrip("/") or "/"
+
+
+def _under(path: str, root: str) -> str | None:
+    """``path`` relative to ``root`` (both absolute and normalised), or None outside it."""
+    if path == root:
+        return ""
+    prefix = root.rstrip("/") + "/"
+    return path[len(prefix):] if path.startswith(prefix) else None
+
+
+@lru_cache(maxsize=4096)
+def _repository_below(root: str, relative_dir: str) -> str | None:
+    """The first directory strictly below ``root`` on the way to ``relative_dir``
+    that is a git repository (holds ``.git``), when ``root`` is not one itself."""
+    if os.path.exists(os.path.join(root, ".git")):
+        return None
+    current = root
+    for part in PurePosixPath(relative_dir).parts:
+        current = os.path.join(current, part)
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+    return None
+
+
+def repository_path(uri: str, root: Path, *, base: str | None = None, where: str = "uri",
+                    producer_root: str | os.PathLike[str] | None = None) -> str:
     """A location's URI as a path relative to ``root``. A relative URI (after
-    its ``uriBaseId`` base, when that is known) is relative to ``root``;
-    ``file:`` URIs of this host (no host or ``localhost``) must lie under
-    ``root``. Raises :class:`SarifRejected` naming ``where`` for ``..``
-    leaving the repository, another host, another scheme, or an absolute
-    path outside ``root``."""
+    its ``uriBaseId`` base, when that is known) is relative to ``root``; a
+    base that is the file system's root (``file:///``, as trivy writes) with
+    a relative URI under it is dropped, the URI relative to ``root``.
+    ``file:`` URIs of this host (no host or ``localhost``) and absolute
+    paths must lie under ``producer_root`` (the checkout the log was made in,
+    a path or ``file:`` URI, when given: the path is relative to it) or under
+    ``root``; one under ``root`` inside a git repository below ``root``
+    (``root`` a parent of the repository) is refused, since its path would
+    name no file of that repository. Raises :class:`SarifRejected` naming
+    ``where`` for ``..`` leaving the repository, another host, another
+    scheme, an absolute path outside both roots, or a root above the
+    repository."""
     if base is not None:
         if urlsplit(uri).scheme or uri.startswith("/"):
             pass  # an absolute URI ignores its base
+        elif urlsplit(base).scheme.lower() == "file" and urlsplit(base).netloc in ("", "localhost") \
+                and unquote(urlsplit(base).path).strip("/") == "":
+            pass  # file:/// as the base: the URI is relative to the repository
         else:
             uri = base.rstrip("/") + "/" + uri
     parts = urlsplit(uri)
@@ -258,10 +306,19 @@ def repository_path(uri: str, root: Path, *, base: str | None = None, where: str
         absolute = unquote(parts.path if not parts.query and not parts.fragment else uri)
     root_text = os.path.normpath(os.path.abspath(root)).replace(os.sep, "/")
     if absolute.startswith("/"):
-        normal = os.path.normpath(absolute).replace(os.sep, "/")
-        if normal != root_text and not normal.startswith(root_text.rstrip("/") + "/"):
-            raise SarifRejected(f"{where}: {uri!r} is outside the repository {root_text}")
-        relative = normal[len(root_text):].lstrip("/")
+        normal = posixpath.normpath(absolute)
+        producer = _producer_root(producer_root)
+        relative = _under(normal, producer) if producer is not None else None
+        if relative is None:
+            relative = _under(normal, root_text)
+            if relative is None:
+                elsewhere = f" or the producer root {producer}" if producer is not None else ""
+                raise SarifRejected(f"{where}: {uri!r} is outside the repository {root_text}{elsewhere}")
+            below = _repository_below(root_text, posixpath.dirname(relative))
+            if below is not None:
+                raise SarifRejected(
+                    f"{where}: {uri!r} is in the repository {below}, below the root {root_text} (its path would be "
+                    f"{relative!r}, which no merge of that repository names): give the repository as the root")
     else:
         relative = os.path.normpath(absolute).replace(os.sep, "/") if absolute else ""
         if relative == ".." or relative.startswith("../") or PurePosixPath(relative).is_absolute():
@@ -317,7 +374,8 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
-def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_digest: str) -> SarifRun:
+def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_digest: str,
+             producer_root: str | os.PathLike[str] | None = None) -> SarifRun:
     """One run of a validated log as a :class:`SarifRun` (see the module docstring)."""
     tool = str(run["tool"]["driver"]["name"])
     automation = run.get("automationDetails") or {}
@@ -347,7 +405,8 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
             raise SarifRejected(f"{where}.locations[0].physicalLocation.artifactLocation: no uri")
         path = repository_path(str(artifact["uri"]), root,
                                base=_base_uri(run, artifact.get("uriBaseId"), where),
-                               where=f"{where}.locations[0].physicalLocation.artifactLocation.uri")
+                               where=f"{where}.locations[0].physicalLocation.artifactLocation.uri",
+                               producer_root=producer_root)
         region = physical.get("region") or {}
         start = region.get("startLine")
         anchored = path
@@ -395,10 +454,13 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
 
 
 def read_sarif(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None,
-               max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS) -> list[SarifRun]:
+               max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS,
+               producer_root: str | os.PathLike[str] | None = None) -> list[SarifRun]:
     """The runs of the SARIF log at ``path``, read and checked (see the module
     docstring); ``root`` is the repository the locations are relative to
-    (None: the current directory). Raises :class:`SarifRejected`."""
+    (None: the current directory); ``producer_root`` the checkout the log
+    was made in (a path or ``file:`` URI: a CI job's), whose absolute URIs
+    are relative to it. Raises :class:`SarifRejected`."""
     p = Path(path)
     log = load(p, max_bytes=max_bytes)
     total = sum(len(r.get("results") or []) for r in log["runs"])
@@ -406,7 +468,9 @@ def read_sarif(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | N
         raise SarifRejected(f"{p.name}: $.runs: {total} results, over the limit of {max_results}")
     digest = _digest(p.read_bytes().decode("utf-8-sig"))
     base = Path(root) if root is not None else Path.cwd()
-    runs = [read_run(run, i, base, name=p.name, file_digest=digest) for i, run in enumerate(log["runs"])]
+    producer = _producer_root(producer_root)
+    runs = [read_run(run, i, base, name=p.name, file_digest=digest, producer_root=producer)
+            for i, run in enumerate(log["runs"])]
     seen: dict[tuple[str, str | None], int] = {}
     for run in runs:
         ident = (run.tool, run.category)
@@ -432,13 +496,14 @@ def replace_run(conn: psycopg.Connection[Any], scope: str, run: SarifRun, *,
 
 def import_sarif(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str], *,
                  root: str | os.PathLike[str] | None = None, actor: str | None = None,
-                 max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS) -> list[SarifImport]:
+                 max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS,
+                 producer_root: str | os.PathLike[str] | None = None) -> list[SarifImport]:
     """Import the SARIF log at ``path`` into ``scope``: each run replaces the
     previous set of its tool and category (see the module docstring), all
     runs in one transaction (a savepoint when ``conn`` is in one already).
     Raises :class:`SarifRejected` before anything is written, and the
     ledger's typed errors (nothing of the file written)."""
-    runs = read_sarif(path, root=root, max_bytes=max_bytes, max_results=max_results)
+    runs = read_sarif(path, root=root, max_bytes=max_bytes, max_results=max_results, producer_root=producer_root)
     with conn.transaction():
         return [replace_run(conn, scope, run, actor=actor) for run in runs]
 

@@ -503,3 +503,58 @@ def test_a_suppression_holds_for_a_service_writing_sql(ledger_conn: psycopg.Conn
     assert rows == [("k1", False), ("k2", True)]
     detail = ledger_conn.execute("SELECT detail FROM ledger.supersession WHERE action = 'superseded'").fetchone()[0]
     assert detail["suppression"] == {"kind": "external", "status": "accepted", "justification": "wontfix"}
+
+
+def test_a_log_made_elsewhere(ledger_conn: psycopg.Connection[Any], ledger_dsn: str, tmp_path: Path) -> None:
+    """ruff in a CI job writes absolute file: URIs of its checkout: --producer-root (producer_root=) names it;
+    trivy writes originalUriBaseIds.ROOTPATH = file:/// with relative URIs under it; traversal stays refused."""
+    ci = "/home/runner/work/proj/proj"
+    log = minimal([result("F401", f"file://{ci}/src/a.py", 1, fp="a"), result("F401", f"file://{ci}/b%20c.py", 2,
+                                                                                fp="b")], tool="ruff")
+    path = write(tmp_path, log)
+    with pytest.raises(sarif.SarifRejected, match="is outside the repository"):
+        fl.import_sarif(ledger_conn, SCOPE, path, root=tmp_path)
+    for producer in (ci, ci + "/", "file://" + ci):
+        [run] = sarif.read_sarif(path, root=tmp_path, producer_root=producer)
+        assert [f["paths"] for f in run.findings] == [["src/a.py:1"], ["b c.py:2"]]
+    fl.import_sarif(ledger_conn, SCOPE, path, root=tmp_path, producer_root=ci)
+    assert [p for (_, p, _) in active(ledger_conn).values()] == [["src/a.py"], ["b c.py"]]
+    for uri, message in ((f"file://{ci}/../x.py", "outside the repository"), ("file:///etc/passwd", "outside"),
+                         ("../x.py", "leaves the repository (..)")):
+        with pytest.raises(sarif.SarifRejected, match=message.replace("(", r"\(").replace(")", r"\)")):
+            sarif.read_sarif(write(tmp_path, minimal([result("R", uri, 1, fp="x")]), "bad.sarif"), root=tmp_path,
+                             producer_root=ci)
+
+    trivy = minimal([result("CVE-1", "go.mod", 3, fp="t"), result("CVE-2", "src/app/go.sum", 1, fp="u")],
+                    tool="Trivy", originalUriBaseIds={"ROOTPATH": {"uri": "file:///"}})
+    for r in trivy["runs"][0]["results"]:
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"] = "ROOTPATH"
+    [run] = sarif.read_sarif(write(tmp_path, trivy, "trivy.sarif"), root=tmp_path)
+    assert [f["paths"] for f in run.findings] == [["go.mod:3"], ["src/app/go.sum:1"]]
+    trivy["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] = "../../etc/x"
+    with pytest.raises(sarif.SarifRejected, match=r"leaves the repository \(\.\.\)"):
+        sarif.read_sarif(write(tmp_path, trivy, "trivy.sarif"), root=tmp_path)
+
+    # the CLI's option
+    proc = cli(["import-findings", str(path), "--scope", "cli-elsewhere", "--producer-root", ci], ledger_dsn, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 added" in proc.stdout
+
+
+def test_a_root_above_the_repository_is_refused(tmp_path: Path) -> None:
+    """Absolute URIs under a --root that is a parent of the repository would be stored as repo/src/a.py, a path
+    no merge of the repository names: refused, naming the repository to give instead."""
+    repo = tmp_path / "parent" / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "src" / "a.py").write_text("x = 1\n", encoding="utf-8")
+    path = write(tmp_path, minimal([result("R", (repo / "src" / "a.py").as_uri(), 1, fp="a")]))
+    with pytest.raises(sarif.SarifRejected) as err:
+        sarif.read_sarif(path, root=tmp_path / "parent")
+    assert str(err.value) == (
+        f"run.sarif: $.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri: "
+        f"{(repo / 'src' / 'a.py').as_uri()!r} is in the repository {repo}, below the root {tmp_path / 'parent'} "
+        f"(its path would be 'repo/src/a.py', which no merge of that repository names): give the repository "
+        f"as the root")
+    [run] = sarif.read_sarif(path, root=repo)
+    assert run.findings[0]["paths"] == ["src/a.py:1"]

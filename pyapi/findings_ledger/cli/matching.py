@@ -49,10 +49,15 @@ from .helpers import (
     "--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
     help="SARIF: the repository the locations are relative to (default: the current directory)",
 )
+@click.option(
+    "--producer-root", default=None, metavar="PATH",
+    help="SARIF: the checkout the log was made in (a CI job's path or file: URI); its absolute URIs are taken "
+         "relative to it",
+)
 @user_errors
 def import_findings(dsn: str | None, source: Path, scope: str | None, workspace: Path | None,
                     task_group: str | None, observed_text: str | None,
-                    observed_commit: tuple[str, str] | None, root: Path | None) -> None:
+                    observed_commit: tuple[str, str] | None, root: Path | None, producer_root: str | None) -> None:
     """Import SOURCE: a findings directory (YYYY-MM-DD-<slug>.md files with
     YAML front matter), one such file, a drift-review JSON file, or a SARIF
     2.1.0 log (*.sarif, *.sarif.json: each run replaces the previous set of
@@ -67,7 +72,8 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
     if (scope is None) == (workspace is None):
         raise click.UsageError("give exactly one of --scope and --workspace")
     if source.is_file() and sarif.is_sarif_path(source):
-        runs = sarif.read_sarif(source, root=root)  # bad input: one line, before connecting
+        # bad input: one line, before connecting
+        runs = sarif.read_sarif(source, root=root, producer_root=producer_root)
         for run in runs:
             for warning in run.warnings:
                 click.echo(f"warning: {warning}", err=True)
