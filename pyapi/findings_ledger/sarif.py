@@ -70,7 +70,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import psycopg
 from psycopg.rows import class_row
@@ -90,6 +90,8 @@ MAX_BYTES = 64 * 1024 * 1024
 MAX_RESULTS = 100_000
 #: The finding kind of an imported result.
 KIND = "analysis"
+#: The driver name of an exported log; a log of this driver is read back as the findings it holds.
+DRIVER = "findings-ledger"
 LEVEL_SEVERITY = {"error": "high", "warning": "medium", "note": "low", "none": "info"}
 SEVERITY_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "none"}
 _SKIPPED_KINDS = frozenset({"pass", "notApplicable"})
@@ -107,7 +109,9 @@ class SarifRun:
     ``review_run`` (the run's id in the audit), ``findings`` (the elements of
     ``ledger.replace_findings``), where it was in the file (``index``) and
     ``warnings``: one line per result read but not imported (a true
-    duplicate: the same rule, file and fingerprints as an earlier result)."""
+    duplicate: the same rule, file and fingerprints as an earlier result),
+    and ``kind``, the re-analysed kind: ``analysis``, or None for the
+    ledger's own log, whose elements carry their kinds."""
 
     index: int
     tool: str
@@ -115,6 +119,7 @@ class SarifRun:
     review_run: str
     findings: list[dict[str, Any]]
     warnings: tuple[str, ...] = ()
+    kind: str | None = KIND
 
 
 @dataclass(frozen=True)
@@ -382,6 +387,9 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
     category, instance = category_of(automation.get("id"))
     source = tool + (f"/{category}" if category else "")
     review_run = str(automation.get("guid") or instance or f"{source}@{file_digest[:12]}")[:200]
+    if tool == DRIVER:
+        return _read_own_run(run, index, root, name=name, tool=tool, category=category, review_run=review_run,
+                             producer_root=producer_root)
     findings: list[dict[str, Any]] = []
     warnings: list[str] = []
     seen: dict[str, int] = {}
@@ -453,6 +461,54 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
                     warnings=tuple(warnings))
 
 
+def _read_own_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, tool: str, category: str | None,
+                  review_run: str, producer_root: str | None) -> SarifRun:
+    """A run of the ledger's own export (driver ``findings-ledger``) read back
+    as the findings it was written from: the key from
+    ``partialFingerprints.findingKey``, the kind from ``ruleId``, the title
+    and description from the message (split at its first blank line), the
+    severity from ``properties.severity``, every location's path (a
+    directory's ``/`` kept) with its region's lines; a result without a
+    location is a finding without paths."""
+    findings: list[dict[str, Any]] = []
+    for i, result in enumerate(run.get("results") or []):
+        where = f"{name}: $.runs[{index}].results[{i}]"
+        key = (result.get("partialFingerprints") or {}).get("findingKey")
+        if not key:
+            raise SarifRejected(f"{where}.partialFingerprints: no findingKey in a log of {DRIVER}")
+        title, _, description = _message(result, None).partition("\n\n")
+        properties = result.get("properties") or {}
+        level = result.get("level") or "warning"
+        paths = []
+        for j, location in enumerate(result.get("locations") or []):
+            physical = location.get("physicalLocation") or {}
+            uri = (physical.get("artifactLocation") or {}).get("uri")
+            if not uri:
+                raise SarifRejected(f"{where}.locations[{j}].physicalLocation.artifactLocation: no uri")
+            path = repository_path(str(uri), root, producer_root=producer_root,
+                                   where=f"{where}.locations[{j}].physicalLocation.artifactLocation.uri")
+            if str(uri).endswith("/"):
+                path += "/"
+            region = physical.get("region") or {}
+            start = region.get("startLine")
+            if isinstance(start, int) and start >= 1:
+                end = max(start, region.get("endLine", start))
+                path += f":{start}-{end}" if end != start else f":{start}"
+            paths.append(path)
+        element: dict[str, Any] = {
+            "finding_key": str(key),
+            "title": title,
+            "description": description or None,
+            "severity": str(properties.get("severity") or LEVEL_SEVERITY.get(str(level), "medium")),
+            "paths": paths,
+            "kind": str(result.get("ruleId") or KIND),
+        }
+        if result.get("baselineState"):
+            element["baseline_state"] = result["baselineState"]
+        findings.append(element)
+    return SarifRun(index=index, tool=tool, category=category, review_run=review_run, findings=findings, kind=None)
+
+
 def read_sarif(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None,
                max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS,
                producer_root: str | os.PathLike[str] | None = None) -> list[SarifRun]:
@@ -485,7 +541,7 @@ def replace_run(conn: psycopg.Connection[Any], scope: str, run: SarifRun, *,
                 actor: str | None = None) -> SarifImport:
     """One run as a re-analysis of ``scope`` (``ledger.replace_findings`` with
     its tool and category). Raises the ledger's typed errors."""
-    params = {"scope": scope, "kind": KIND, "review_run": run.review_run, "findings": Jsonb(run.findings),
+    params = {"scope": scope, "kind": run.kind, "review_run": run.review_run, "findings": Jsonb(run.findings),
               "actor": actor, "tool": run.tool, "category": run.category}
     with translate(), conn.cursor() as cur:
         cur.execute(queries.REPLACE_ANALYSIS, params)
@@ -551,7 +607,7 @@ def export_sarif(conn: psycopg.Connection[Any], scope: str, *, include_retired: 
         "version": VERSION,
         "runs": [{
             "tool": {"driver": {
-                "name": "findings-ledger",
+                "name": DRIVER,
                 "version": tool_version,
                 "informationUri": "https://pypi.org/project/findings-ledger/",
                 "rules": [{"id": k, "shortDescription": {"text": f"a finding of kind {k}"}} for k in kinds],
@@ -567,7 +623,7 @@ def _result(f: ExportedFinding, rule_index: int) -> dict[str, Any]:
     text = f.title if not f.description else f"{f.title}\n\n{f.description}"
     locations = []
     for path in f.paths:
-        physical: dict[str, Any] = {"artifactLocation": {"uri": path}}
+        physical: dict[str, Any] = {"artifactLocation": {"uri": quote(path, safe="/")}}
         lines = (f.anchors or {}).get(path)
         if lines:
             physical["region"] = {"startLine": lines[0], "endLine": lines[1]}

@@ -558,3 +558,36 @@ def test_a_root_above_the_repository_is_refused(tmp_path: Path) -> None:
         f"as the root")
     [run] = sarif.read_sarif(path, root=repo)
     assert run.findings[0]["paths"] == ["src/a.py:1"]
+
+
+def test_export_then_import_is_an_identity(ledger_conn: psycopg.Connection[Any], tmp_path: Path) -> None:
+    """The demo's drift findings (one without a path, a directory, a line anchor), a keyless finding and paths a
+    URI must escape, exported as SARIF and imported into another scope: the same findings."""
+    from findings_ledger import demo
+
+    for f in demo.FINDINGS:
+        fl.add_finding(ledger_conn, "origin", f.title, description=f.description, paths=f.paths, kind="drift",
+                       severity=f.severity, finding_key=f.key, source=demo.REVIEW_NODE, expects=f.expects)
+    fl.add_finding(ledger_conn, "origin", "odd names", paths=["src/a b%20#?.py:3-4", "docs/ü/", "x:y.py"],
+                   kind="review", severity="critical", finding_key="odd")
+    fl.add_finding(ledger_conn, "origin", "no key here", kind="review", severity="info")
+    out = tmp_path / "ledger.sarif"
+    with out.open("w", encoding="utf-8") as stream:
+        sarif.write_sarif(fl.export_sarif(ledger_conn, "origin"), stream)
+    [back] = fl.import_sarif(ledger_conn, "copy", out, root=tmp_path)
+    assert (back.result.added, back.run.warnings) == (14, ())
+
+    def findings(scope: str) -> list[tuple[Any, ...]]:
+        return ledger_conn.execute(
+            "SELECT coalesce(finding_key, 'id:' || id), title, description, paths, anchors, severity, kind "
+            "FROM ledger.finding WHERE scope = %s AND superseded_at IS NULL ORDER BY id", (scope,)).fetchall()
+
+    origin = findings("origin")
+    assert [(k, p) for k, _, _, p, _, _, _ in origin][-3:-1] == [
+        ("F12", []), ("odd", ["src/a b%20#?.py", "docs/ü/", "x:y.py"])]
+    copy_ = findings("copy")
+    assert [r[1:] for r in copy_] == [r[1:] for r in origin]
+    assert [r[0] for r in copy_] == [r[0] for r in origin]
+    # the same log again: the same set, nothing retired
+    [again] = fl.import_sarif(ledger_conn, "copy", out, root=tmp_path)
+    assert (again.result.added, again.result.kept, again.result.superseded) == (0, 14, 0)
