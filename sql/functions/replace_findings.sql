@@ -70,6 +70,12 @@
 -- FOR NO KEY UPDATE, so a re-review never deadlocks with merges,
 -- dismissals or re-reports; the absent set is taken from those locked
 -- findings, so a finding restored while the re-review runs stays active.
+-- Plans: no statement runs per element against ledger.finding but
+-- report_finding's lookup (one index probe, see report_finding) and the
+-- moved finding's UPDATE by id: the anchors before are read for the whole
+-- set in one statement, and the baseline states and suppressions of the
+-- set are gathered in one aggregate, not one jsonb concatenation per
+-- element, so a first import of N results is linear in N.
 -- SECURITY DEFINER (fixed search_path): granted to ledger_writer, who may
 -- not update findings nor write the audit directly; the scope must be one
 -- the connection may use (per-scope row-level security, LD401).
@@ -115,6 +121,7 @@ DECLARE
     v_states  jsonb := '{}'::jsonb;
     v_supp    jsonb;
     v_supps   jsonb := '{}'::jsonb;
+    v_befores jsonb;
     v_before  jsonb;
     v_after   jsonb;
     v_mode    text;
@@ -206,6 +213,13 @@ BEGIN
                                ORDER BY f.id
                                  FOR NO KEY UPDATE) AS l);
 
+    -- the anchors of the set's findings before the re-analysis, by key (read once, not per element)
+    IF v_source IS NOT NULL THEN
+        SELECT coalesce(jsonb_object_agg(f.finding_key, f.anchors), '{}') INTO v_befores
+          FROM ledger.finding f
+         WHERE f.id = ANY (v_locked) AND f.finding_key = ANY (v_keys);
+    END IF;
+
     FOR v_elem IN SELECT e FROM jsonb_array_elements(p_findings) AS e LOOP
         v_i := v_i + 1;
         v_key := ledger._check_text(v_elem ->> 'finding_key', format('findings[%s].finding_key', v_i), true, 200);
@@ -217,9 +231,6 @@ BEGIN
         -- the shape is checked: paths is an array of strings, or null
         v_paths := ARRAY(SELECT jsonb_array_elements_text(coalesce(nullif(v_elem -> 'paths', 'null'), '[]')));
         v_state := v_elem ->> 'baseline_state';
-        IF v_state IS NOT NULL THEN
-            v_states := v_states || jsonb_build_object(v_key, v_state);
-        END IF;
         v_supp := nullif(v_elem -> 'suppression', 'null');
         IF v_supp IS NOT NULL THEN
             PERFORM ledger._check_json_shape(v_supp, format('findings[%s].suppression', v_i), v_supp_shape);
@@ -231,15 +242,12 @@ BEGIN
                 RAISE EXCEPTION 'invalid findings[%].suppression.status: % is not one of accepted, underReview, rejected',
                     v_i, quote_literal(v_supp ->> 'status') USING ERRCODE = 'LD003';
             END IF;
-            IF coalesce(v_supp ->> 'status', 'accepted') = 'accepted' THEN
-                -- an accepted suppression: not an active finding, so not present
-                v_supps := v_supps || jsonb_build_object(v_key, jsonb_build_object('status', 'accepted') || v_supp);
-                CONTINUE;
-            END IF;
+            -- an accepted suppression: not an active finding, so not present
+            CONTINUE WHEN coalesce(v_supp ->> 'status', 'accepted') = 'accepted';
         END IF;
         -- the tool says it no longer reports this one: not present
         CONTINUE WHEN v_state = 'absent';
-        SELECT f.anchors INTO v_before FROM ledger.finding f WHERE f.scope = v_scope AND f.finding_key = v_key;
+        v_before := nullif(v_befores -> v_key, 'null');
         SELECT r.* INTO v_rep FROM ledger.report_finding(
             p_scope => v_scope, p_finding_key => v_key,
             p_title => ledger._check_text(v_elem ->> 'title', format('findings[%s].title', v_i), true, 1000),
@@ -278,18 +286,30 @@ BEGIN
     END IF;
 
     -- absent: the locked findings still active (of the kind) and not in the new set
-    -- (a hashed EXCEPT, not a scan of the set per finding); their locks are held
+    -- (a hashed EXCEPT, not a scan of the set per finding); their locks are held. The ids
+    -- drive the join (hashed, or a probe of finding_pkey each): a join filter walking the ids
+    -- once per active finding, planned while the table looked empty, was O(N^2)
     SELECT array_agg(f.id ORDER BY f.id) INTO v_absent
-      FROM ledger.finding f
-     WHERE f.id IN (SELECT c.id FROM unnest(v_locked) AS c(id)
-                    EXCEPT
-                    SELECT p.id FROM unnest(v_present) AS p(id))
-       AND f.superseded_at IS NULL
+      FROM (SELECT c.id FROM unnest(v_locked) AS c(id)
+            EXCEPT
+            SELECT p.id FROM unnest(v_present) AS p(id)) AS a
+      JOIN ledger.finding f ON f.id = a.id
+     WHERE f.superseded_at IS NULL
        AND (v_kind IS NULL OR f.kind = v_kind);
     IF v_absent IS NULL THEN
         RETURN NEXT;
         RETURN;
     END IF;
+    -- the baseline states and accepted suppressions of the set, by key, for the audit's detail
+    SELECT coalesce(jsonb_object_agg(s.key, s.state) FILTER (WHERE s.state IS NOT NULL), '{}'),
+           coalesce(jsonb_object_agg(s.key, jsonb_build_object('status', 'accepted') || s.supp)
+                        FILTER (WHERE s.supp IS NOT NULL AND coalesce(s.supp ->> 'status', 'accepted') = 'accepted'),
+                    '{}')
+      INTO v_states, v_supps
+      FROM (SELECT btrim(e ->> 'finding_key', E' \t\r\n\f\x0b') AS key, e ->> 'baseline_state' AS state,
+                   nullif(e -> 'suppression', 'null') AS supp
+              FROM jsonb_array_elements(p_findings) AS e) AS s
+     WHERE s.state IS NOT NULL OR s.supp IS NOT NULL;
 
     INSERT INTO ledger.supersession (scope, finding_id, action, rule, evidence, detail, actor)
     SELECT v_scope, a.id, CASE v_mode WHEN 'dry' THEN 'would_supersede' ELSE 'superseded' END,
