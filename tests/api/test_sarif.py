@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -591,3 +592,48 @@ def test_export_then_import_is_an_identity(ledger_conn: psycopg.Connection[Any],
     # the same log again: the same set, nothing retired
     [again] = fl.import_sarif(ledger_conn, "copy", out, root=tmp_path)
     assert (again.result.added, again.result.kept, again.result.superseded) == (0, 14, 0)
+
+
+def test_a_large_log_is_validated_by_the_compiled_schema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log over sarif.FAST_VALIDATION_BYTES is validated by the schema compiled with fastjsonschema (formats
+    not checked, as jsonschema's validator without a format checker): it agrees with jsonschema on every log
+    here, and a log it refuses is named by jsonschema's best error, the same line as for a small log."""
+    calls: list[str] = []
+    real_fast = sarif._fast_validator
+    monkeypatch.setattr(sarif, "_fast_validator", lambda: (calls.append("fast"), real_fast())[1])
+    monkeypatch.setattr(sarif, "FAST_VALIDATION_BYTES", 0)
+    good = minimal([result("R", "src/a b.py", 3, fp="a", baselineState="new"),
+                    suppressed(result("R", "file:///x/y.py", 1, fp="b"), justification="why")],
+                   automation="lint/1", originalUriBaseIds={"ROOT": {"uri": "file:///"}})
+    sarif.validate(good)
+    assert calls == ["fast"]
+    for name, log, message in BAD:
+        if isinstance(log, dict) and log.get("version") == "2.1.0":
+            fast_ok = True
+            try:
+                real_fast()(log)
+            except Exception:  # noqa: BLE001 - fastjsonschema's own exception types
+                fast_ok = False
+            slow_ok = not list(sarif._validator().iter_errors(log))
+            assert fast_ok == slow_ok, name
+            if not slow_ok:
+                with pytest.raises(sarif.SarifRejected, match=re.escape(message)):
+                    sarif.validate(log, "run.sarif")
+    more_bad = [{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "t"}}, "results": [{"message": {}}]}]},
+                {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "t"}},
+                                               "results": [{"message": {"text": "m"}, "level": "fatal"}]}]},
+                {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "t", "rules": [{}]}}}]},
+                {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "t"}}, "results": [
+                    {"message": {"text": "m"}, "suppressions": [{"kind": "nowhere"}]}]}]}]
+    for log in more_bad:
+        assert list(sarif._validator().iter_errors(log))
+        with pytest.raises(Exception):  # noqa: B017 - fastjsonschema's own exception types
+            real_fast()(log)
+        with pytest.raises(sarif.SarifRejected, match="invalid SARIF"):
+            sarif.validate(log, "run.sarif")
+    # the real ruff log
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "app.py").write_text(BEFORE, encoding="utf-8")
+    sarif.validate(json.loads(ruff_sarif(repo, tmp_path / "ruff.sarif").read_text()))
+

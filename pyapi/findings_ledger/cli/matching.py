@@ -17,6 +17,7 @@ from .helpers import (
     create_option,
     dsn_option,
     offer_create,
+    progress_bar,
     renames_option,
     unreadable_warning,
     user_errors,
@@ -72,17 +73,26 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
     if (scope is None) == (workspace is None):
         raise click.UsageError("give exactly one of --scope and --workspace")
     if source.is_file() and sarif.is_sarif_path(source):
-        # bad input: one line, before connecting
-        runs = sarif.read_sarif(source, root=root, producer_root=producer_root)
+        progress = progress_bar()
+        with progress:
+            task = progress.add_task(f"reading {source.name}", total=None)
+            # bad input: one line, before connecting
+            runs = sarif.read_sarif(source, root=root, producer_root=producer_root)
+            with connect(dsn) as conn:
+                if workspace is not None:
+                    scope = importers.workspace_scope(conn, workspace)
+                assert scope is not None
+                done = []
+                with conn.transaction():
+                    for i, run in enumerate(runs):
+                        progress.update(task, total=len(runs), completed=i,
+                                        description=f"importing run {i + 1} of {len(runs)} ({run.tool}: "
+                                                    f"{len(run.findings)} results)")
+                        done.append(sarif.replace_run(conn, scope, run))
+                    progress.update(task, completed=len(runs), description="committing")
         for run in runs:
             for warning in run.warnings:
                 click.echo(f"warning: {warning}", err=True)
-        with connect(dsn) as conn:
-            if workspace is not None:
-                scope = importers.workspace_scope(conn, workspace)
-            assert scope is not None
-            with conn.transaction():
-                done = [sarif.replace_run(conn, scope, run) for run in runs]
         for imported in done:
             r, run = imported.result, imported.run
             click.echo(f"{run.tool}{'/' + run.category if run.category else ''} run {run.review_run}: "
