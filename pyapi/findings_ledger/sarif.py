@@ -561,6 +561,18 @@ def read_sarif(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | N
     return runs
 
 
+def watch_client(conn: psycopg.Connection[Any]) -> None:
+    """For the rest of the caller's transaction, have the backend check every
+    second that the client is still connected (``client_connection_check_interval``,
+    PostgreSQL 14 and later; nothing on 13): an import whose client died is
+    rolled back within a second and releases the scope's lock, instead of
+    running on to its end. A ``statement_timeout`` the caller sets bounds
+    the import the same way (one statement per run)."""
+    if conn.info.server_version >= 140000:
+        with conn.cursor() as cur:
+            cur.execute(queries.WATCH_CLIENT)
+
+
 def replace_run(conn: psycopg.Connection[Any], scope: str, run: SarifRun, *,
                 actor: str | None = None) -> SarifImport:
     """One run as a re-analysis of ``scope`` (``ledger.replace_findings`` with
@@ -580,11 +592,13 @@ def import_sarif(conn: psycopg.Connection[Any], scope: str, path: str | os.PathL
                  producer_root: str | os.PathLike[str] | None = None) -> list[SarifImport]:
     """Import the SARIF log at ``path`` into ``scope``: each run replaces the
     previous set of its tool and category (see the module docstring), all
-    runs in one transaction (a savepoint when ``conn`` is in one already).
+    runs in one transaction (a savepoint when ``conn`` is in one already),
+    in which the backend watches for the client's death (:func:`watch_client`).
     Raises :class:`SarifRejected` before anything is written, and the
     ledger's typed errors (nothing of the file written)."""
     runs = read_sarif(path, root=root, max_bytes=max_bytes, max_results=max_results, producer_root=producer_root)
     with conn.transaction():
+        watch_client(conn)
         return [replace_run(conn, scope, run, actor=actor) for run in runs]
 
 

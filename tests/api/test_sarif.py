@@ -637,3 +637,42 @@ def test_a_large_log_is_validated_by_the_compiled_schema(tmp_path: Path, monkeyp
     (repo / "app.py").write_text(BEFORE, encoding="utf-8")
     sarif.validate(json.loads(ruff_sarif(repo, tmp_path / "ruff.sarif").read_text()))
 
+
+def test_a_dead_client_leaves_no_import_holding_the_scope(ledger_dsn: str, tmp_path: Path) -> None:
+    """The import's backend notices its client is gone (client_connection_check_interval, PostgreSQL 14 on)
+    and rolls back, releasing the scope's lock, instead of going on for as long as the statement runs."""
+    import signal
+
+    with psycopg.connect(ledger_dsn, autocommit=True) as conn:
+        fl.import_sarif(conn, SCOPE, write(tmp_path, minimal([result("R", "a.py", 1, fp="a")])), root=tmp_path)
+        before = state(conn)
+        big = write(tmp_path, minimal([result("R", f"f{i}.py", 1, fp=str(i)) for i in range(50)]), "big.sarif")
+        with conn.transaction():
+            # the import's backend takes the scope's row, then waits for this finding's lock
+            conn.execute("SELECT 1 FROM ledger.finding WHERE scope = %s FOR UPDATE", (SCOPE,))
+            proc = subprocess.Popen([str(CLI), "import-findings", str(big), "--scope", SCOPE],
+                                    env={**os.environ, "LEDGER_DSN": ledger_dsn}, cwd=tmp_path,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            pid = None
+            for _ in range(400):
+                conn.execute("SELECT pg_stat_clear_snapshot()")  # a transaction caches pg_stat_activity
+                row = conn.execute("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                   "AND query LIKE %s", ("%replace_findings%",)).fetchone()
+                if row:
+                    pid = row[0]
+                    break
+                proc.poll()
+                assert proc.returncode is None, "the import ended before it waited"
+                conn.execute("SELECT pg_sleep(0.05)")
+            assert pid is not None
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(30)
+            gone = False
+            for _ in range(200):
+                conn.execute("SELECT pg_stat_clear_snapshot()")
+                if conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone() == (0,):
+                    gone = True
+                    break
+                conn.execute("SELECT pg_sleep(0.05)")
+            assert gone, "the dead client's import still holds the scope"
+        assert state(conn) == before

@@ -84,6 +84,7 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
                 assert scope is not None
                 done = []
                 with conn.transaction():
+                    sarif.watch_client(conn)
                     for i, run in enumerate(runs):
                         progress.update(task, total=len(runs), completed=i,
                                         description=f"importing run {i + 1} of {len(runs)} ({run.tool}: "
