@@ -92,8 +92,9 @@ FAST_VALIDATION_BYTES = 1024 * 1024
 MAX_RESULTS = 100_000
 #: The finding kind of an imported result.
 KIND = "analysis"
-#: The driver name of an exported log; a log of this driver is read back as the findings it holds.
-DRIVER = "findings-ledger"
+#: The driver of :func:`export_sarif`'s run; a run of it imported again is read back as the findings it holds
+#: (its rule id is the finding's kind, not a rule to put in front of the title).
+EXPORT_DRIVER = "findings-ledger"
 LEVEL_SEVERITY = {"error": "high", "warning": "medium", "note": "low", "none": "info"}
 SEVERITY_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "none"}
 _SKIPPED_KINDS = frozenset({"pass", "notApplicable"})
@@ -287,20 +288,6 @@ def _under(path: str, root: str) -> str | None:
     return path[len(prefix):] if path.startswith(prefix) else None
 
 
-@lru_cache(maxsize=4096)
-def _repository_below(root: str, relative_dir: str) -> str | None:
-    """The first directory strictly below ``root`` on the way to ``relative_dir``
-    that is a git repository (holds ``.git``), when ``root`` is not one itself."""
-    if os.path.exists(os.path.join(root, ".git")):
-        return None
-    current = root
-    for part in PurePosixPath(relative_dir).parts:
-        current = os.path.join(current, part)
-        if os.path.exists(os.path.join(current, ".git")):
-            return current
-    return None
-
-
 def repository_path(uri: str, root: Path, *, base: str | None = None, where: str = "uri",
                     producer_root: str | os.PathLike[str] | None = None) -> str:
     """A location's URI as a path relative to ``root``. A relative URI (after
@@ -343,11 +330,11 @@ def repository_path(uri: str, root: Path, *, base: str | None = None, where: str
             if relative is None:
                 elsewhere = f" or the producer root {producer}" if producer is not None else ""
                 raise SarifRejected(f"{where}: {uri!r} is outside the repository {root_text}{elsewhere}")
-            below = _repository_below(root_text, posixpath.dirname(relative))
-            if below is not None:
+            nested = _repository_below(root_text, relative)
+            if nested is not None:
                 raise SarifRejected(
-                    f"{where}: {uri!r} is in the repository {below}, below the root {root_text} (its path would be "
-                    f"{relative!r}, which no merge of that repository names): give the repository as the root")
+                    f"{where}: {uri!r} lies in the git repository {nested}, below the root {root_text}: its path "
+                    f"would be stored as {relative!r}, which no merge of that repository names (give --root {nested})")
     else:
         relative = os.path.normpath(absolute).replace(os.sep, "/") if absolute else ""
         if relative == ".." or relative.startswith("../") or PurePosixPath(relative).is_absolute():
@@ -355,6 +342,19 @@ def repository_path(uri: str, root: Path, *, base: str | None = None, where: str
     if relative in ("", "."):
         raise SarifRejected(f"{where}: {uri!r} names the repository itself, not a file")
     return relative
+
+
+def _repository_below(root_text: str, relative: str) -> str | None:
+    """The top directory of a git work tree (``.git`` present) between ``root_text``
+    (a directory that is not one itself) and the file ``relative`` under it, else None."""
+    if os.path.exists(os.path.join(root_text, ".git")):
+        return None
+    parts = relative.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        candidate = os.path.join(root_text, *parts[:i])
+        if os.path.exists(os.path.join(candidate, ".git")):
+            return candidate
+    return None
 
 
 def _snippet(region: Mapping[str, Any], root: Path, path: str) -> str | None:
@@ -411,7 +411,7 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
     category, instance = category_of(automation.get("id"))
     source = tool + (f"/{category}" if category else "")
     review_run = str(automation.get("guid") or instance or f"{source}@{file_digest[:12]}")[:200]
-    if tool == DRIVER:
+    if tool == EXPORT_DRIVER:
         return _read_own_run(run, index, root, name=name, tool=tool, category=category, review_run=review_run,
                              producer_root=producer_root)
     findings: list[dict[str, Any]] = []
@@ -499,7 +499,7 @@ def _read_own_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, 
         where = f"{name}: $.runs[{index}].results[{i}]"
         key = (result.get("partialFingerprints") or {}).get("findingKey")
         if not key:
-            raise SarifRejected(f"{where}.partialFingerprints: no findingKey in a log of {DRIVER}")
+            raise SarifRejected(f"{where}.partialFingerprints: no findingKey in a log of {EXPORT_DRIVER}")
         title, _, description = _message(result, None).partition("\n\n")
         properties = result.get("properties") or {}
         level = result.get("level") or "warning"
@@ -645,7 +645,7 @@ def export_sarif(conn: psycopg.Connection[Any], scope: str, *, include_retired: 
         "version": VERSION,
         "runs": [{
             "tool": {"driver": {
-                "name": DRIVER,
+                "name": EXPORT_DRIVER,
                 "version": tool_version,
                 "informationUri": "https://pypi.org/project/findings-ledger/",
                 "rules": [{"id": k, "shortDescription": {"text": f"a finding of kind {k}"}} for k in kinds],

@@ -554,9 +554,9 @@ def test_a_root_above_the_repository_is_refused(tmp_path: Path) -> None:
         sarif.read_sarif(path, root=tmp_path / "parent")
     assert str(err.value) == (
         f"run.sarif: $.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri: "
-        f"{(repo / 'src' / 'a.py').as_uri()!r} is in the repository {repo}, below the root {tmp_path / 'parent'} "
-        f"(its path would be 'repo/src/a.py', which no merge of that repository names): give the repository "
-        f"as the root")
+        f"{(repo / 'src' / 'a.py').as_uri()!r} lies in the git repository {repo}, below the root "
+        f"{tmp_path / 'parent'}: its path would be stored as 'repo/src/a.py', which no merge of that repository "
+        f"names (give --root {repo})")
     [run] = sarif.read_sarif(path, root=repo)
     assert run.findings[0]["paths"] == ["src/a.py:1"]
 
