@@ -53,7 +53,7 @@
 -- so the element counts as not present (an active finding of its key is
 -- retired); the state is kept in the detail of the audit rows the element
 -- causes. baseline_state is accepted only in a re-analysis (LD003
--- otherwise).
+-- otherwise). p_tool: <= 100 characters, no '/'; p_category: <= 100.
 -- An element's suppression (SARIF's suppressions, decided by the writer:
 -- {kind: 'inSource' or 'external' (required), status: 'accepted',
 -- 'underReview' or 'rejected' (absent: accepted), justification: string})
@@ -63,7 +63,7 @@
 -- reanalysis), and the suppression, its status filled in, is kept in the
 -- detail of the audit row as {suppression: {kind, status, justification}}.
 -- underReview and rejected are present as any element. Another field or
--- value in suppression is LD003. p_tool: <= 100 characters, no '/'; p_category: <= 100.
+-- value in suppression is LD003.
 -- Locks: before anything changes, every finding the re-review may change
 -- (those of the set's keys, and the scope's active findings of the kind
 -- unless hygiene_mode is 'off') is locked in one statement, in id order,
