@@ -7,7 +7,7 @@ Frozen files:
 
 Revision ID: 0037_reanalysis_lookups_probe_th
 Revises: 0036_replace_findings_reads_supp
-Create Date: 2026-12-07 03:20:41.970910
+Create Date: 2026-12-07 03:30:14.239820
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen
