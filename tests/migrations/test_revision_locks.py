@@ -76,6 +76,8 @@ EXPECTED: dict[str, dict[str, str]] = {
     # checked at creation
     "0034_pg_temp_last_in_every_pinne": {"merge": "AccessShareLock", "supersession": "AccessShareLock"},
     "0035_apply_merge_holds_the_decis": {},  # one function replaced
+    "0036_replace_findings_reads_supp": {},  # one function replaced
+    "0037_reanalysis_lookups_probe_th": {},  # two functions replaced
 }
 
 STRENGTH = [
