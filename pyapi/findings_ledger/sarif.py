@@ -486,7 +486,7 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
 
 
 def _read_own_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, tool: str, category: str | None,
-                  review_run: str, producer_root: str | None) -> SarifRun:
+                  review_run: str, producer_root: str | os.PathLike[str] | None) -> SarifRun:
     """A run of the ledger's own export (driver ``findings-ledger``) read back
     as the findings it was written from: the key from
     ``partialFingerprints.findingKey``, the kind from ``ruleId``, the title
