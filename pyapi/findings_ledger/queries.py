@@ -361,6 +361,10 @@ REPLACE_ANALYSIS = (
     "p_findings => %(findings)s, p_actor => %(actor)s, p_tool => %(tool)s, p_category => %(category)s)"
 )
 
+#: For the rest of the transaction, the backend checks every second that its client is still there, and
+#: rolls back (releasing the scope's lock) when it is gone (client_connection_check_interval, PostgreSQL 14).
+WATCH_CLIENT = "SELECT set_config('client_connection_check_interval', '1000', true)"
+
 #: A scope's findings for a SARIF log: active ones (and retired ones when asked), by id.
 EXPORT_FINDINGS = (
     "SELECT f.id, f.finding_key, f.kind, f.severity, f.title, f.description, f.paths, f.anchors, f.source, "

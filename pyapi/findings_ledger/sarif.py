@@ -15,8 +15,11 @@ added, and ``baselineState`` is passed on (``absent``: not present). Each
 result becomes an element:
 
 * ``finding_key``: ``sarif-`` + 24 hex digits of SHA-256 over the analysis
-  source (``tool`` or ``tool/category``) and the result's
-  ``partialFingerprints`` (else its ``fingerprints``; else a stable hash of
+  source (``tool`` or ``tool/category``), the rule id, the path and the
+  result's ``partialFingerprints`` (else its ``fingerprints``), code
+  scanning's identity of an alert (a later result with the same rule, path
+  and fingerprints is a true duplicate: imported once, a line in the run's
+  ``warnings``); else a stable hash of
   the rule id, the path and the region's snippet: ``region.snippet.text``,
   else the region's lines read from the file under ``root``, else the
   message; such computed keys are numbered by occurrence, as code scanning
@@ -26,6 +29,12 @@ result becomes an element:
   it was exported from, and the rest its description); ``description``:
   the whole message (``message.text``, else the rule's ``messageStrings``
   entry with its ``{0}`` arguments filled in);
+* ``suppression``: from ``suppressions`` (semgrep's ``# nosemgrep`` is kind
+  ``inSource``): the one deciding the result's state, ``{kind, status,
+  justification}``; accepted (every suppression accepted, a status absent
+  is accepted) makes the result not present, so its finding is not added
+  or is retired by the re-analysis, the suppression in the audit;
+  ``underReview`` and ``rejected`` leave it an active finding;
 * ``severity``: from ``level`` (else the rule's default level, else
   ``warning``): error -> high, warning -> medium, note -> low, none -> info;
 * ``paths``: the first location's physical artifact, relative to ``root``,
@@ -42,8 +51,7 @@ version other than 2.1.0, a log
 the schema rejects, a result without a physical location, a location
 outside ``root`` (``..``, an absolute URI elsewhere, ``file://`` of another
 host, a scheme other than ``file``, an absolute path in a git repository
-below ``root``), two results of one run with the same
-fingerprints, two runs of one tool and category, more than ``max_results``
+below ``root``), two runs of one tool and category, more than ``max_results``
 results. All runs of a file are imported in one transaction (a savepoint
 inside the caller's): an error of the ledger's or an interruption leaves
 every previous set as it was.
@@ -59,6 +67,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -66,7 +75,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import psycopg
 from psycopg.rows import class_row
@@ -82,12 +91,14 @@ VERSION = "2.1.0"
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 #: A file larger than this (bytes) is refused before it is read.
 MAX_BYTES = 64 * 1024 * 1024
+#: A file of this size (bytes) or more is validated by the compiled schema first (:func:`validate`).
+FAST_VALIDATION_BYTES = 1024 * 1024
 #: More results than this in one file are refused.
 MAX_RESULTS = 100_000
 #: The finding kind of an imported result.
 KIND = "analysis"
-#: The driver of :func:`export_sarif`'s run; a run of it imported again keeps each title as it is
-#: (its rule id is the finding's kind, not a rule to put in front).
+#: The driver of :func:`export_sarif`'s run; a run of it imported again is read back as the findings it holds
+#: (its rule id is the finding's kind, not a rule to put in front of the title).
 EXPORT_DRIVER = "findings-ledger"
 LEVEL_SEVERITY = {"error": "high", "warning": "medium", "note": "low", "none": "info"}
 SEVERITY_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "none"}
@@ -104,13 +115,19 @@ class SarifRejected(ValueError):
 class SarifRun:
     """One run of a SARIF log, read: its ``tool``, ``category`` (None: none),
     ``review_run`` (the run's id in the audit), ``findings`` (the elements of
-    ``ledger.replace_findings``) and where it was in the file (``index``)."""
+    ``ledger.replace_findings``), where it was in the file (``index``) and
+    ``warnings``: one line per result read but not imported (a true
+    duplicate: the same rule, file and fingerprints as an earlier result),
+    and ``kind``, the re-analysed kind: ``analysis``, or None for the
+    ledger's own log, whose elements carry their kinds."""
 
     index: int
     tool: str
     category: str | None
     review_run: str
     findings: list[dict[str, Any]]
+    warnings: tuple[str, ...] = ()
+    kind: str | None = KIND
 
 
 @dataclass(frozen=True)
@@ -137,15 +154,37 @@ def _validator() -> Any:
     return Draft4Validator(schema())
 
 
-def validate(log: Any, name: str = "SARIF log") -> None:
+@lru_cache(maxsize=1)
+def _fast_validator() -> Any:
+    """The schema compiled to Python by :mod:`fastjsonschema` (once per
+    process, about a second), formats not checked, as :func:`_validator`
+    checks none: a callable raising ``fastjsonschema.JsonSchemaException``."""
+    import fastjsonschema
+
+    return fastjsonschema.compile(schema(), use_formats=False)
+
+
+def validate(log: Any, name: str = "SARIF log", *, size: int = 0) -> None:
     """Raise :class:`SarifRejected` unless ``log`` is a SARIF 2.1.0 log the
     schema accepts; the message names the first (most relevant) error's JSON
-    path."""
+    path. A log of ``size`` bytes from :data:`FAST_VALIDATION_BYTES` on is
+    first validated by the compiled schema (:func:`_fast_validator`, some ten
+    times faster than :mod:`jsonschema` on a large log); a log it refuses,
+    and every smaller log, by :mod:`jsonschema`, whose verdict and best error
+    decide."""
     if not isinstance(log, dict):
         raise SarifRejected(f"{name}: not a SARIF log: the top level is not a JSON object")
     version = log.get("version")
     if version != VERSION:
         raise SarifRejected(f"{name}: $.version: unknown SARIF version {version!r} (this reads {VERSION})")
+    if size >= FAST_VALIDATION_BYTES:
+        import fastjsonschema
+
+        try:
+            _fast_validator()(log)
+            return
+        except fastjsonschema.JsonSchemaException:
+            pass  # jsonschema names the error below
     from jsonschema.exceptions import best_match
 
     error = best_match(_validator().iter_errors(log))
@@ -180,7 +219,7 @@ def load(path: str | os.PathLike[str], *, max_bytes: int = MAX_BYTES) -> Any:
     problem = formats.unstorable(log)
     if problem is not None:
         raise SarifRejected(f"{p.name}: {problem}")
-    validate(log, p.name)
+    validate(log, p.name, size=size)
     return log
 
 
@@ -235,18 +274,49 @@ def _base_uri(run: Mapping[str, Any], base_id: str | None, where: str, depth: in
     return uri
 
 
-def repository_path(uri: str, root: Path, *, base: str | None = None, where: str = "uri") -> str:
+def _producer_root(producer_root: str | os.PathLike[str] | None) -> str | None:
+    """The producer's checkout as an absolute POSIX path without a trailing
+    ``/`` (a path or a ``file:`` URI), or None."""
+    if producer_root is None:
+        return None
+    text = os.fspath(producer_root)
+    parts = urlsplit(text)
+    if parts.scheme.lower() == "file":
+        text = unquote(parts.path)
+    if not text.startswith("/"):
+        raise SarifRejected(f"producer root {os.fspath(producer_root)!r}: not an absolute path or file: URI")
+    return posixpath.normpath(text).rstrip("/") or "/"
+
+
+def _under(path: str, root: str) -> str | None:
+    """``path`` relative to ``root`` (both absolute and normalised), or None outside it."""
+    if path == root:
+        return ""
+    prefix = root.rstrip("/") + "/"
+    return path[len(prefix):] if path.startswith(prefix) else None
+
+
+def repository_path(uri: str, root: Path, *, base: str | None = None, where: str = "uri",
+                    producer_root: str | os.PathLike[str] | None = None) -> str:
     """A location's URI as a path relative to ``root``. A relative URI (after
-    its ``uriBaseId`` base, when that is known) is relative to ``root``;
-    ``file:`` URIs of this host (no host or ``localhost``) must lie under
-    ``root``. Raises :class:`SarifRejected` naming ``where`` for ``..``
-    leaving the repository, another host, another scheme, an absolute
-    path outside ``root``, or one inside a git repository below ``root``
-    (a ``root`` that is not a work tree's top: the path would keep the
-    repository's directory in front, and no merge would name it)."""
+    its ``uriBaseId`` base, when that is known) is relative to ``root``; a
+    base that is the file system's root (``file:///``, as trivy writes) with
+    a relative URI under it is dropped, the URI relative to ``root``.
+    ``file:`` URIs of this host (no host or ``localhost``) and absolute
+    paths must lie under ``producer_root`` (the checkout the log was made in,
+    a path or ``file:`` URI, when given: the path is relative to it) or under
+    ``root``; one under ``root`` inside a git repository below ``root``
+    (``root`` a parent of the repository) is refused, since its path would
+    name no file of that repository. Raises :class:`SarifRejected` naming
+    ``where`` for ``..`` leaving the repository, another host, another
+    scheme, an absolute path outside both roots, or a root above the
+    repository."""
     if base is not None:
         if urlsplit(uri).scheme or uri.startswith("/"):
             pass  # an absolute URI ignores its base
+        elif urlsplit(base).scheme.lower() == "file" and urlsplit(base).netloc in ("", "localhost") \
+                and unquote(urlsplit(base).path).strip("/") == "":
+            pass  # file:/// as the base: the URI is relative to the repository
         else:
             uri = base.rstrip("/") + "/" + uri
     parts = urlsplit(uri)
@@ -260,15 +330,19 @@ def repository_path(uri: str, root: Path, *, base: str | None = None, where: str
         absolute = unquote(parts.path if not parts.query and not parts.fragment else uri)
     root_text = os.path.normpath(os.path.abspath(root)).replace(os.sep, "/")
     if absolute.startswith("/"):
-        normal = os.path.normpath(absolute).replace(os.sep, "/")
-        if normal != root_text and not normal.startswith(root_text.rstrip("/") + "/"):
-            raise SarifRejected(f"{where}: {uri!r} is outside the repository {root_text}")
-        relative = normal[len(root_text):].lstrip("/")
-        nested = _repository_below(root_text, relative)
-        if nested is not None:
-            raise SarifRejected(
-                f"{where}: {uri!r} lies in the git repository {nested}, below the root {root_text}: its path would "
-                f"be stored as {relative!r}, which no merge of that repository names (give --root {nested})")
+        normal = posixpath.normpath(absolute)
+        producer = _producer_root(producer_root)
+        relative = _under(normal, producer) if producer is not None else None
+        if relative is None:
+            relative = _under(normal, root_text)
+            if relative is None:
+                elsewhere = f" or the producer root {producer}" if producer is not None else ""
+                raise SarifRejected(f"{where}: {uri!r} is outside the repository {root_text}{elsewhere}")
+            nested = _repository_below(root_text, relative)
+            if nested is not None:
+                raise SarifRejected(
+                    f"{where}: {uri!r} lies in the git repository {nested}, below the root {root_text}: its path "
+                    f"would be stored as {relative!r}, which no merge of that repository names (give --root {nested})")
     else:
         relative = os.path.normpath(absolute).replace(os.sep, "/") if absolute else ""
         if relative == ".." or relative.startswith("../") or PurePosixPath(relative).is_absolute():
@@ -313,11 +387,32 @@ def _snippet(region: Mapping[str, Any], root: Path, path: str) -> str | None:
     return "\n".join(line.strip() for line in lines[start - 1:max(start, end)])
 
 
+def _suppression(suppressions: Any) -> dict[str, str] | None:
+    """The suppression deciding a result's state, as ``replace_findings``
+    reads it ({kind, status, justification}), or None without any: SARIF's
+    rule, a result is suppressed when every suppression is accepted (a
+    status absent is accepted); one rejected, else one under review, decides
+    otherwise."""
+    if not suppressions:
+        return None
+    for status in ("rejected", "underReview", "accepted"):
+        chosen = next((x for x in suppressions if x.get("status", "accepted") == status), None)
+        if chosen is not None:
+            break
+    else:  # pragma: no cover - the schema allows only these three statuses
+        return None
+    out = {"kind": str(chosen["kind"]), "status": status}
+    if chosen.get("justification"):
+        out["justification"] = str(chosen["justification"])
+    return out
+
+
 def _digest(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
-def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_digest: str) -> SarifRun:
+def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_digest: str,
+             producer_root: str | os.PathLike[str] | None = None) -> SarifRun:
     """One run of a validated log as a :class:`SarifRun` (see the module docstring)."""
     tool = str(run["tool"]["driver"]["name"])
     own = tool == EXPORT_DRIVER
@@ -325,7 +420,11 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
     category, instance = category_of(automation.get("id"))
     source = tool + (f"/{category}" if category else "")
     review_run = str(automation.get("guid") or instance or f"{source}@{file_digest[:12]}")[:200]
+    if tool == EXPORT_DRIVER:
+        return _read_own_run(run, index, root, name=name, tool=tool, category=category, review_run=review_run,
+                             producer_root=producer_root)
     findings: list[dict[str, Any]] = []
+    warnings: list[str] = []
     seen: dict[str, int] = {}
     occurrences: dict[str, int] = {}
     for i, result in enumerate(run.get("results") or []):
@@ -347,7 +446,8 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
             raise SarifRejected(f"{where}.locations[0].physicalLocation.artifactLocation: no uri")
         path = repository_path(str(artifact["uri"]), root,
                                base=_base_uri(run, artifact.get("uriBaseId"), where),
-                               where=f"{where}.locations[0].physicalLocation.artifactLocation.uri")
+                               where=f"{where}.locations[0].physicalLocation.artifactLocation.uri",
+                               producer_root=producer_root)
         region = physical.get("region") or {}
         start = region.get("startLine")
         anchored = path
@@ -357,12 +457,17 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
         text = _message(result, rule)
         fingerprints = result.get("partialFingerprints") or result.get("fingerprints")
         if fingerprints:
+            # code scanning's identity: the rule, the file and the fingerprints (a line hash is shared by two
+            # rules on one line and by one rule on two identical files)
             material = json.dumps(sorted(fingerprints.items()), ensure_ascii=False)
-            if material in seen:
-                raise SarifRejected(f"{where}.partialFingerprints: {material} repeats those of result "
-                                    f"{seen[material]} of the run (a fingerprint collision)")
-            seen[material] = i
-            key = "sarif-" + _digest(source, material)[:24]
+            ident = "\0".join((str(rule_id or ""), path, material))
+            if ident in seen:
+                field = "partialFingerprints" if result.get("partialFingerprints") else "fingerprints"
+                warnings.append(f"{where}.{field}: rule {rule_id!r} in {path!r} with {material} repeats result "
+                                f"{seen[ident]} of the run: imported once")
+                continue
+            seen[ident] = i
+            key = "sarif-" + _digest(source, ident)[:24]
         else:
             snippet = _snippet(region, root, path)
             material = "\0".join((str(rule_id or ""), path, snippet if snippet is not None else text))
@@ -388,15 +493,70 @@ def read_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, file_
         }
         if result.get("baselineState"):
             element["baseline_state"] = result["baselineState"]
+        suppression = _suppression(result.get("suppressions"))
+        if suppression is not None:
+            element["suppression"] = suppression
         findings.append(element)
-    return SarifRun(index=index, tool=tool, category=category, review_run=review_run, findings=findings)
+    return SarifRun(index=index, tool=tool, category=category, review_run=review_run, findings=findings,
+                    warnings=tuple(warnings))
+
+
+def _read_own_run(run: Mapping[str, Any], index: int, root: Path, *, name: str, tool: str, category: str | None,
+                  review_run: str, producer_root: str | os.PathLike[str] | None) -> SarifRun:
+    """A run of the ledger's own export (driver ``findings-ledger``) read back
+    as the findings it was written from: the key from
+    ``partialFingerprints.findingKey``, the kind from ``ruleId``, the title
+    and description from the message (split at its first blank line), the
+    severity from ``properties.severity``, every location's path (a
+    directory's ``/`` kept) with its region's lines; a result without a
+    location is a finding without paths."""
+    findings: list[dict[str, Any]] = []
+    for i, result in enumerate(run.get("results") or []):
+        where = f"{name}: $.runs[{index}].results[{i}]"
+        key = (result.get("partialFingerprints") or {}).get("findingKey")
+        if not key:
+            raise SarifRejected(f"{where}.partialFingerprints: no findingKey in a log of {EXPORT_DRIVER}")
+        title, _, description = _message(result, None).partition("\n\n")
+        properties = result.get("properties") or {}
+        level = result.get("level") or "warning"
+        paths = []
+        for j, location in enumerate(result.get("locations") or []):
+            physical = location.get("physicalLocation") or {}
+            uri = (physical.get("artifactLocation") or {}).get("uri")
+            if not uri:
+                raise SarifRejected(f"{where}.locations[{j}].physicalLocation.artifactLocation: no uri")
+            path = repository_path(str(uri), root, producer_root=producer_root,
+                                   where=f"{where}.locations[{j}].physicalLocation.artifactLocation.uri")
+            if str(uri).endswith("/"):
+                path += "/"
+            region = physical.get("region") or {}
+            start = region.get("startLine")
+            if isinstance(start, int) and start >= 1:
+                end = max(start, region.get("endLine", start))
+                path += f":{start}-{end}" if end != start else f":{start}"
+            paths.append(path)
+        element: dict[str, Any] = {
+            "finding_key": str(key),
+            "title": title,
+            "description": description or None,
+            "severity": str(properties.get("severity") or LEVEL_SEVERITY.get(str(level), "medium")),
+            "paths": paths,
+            "kind": str(result.get("ruleId") or KIND),
+        }
+        if result.get("baselineState"):
+            element["baseline_state"] = result["baselineState"]
+        findings.append(element)
+    return SarifRun(index=index, tool=tool, category=category, review_run=review_run, findings=findings, kind=None)
 
 
 def read_sarif(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None,
-               max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS) -> list[SarifRun]:
+               max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS,
+               producer_root: str | os.PathLike[str] | None = None) -> list[SarifRun]:
     """The runs of the SARIF log at ``path``, read and checked (see the module
     docstring); ``root`` is the repository the locations are relative to
-    (None: the current directory). Raises :class:`SarifRejected`."""
+    (None: the current directory); ``producer_root`` the checkout the log
+    was made in (a path or ``file:`` URI: a CI job's), whose absolute URIs
+    are relative to it. Raises :class:`SarifRejected`."""
     p = Path(path)
     log = load(p, max_bytes=max_bytes)
     total = sum(len(r.get("results") or []) for r in log["runs"])
@@ -404,7 +564,9 @@ def read_sarif(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | N
         raise SarifRejected(f"{p.name}: $.runs: {total} results, over the limit of {max_results}")
     digest = _digest(p.read_bytes().decode("utf-8-sig"))
     base = Path(root) if root is not None else Path.cwd()
-    runs = [read_run(run, i, base, name=p.name, file_digest=digest) for i, run in enumerate(log["runs"])]
+    producer = _producer_root(producer_root)
+    runs = [read_run(run, i, base, name=p.name, file_digest=digest, producer_root=producer)
+            for i, run in enumerate(log["runs"])]
     seen: dict[tuple[str, str | None], int] = {}
     for run in runs:
         ident = (run.tool, run.category)
@@ -415,11 +577,23 @@ def read_sarif(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | N
     return runs
 
 
+def watch_client(conn: psycopg.Connection[Any]) -> None:
+    """For the rest of the caller's transaction, have the backend check every
+    second that the client is still connected (``client_connection_check_interval``,
+    PostgreSQL 14 and later; nothing on 13): an import whose client died is
+    rolled back within a second and releases the scope's lock, instead of
+    running on to its end. A ``statement_timeout`` the caller sets bounds
+    the import the same way (one statement per run)."""
+    if conn.info.server_version >= 140000:
+        with conn.cursor() as cur:
+            cur.execute(queries.WATCH_CLIENT)
+
+
 def replace_run(conn: psycopg.Connection[Any], scope: str, run: SarifRun, *,
                 actor: str | None = None) -> SarifImport:
     """One run as a re-analysis of ``scope`` (``ledger.replace_findings`` with
     its tool and category). Raises the ledger's typed errors."""
-    params = {"scope": scope, "kind": KIND, "review_run": run.review_run, "findings": Jsonb(run.findings),
+    params = {"scope": scope, "kind": run.kind, "review_run": run.review_run, "findings": Jsonb(run.findings),
               "actor": actor, "tool": run.tool, "category": run.category}
     with translate(conn), conn.cursor() as cur:
         cur.execute(queries.REPLACE_ANALYSIS, params)
@@ -431,14 +605,17 @@ def replace_run(conn: psycopg.Connection[Any], scope: str, run: SarifRun, *,
 @checked_arguments
 def import_sarif(conn: psycopg.Connection[Any], scope: str, path: str | os.PathLike[str], *,
                  root: str | os.PathLike[str] | None = None, actor: str | None = None,
-                 max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS) -> list[SarifImport]:
+                 max_bytes: int = MAX_BYTES, max_results: int = MAX_RESULTS,
+                 producer_root: str | os.PathLike[str] | None = None) -> list[SarifImport]:
     """Import the SARIF log at ``path`` into ``scope``: each run replaces the
     previous set of its tool and category (see the module docstring), all
-    runs in one transaction (a savepoint when ``conn`` is in one already).
+    runs in one transaction (a savepoint when ``conn`` is in one already),
+    in which the backend watches for the client's death (:func:`watch_client`).
     Raises :class:`SarifRejected` before anything is written, and the
     ledger's typed errors (nothing of the file written)."""
-    runs = read_sarif(path, root=root, max_bytes=max_bytes, max_results=max_results)
+    runs = read_sarif(path, root=root, max_bytes=max_bytes, max_results=max_results, producer_root=producer_root)
     with conn.transaction():
+        watch_client(conn)
         return [replace_run(conn, scope, run, actor=actor) for run in runs]
 
 
@@ -502,7 +679,7 @@ def _result(f: ExportedFinding, rule_index: int) -> dict[str, Any]:
     text = f.title if not f.description else f"{f.title}\n\n{f.description}"
     locations = []
     for path in f.paths:
-        physical: dict[str, Any] = {"artifactLocation": {"uri": path}}
+        physical: dict[str, Any] = {"artifactLocation": {"uri": quote(path, safe="/")}}
         lines = (f.anchors or {}).get(path)
         if lines:
             physical["region"] = {"startLine": lines[0], "endLine": lines[1]}

@@ -10,7 +10,7 @@
 -- array of objects of the declared shape (ledger._check_json_shape)
 --   {finding_key: string (required), title: string (required),
 --    description, severity, kind, source, baseline_state: string or null,
---    paths: array of strings or null};
+--    paths: array of strings or null, suppression: object or null};
 -- any other field, and a value of another JSON type ({"title": 5}), is an
 -- error naming findings[i].<field>, never dropped or coerced. The new set
 -- replaces the previous one (the drift-review scenario's "Option B: re-run the check", done
@@ -54,12 +54,28 @@
 -- retired); the state is kept in the detail of the audit rows the element
 -- causes. baseline_state is accepted only in a re-analysis (LD003
 -- otherwise). p_tool: <= 100 characters, no '/'; p_category: <= 100.
+-- An element's suppression (SARIF's suppressions, decided by the writer:
+-- {kind: 'inSource' or 'external' (required), status: 'accepted',
+-- 'underReview' or 'rejected' (absent: accepted), justification: string})
+-- with status accepted means the finding is not an active one: the element
+-- counts as not present (a new key is not added; an active finding of its
+-- key is retired by the rule of an absent finding, rereview or
+-- reanalysis), and the suppression, its status filled in, is kept in the
+-- detail of the audit row as {suppression: {kind, status, justification}}.
+-- underReview and rejected are present as any element. Another field or
+-- value in suppression is LD003.
 -- Locks: before anything changes, every finding the re-review may change
 -- (those of the set's keys, and the scope's active findings of the kind
 -- unless hygiene_mode is 'off') is locked in one statement, in id order,
 -- FOR NO KEY UPDATE, so a re-review never deadlocks with merges,
 -- dismissals or re-reports; the absent set is taken from those locked
 -- findings, so a finding restored while the re-review runs stays active.
+-- Plans: no statement runs per element against ledger.finding but
+-- report_finding's lookup (one index probe, see report_finding) and the
+-- moved finding's UPDATE by id: the anchors before are read for the whole
+-- set in one statement, and the baseline states and suppressions of the
+-- set are gathered in one aggregate, not one jsonb concatenation per
+-- element, so a first import of N results is linear in N.
 -- SECURITY DEFINER (fixed search_path): granted to ledger_writer, who may
 -- not update findings nor write the audit directly; the scope must be one
 -- the connection may use (per-scope row-level security, LD401).
@@ -69,7 +85,8 @@
 -- missing), LD003 (p_findings not an array, an element not an object, an
 -- unknown field, a field of the wrong JSON type, a kind differing from
 -- p_kind, a source differing from the analysis source, an unknown
--- baseline_state, p_category without p_tool, a tool name with '/'), LD004
+-- baseline_state, a suppression's unknown field, kind or status,
+-- p_category without p_tool, a tool name with '/'), LD004
 -- (p_tool, p_category too long), LD303 (one finding_key twice in the set), each naming
 -- findings[i] and the value;
 -- LD001-LD004 from the finding triggers for a new finding's stored fields
@@ -102,6 +119,9 @@ DECLARE
     v_detail  jsonb;
     v_state   text;
     v_states  jsonb := '{}'::jsonb;
+    v_supp    jsonb;
+    v_supps   jsonb := '{}'::jsonb;
+    v_befores jsonb;
     v_before  jsonb;
     v_after   jsonb;
     v_mode    text;
@@ -118,7 +138,8 @@ DECLARE
     v_rep     record;
     v_shape   constant jsonb := '{"finding_key": "text!", "title": "text!", "description": "text", "paths": "text[]",
                                   "severity": "text", "kind": "text", "source": "text",
-                                  "baseline_state": "text"}'::jsonb;
+                                  "baseline_state": "text", "suppression": "object"}'::jsonb;
+    v_supp_shape constant jsonb := '{"kind": "text!", "status": "text", "justification": "text"}'::jsonb;
 BEGIN
     PERFORM ledger._check_scope_access(v_scope, 'scope');
     IF v_cat IS NOT NULL AND v_tool IS NULL THEN
@@ -192,6 +213,13 @@ BEGIN
                                ORDER BY f.id
                                  FOR NO KEY UPDATE) AS l);
 
+    -- the anchors of the set's findings before the re-analysis, by key (read once, not per element)
+    IF v_source IS NOT NULL THEN
+        SELECT coalesce(jsonb_object_agg(f.finding_key, f.anchors), '{}') INTO v_befores
+          FROM ledger.finding f
+         WHERE f.id = ANY (v_locked) AND f.finding_key = ANY (v_keys);
+    END IF;
+
     FOR v_elem IN SELECT e FROM jsonb_array_elements(p_findings) AS e LOOP
         v_i := v_i + 1;
         v_key := ledger._check_text(v_elem ->> 'finding_key', format('findings[%s].finding_key', v_i), true, 200);
@@ -203,12 +231,23 @@ BEGIN
         -- the shape is checked: paths is an array of strings, or null
         v_paths := ARRAY(SELECT jsonb_array_elements_text(coalesce(nullif(v_elem -> 'paths', 'null'), '[]')));
         v_state := v_elem ->> 'baseline_state';
-        IF v_state IS NOT NULL THEN
-            v_states := v_states || jsonb_build_object(v_key, v_state);
+        v_supp := nullif(v_elem -> 'suppression', 'null');
+        IF v_supp IS NOT NULL THEN
+            PERFORM ledger._check_json_shape(v_supp, format('findings[%s].suppression', v_i), v_supp_shape);
+            IF NOT v_supp ->> 'kind' IN ('inSource', 'external') THEN
+                RAISE EXCEPTION 'invalid findings[%].suppression.kind: % is not one of inSource, external', v_i,
+                    quote_literal(v_supp ->> 'kind') USING ERRCODE = 'LD003';
+            END IF;
+            IF NOT coalesce(v_supp ->> 'status', 'accepted') IN ('accepted', 'underReview', 'rejected') THEN
+                RAISE EXCEPTION 'invalid findings[%].suppression.status: % is not one of accepted, underReview, rejected',
+                    v_i, quote_literal(v_supp ->> 'status') USING ERRCODE = 'LD003';
+            END IF;
+            -- an accepted suppression: not an active finding, so not present
+            CONTINUE WHEN coalesce(v_supp ->> 'status', 'accepted') = 'accepted';
         END IF;
         -- the tool says it no longer reports this one: not present
         CONTINUE WHEN v_state = 'absent';
-        SELECT f.anchors INTO v_before FROM ledger.finding f WHERE f.scope = v_scope AND f.finding_key = v_key;
+        v_before := nullif(v_befores -> v_key, 'null');
         SELECT r.* INTO v_rep FROM ledger.report_finding(
             p_scope => v_scope, p_finding_key => v_key,
             p_title => ledger._check_text(v_elem ->> 'title', format('findings[%s].title', v_i), true, 1000),
@@ -247,24 +286,37 @@ BEGIN
     END IF;
 
     -- absent: the locked findings still active (of the kind) and not in the new set
-    -- (a hashed EXCEPT, not a scan of the set per finding); their locks are held
+    -- (a hashed EXCEPT, not a scan of the set per finding); their locks are held. The ids
+    -- drive the join (hashed, or a probe of finding_pkey each): a join filter walking the ids
+    -- once per active finding, planned while the table looked empty, was O(N^2)
     SELECT array_agg(f.id ORDER BY f.id) INTO v_absent
-      FROM ledger.finding f
-     WHERE f.id IN (SELECT c.id FROM unnest(v_locked) AS c(id)
-                    EXCEPT
-                    SELECT p.id FROM unnest(v_present) AS p(id))
-       AND f.superseded_at IS NULL
+      FROM (SELECT c.id FROM unnest(v_locked) AS c(id)
+            EXCEPT
+            SELECT p.id FROM unnest(v_present) AS p(id)) AS a
+      JOIN ledger.finding f ON f.id = a.id
+     WHERE f.superseded_at IS NULL
        AND (v_kind IS NULL OR f.kind = v_kind);
     IF v_absent IS NULL THEN
         RETURN NEXT;
         RETURN;
     END IF;
+    -- the baseline states and accepted suppressions of the set, by key, for the audit's detail
+    SELECT coalesce(jsonb_object_agg(s.key, s.state) FILTER (WHERE s.state IS NOT NULL), '{}'),
+           coalesce(jsonb_object_agg(s.key, jsonb_build_object('status', 'accepted') || s.supp)
+                        FILTER (WHERE s.supp IS NOT NULL AND coalesce(s.supp ->> 'status', 'accepted') = 'accepted'),
+                    '{}')
+      INTO v_states, v_supps
+      FROM (SELECT btrim(e ->> 'finding_key', E' \t\r\n\f\x0b') AS key, e ->> 'baseline_state' AS state,
+                   nullif(e -> 'suppression', 'null') AS supp
+              FROM jsonb_array_elements(p_findings) AS e) AS s
+     WHERE s.state IS NOT NULL OR s.supp IS NOT NULL;
 
     INSERT INTO ledger.supersession (scope, finding_id, action, rule, evidence, detail, actor)
     SELECT v_scope, a.id, CASE v_mode WHEN 'dry' THEN 'would_supersede' ELSE 'superseded' END,
            v_rule, v_run,
            v_detail || jsonb_strip_nulls(jsonb_build_object('set_size', v_i,
-                                                            'baseline_state', v_states ->> f.finding_key)),
+                                                            'baseline_state', v_states ->> f.finding_key,
+                                                            'suppression', v_supps -> f.finding_key)),
            v_actor
       FROM unnest(v_absent) AS a(id)
       JOIN ledger.finding f ON f.id = a.id
@@ -286,4 +338,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.replace_findings(text, text, text, jsonb, text, text, text) IS
-'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). With tool (and category): a re-analysis replacing only the findings whose source is tool or tool/category, rule reanalysis, re-reported findings take the new paths and anchors (audited anchor_moved), baseline_state absent counts as not present. Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source, baseline_state}: other fields and other JSON types are LD003, actor, tool, category) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede, anchors_moved). Re-reviews of a scope serialise on its scope row. Raises LD001-LD004, LD303, LD401.';
+'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). With tool (and category): a re-analysis replacing only the findings whose source is tool or tool/category, rule reanalysis, re-reported findings take the new paths and anchors (audited anchor_moved), baseline_state absent counts as not present. An element with an accepted suppression (suppression {kind inSource|external, status accepted (default)|underReview|rejected, justification}) counts as not present, the suppression in the audit detail. Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source, baseline_state, suppression}: other fields and other JSON types are LD003, actor, tool, category) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede, anchors_moved). Re-reviews of a scope serialise on its scope row. Raises LD001-LD004, LD303, LD401.';

@@ -32,6 +32,17 @@
 -- not update findings nor write the audit directly. The scope must be one
 -- the connection may use (ledger._check_scope_access: per-scope row-level
 -- security).
+-- Plans: the lookup of (scope, finding_key) keeps one cached generic plan
+-- for the session, and that plan is always an index scan of
+-- finding_scope_finding_key_key, whatever the table's size or statistics
+-- (as tg_finding__lifecycle's): SET enable_seqscan = off and
+-- enable_bitmapscan = off (no scan of the table, nor a bitmap of the
+-- scope's rows, cheapest while the table is small), and the redundant
+-- row comparison (f.scope, f.finding_key) >= (v_scope, v_key), an index
+-- condition only the unique index takes in full, which breaks its tie
+-- with finding_scope_slug_key while the table looks empty. A plan walking
+-- finding_scope_slug_key by scope made N reports into a never analysed
+-- table O(N^2) (tests/sql/test_import_plan.py).
 -- Raises LD002 (scope, finding_key or title missing), LD001-LD004 for a new
 -- finding's fields (see tg_finding__prepare), each naming field and value;
 -- LD401 for a scope outside ledger.scopes under row-level security.
@@ -54,6 +65,8 @@ RETURNS TABLE (finding_id bigint, outcome text, state text, report_count integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off
+SET enable_bitmapscan = off
 AS $$
 DECLARE
     v_scope text := ledger._check_text(p_scope, 'finding.scope', true, 200);
@@ -67,6 +80,7 @@ BEGIN
     LOOP
         SELECT f.* INTO v_row FROM ledger.finding f
          WHERE f.scope = v_scope AND f.finding_key = v_key
+           AND (f.scope, f.finding_key) >= (v_scope, v_key)
            FOR NO KEY UPDATE;
         EXIT WHEN FOUND;
         PERFORM set_config('ledger.reporting', 'on', true);

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -228,8 +229,6 @@ BAD: list[tuple[str, Any, str]] = [
     ("absolute elsewhere", minimal([result("R", "file:///etc/passwd", 1)]), "is outside the repository"),
     ("another host", minimal([result("R", "file://build-host/src/a.py", 1)]), "is a file of another host (build-host)"),
     ("another scheme", minimal([result("R", "https://example.org/a.py", 1)]), "(scheme https:)"),
-    ("collision", minimal([result("R", "a.py", 1, fp="same"), result("R", "b.py", 2, fp="same")]),
-     "$.runs[0].results[1].partialFingerprints"),
     ("two runs of one tool", {"version": "2.1.0", "runs": [minimal([])["runs"][0], minimal([])["runs"][0]]},
      "$.runs[1]: a second run of tool 'semgrep'"),
     ("malformed JSON", '{"version": "2.1.0", "runs": [', "malformed JSON at line 1"),
@@ -469,3 +468,250 @@ def test_an_export_reimported_keeps_the_titles(ledger_conn: psycopg.Connection[A
     titles = ledger_conn.execute("SELECT title, description FROM ledger.finding WHERE scope = 'copy' "
                                  "ORDER BY title").fetchall()
     assert titles == [("a.py: unused import", None), ("docs/api.md is stale", "the api page lists removed calls")]
+
+def test_a_fingerprint_is_keyed_with_its_rule_and_file(ledger_conn: psycopg.Connection[Any], tmp_path: Path) -> None:
+    """Code scanning keys an alert by rule, file and fingerprint: two rules on one line, and one rule on two
+    identical files, share a primaryLocationLineHash and are four findings; a true duplicate (same rule, file and
+    fingerprint) is one finding and one warning, never a refused log."""
+    shared = [result("R1", "src/a.py", 3, fp="h1"), result("R2", "src/a.py", 3, fp="h1"),
+              result("R1", "src/b.py", 1, fp="h2"), result("R1", "src/c.py", 1, fp="h2")]
+    [one] = fl.import_sarif(ledger_conn, SCOPE, write(tmp_path, minimal(shared)), root=tmp_path)
+    assert (one.result.added, one.run.warnings) == (4, ())
+    rows = ledger_conn.execute("SELECT title, paths FROM ledger.finding WHERE scope = %s AND superseded_at IS NULL "
+                               "ORDER BY id", (SCOPE,)).fetchall()
+    assert [(t.split(":")[0], p) for t, p in rows] == [
+        ("R1", ["src/a.py"]), ("R2", ["src/a.py"]), ("R1", ["src/b.py"]), ("R1", ["src/c.py"])]
+    twice = [*shared[:3], result("R1", "src/a.py", 9, fp="h1")]
+    [two] = fl.import_sarif(ledger_conn, SCOPE, write(tmp_path, minimal(twice)), root=tmp_path)
+    assert (two.result.added, two.result.kept, two.result.superseded) == (0, 3, 1)
+    assert two.run.warnings == (
+        "run.sarif: $.runs[0].results[3].partialFingerprints: rule 'R1' in 'src/a.py' with "
+        '[["primaryLocationLineHash", "h1"]] repeats result 0 of the run: imported once',)
+
+
+def suppressed(r: dict[str, Any], kind: str = "inSource", status: str | None = None,
+               justification: str | None = None) -> dict[str, Any]:
+    s: dict[str, Any] = {"kind": kind}
+    if status is not None:
+        s["status"] = status
+    if justification is not None:
+        s["justification"] = justification
+    return {**r, "suppressions": [*r.get("suppressions", []), s]}
+
+
+def test_an_accepted_suppression_is_not_an_active_finding(ledger_conn: psycopg.Connection[Any],
+                                                          tmp_path: Path) -> None:
+    """semgrep's `# nosemgrep` (kind inSource, no status) and an external suppression accepted are not active
+    findings; a result suppressed in a later run retires its finding by the re-analysis rule, the suppression in
+    the audit; underReview and rejected stay active."""
+    plain = [result("R", f"{k}.py", 1, fp=k) for k in "abcd"]
+    run1 = [*plain, suppressed(result("R", "e.py", 1, fp="e"))]
+    [one] = fl.import_sarif(ledger_conn, SCOPE, write(tmp_path, minimal(run1)), root=tmp_path)
+    assert one.result.added == 4
+    assert [p for (_, p, _) in active(ledger_conn).values()] == [["a.py"], ["b.py"], ["c.py"], ["d.py"]]
+    run2 = [suppressed(plain[0], justification="a test fixture"),
+            suppressed(plain[1], kind="external", status="accepted"),
+            suppressed(plain[2], kind="external", status="underReview"),
+            suppressed(suppressed(plain[3], status="accepted"), kind="external", status="rejected"),
+            suppressed(result("R", "e.py", 1, fp="e"))]
+    [two] = fl.import_sarif(ledger_conn, SCOPE, write(tmp_path, minimal(run2)), root=tmp_path)
+    assert (two.result.added, two.result.kept, two.result.superseded) == (0, 2, 2)
+    assert [p for (_, p, _) in active(ledger_conn).values()] == [["c.py"], ["d.py"]]
+    retired = [(a.rule, a.detail.get("suppression")) for a in fl.read_audit(ledger_conn, SCOPE)
+               if a.action == "superseded"]
+    assert retired == [("reanalysis", {"kind": "inSource", "status": "accepted", "justification": "a test fixture"}),
+                       ("reanalysis", {"kind": "external", "status": "accepted"})]
+
+
+def test_a_suppression_holds_for_a_service_writing_sql(ledger_conn: psycopg.Connection[Any]) -> None:
+    ledger_conn.execute("SET ROLE ledger_writer")
+    run1 = json.dumps([{"finding_key": "k1", "title": "one"}, {"finding_key": "k2", "title": "two"},
+                       {"finding_key": "k3", "title": "three", "suppression": {"kind": "external"}}])
+    assert ledger_conn.execute(REANALYSE, ("svc", "r1", run1, "eslint", None)).fetchone() == (2, 0, 0, 0, 0, 0, 0)
+    run2 = json.dumps([{"finding_key": "k1", "title": "one",
+                        "suppression": {"kind": "external", "status": "accepted", "justification": "wontfix"}},
+                       {"finding_key": "k2", "title": "two",
+                        "suppression": {"kind": "inSource", "status": "rejected"}}])
+    assert ledger_conn.execute(REANALYSE, ("svc", "r2", run2, "eslint", None)).fetchone() == (0, 1, 0, 0, 1, 0, 0)
+    with pytest.raises(psycopg.Error) as err:
+        ledger_conn.execute(REANALYSE, ("svc", "r3", json.dumps([{"finding_key": "k", "title": "t", "suppression": {
+            "kind": "external", "status": "maybe"}}]), "eslint", None))
+    assert err.value.sqlstate == "LD003" and "findings[1].suppression.status: 'maybe'" in str(err.value)
+    ledger_conn.execute("RESET ROLE")
+    rows = ledger_conn.execute("SELECT finding_key, superseded_at IS NULL FROM ledger.finding "
+                               "WHERE scope = 'svc' ORDER BY finding_key").fetchall()
+    assert rows == [("k1", False), ("k2", True)]
+    detail = ledger_conn.execute("SELECT detail FROM ledger.supersession WHERE action = 'superseded'").fetchone()[0]
+    assert detail["suppression"] == {"kind": "external", "status": "accepted", "justification": "wontfix"}
+
+
+def test_a_log_made_elsewhere(ledger_conn: psycopg.Connection[Any], ledger_dsn: str, tmp_path: Path) -> None:
+    """ruff in a CI job writes absolute file: URIs of its checkout: --producer-root (producer_root=) names it;
+    trivy writes originalUriBaseIds.ROOTPATH = file:/// with relative URIs under it; traversal stays refused."""
+    ci = "/home/runner/work/proj/proj"
+    log = minimal([result("F401", f"file://{ci}/src/a.py", 1, fp="a"), result("F401", f"file://{ci}/b%20c.py", 2,
+                                                                                fp="b")], tool="ruff")
+    path = write(tmp_path, log)
+    with pytest.raises(sarif.SarifRejected, match="is outside the repository"):
+        fl.import_sarif(ledger_conn, SCOPE, path, root=tmp_path)
+    for producer in (ci, ci + "/", "file://" + ci):
+        [run] = sarif.read_sarif(path, root=tmp_path, producer_root=producer)
+        assert [f["paths"] for f in run.findings] == [["src/a.py:1"], ["b c.py:2"]]
+    fl.import_sarif(ledger_conn, SCOPE, path, root=tmp_path, producer_root=ci)
+    assert [p for (_, p, _) in active(ledger_conn).values()] == [["src/a.py"], ["b c.py"]]
+    for uri, message in ((f"file://{ci}/../x.py", "outside the repository"), ("file:///etc/passwd", "outside"),
+                         ("../x.py", "leaves the repository (..)")):
+        with pytest.raises(sarif.SarifRejected, match=message.replace("(", r"\(").replace(")", r"\)")):
+            sarif.read_sarif(write(tmp_path, minimal([result("R", uri, 1, fp="x")]), "bad.sarif"), root=tmp_path,
+                             producer_root=ci)
+
+    trivy = minimal([result("CVE-1", "go.mod", 3, fp="t"), result("CVE-2", "src/app/go.sum", 1, fp="u")],
+                    tool="Trivy", originalUriBaseIds={"ROOTPATH": {"uri": "file:///"}})
+    for r in trivy["runs"][0]["results"]:
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"] = "ROOTPATH"
+    [run] = sarif.read_sarif(write(tmp_path, trivy, "trivy.sarif"), root=tmp_path)
+    assert [f["paths"] for f in run.findings] == [["go.mod:3"], ["src/app/go.sum:1"]]
+    trivy["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] = "../../etc/x"
+    with pytest.raises(sarif.SarifRejected, match=r"leaves the repository \(\.\.\)"):
+        sarif.read_sarif(write(tmp_path, trivy, "trivy.sarif"), root=tmp_path)
+
+    # the CLI's option
+    proc = cli(["import-findings", str(path), "--scope", "cli-elsewhere", "--producer-root", ci], ledger_dsn, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 added" in proc.stdout
+
+
+def test_a_root_above_the_repository_is_refused(tmp_path: Path) -> None:
+    """Absolute URIs under a --root that is a parent of the repository would be stored as repo/src/a.py, a path
+    no merge of the repository names: refused, naming the repository to give instead."""
+    repo = tmp_path / "parent" / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "src" / "a.py").write_text("x = 1\n", encoding="utf-8")
+    path = write(tmp_path, minimal([result("R", (repo / "src" / "a.py").as_uri(), 1, fp="a")]))
+    with pytest.raises(sarif.SarifRejected) as err:
+        sarif.read_sarif(path, root=tmp_path / "parent")
+    assert str(err.value) == (
+        f"run.sarif: $.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri: "
+        f"{(repo / 'src' / 'a.py').as_uri()!r} lies in the git repository {repo}, below the root "
+        f"{tmp_path / 'parent'}: its path would be stored as 'repo/src/a.py', which no merge of that repository "
+        f"names (give --root {repo})")
+    [run] = sarif.read_sarif(path, root=repo)
+    assert run.findings[0]["paths"] == ["src/a.py:1"]
+
+
+def test_export_then_import_is_an_identity(ledger_conn: psycopg.Connection[Any], tmp_path: Path) -> None:
+    """The demo's drift findings (one without a path, a directory, a line anchor), a keyless finding and paths a
+    URI must escape, exported as SARIF and imported into another scope: the same findings."""
+    from findings_ledger import demo
+
+    for f in demo.FINDINGS:
+        fl.add_finding(ledger_conn, "origin", f.title, description=f.description, paths=f.paths, kind="drift",
+                       severity=f.severity, finding_key=f.key, source=demo.REVIEW_NODE, expects=f.expects)
+    fl.add_finding(ledger_conn, "origin", "odd names", paths=["src/a b%20#?.py:3-4", "docs/ü/", "x:y.py"],
+                   kind="review", severity="critical", finding_key="odd")
+    fl.add_finding(ledger_conn, "origin", "no key here", kind="review", severity="info")
+    out = tmp_path / "ledger.sarif"
+    with out.open("w", encoding="utf-8") as stream:
+        sarif.write_sarif(fl.export_sarif(ledger_conn, "origin"), stream)
+    [back] = fl.import_sarif(ledger_conn, "copy", out, root=tmp_path)
+    assert (back.result.added, back.run.warnings) == (14, ())
+
+    def findings(scope: str) -> list[tuple[Any, ...]]:
+        return ledger_conn.execute(
+            "SELECT coalesce(finding_key, 'id:' || id), title, description, paths, anchors, severity, kind "
+            "FROM ledger.finding WHERE scope = %s AND superseded_at IS NULL ORDER BY id", (scope,)).fetchall()
+
+    origin = findings("origin")
+    assert [(k, p) for k, _, _, p, _, _, _ in origin][-3:-1] == [
+        ("F12", []), ("odd", ["src/a b%20#?.py", "docs/ü/", "x:y.py"])]
+    copy_ = findings("copy")
+    assert [r[1:] for r in copy_] == [r[1:] for r in origin]
+    assert [r[0] for r in copy_] == [r[0] for r in origin]
+    # the same log again: the same set, nothing retired
+    [again] = fl.import_sarif(ledger_conn, "copy", out, root=tmp_path)
+    assert (again.result.added, again.result.kept, again.result.superseded) == (0, 14, 0)
+
+
+def test_a_large_log_is_validated_by_the_compiled_schema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log over sarif.FAST_VALIDATION_BYTES is validated by the schema compiled with fastjsonschema (formats
+    not checked, as jsonschema's validator without a format checker): it agrees with jsonschema on every log
+    here, and a log it refuses is named by jsonschema's best error, the same line as for a small log."""
+    calls: list[str] = []
+    real_fast = sarif._fast_validator
+    monkeypatch.setattr(sarif, "_fast_validator", lambda: (calls.append("fast"), real_fast())[1])
+    monkeypatch.setattr(sarif, "FAST_VALIDATION_BYTES", 0)
+    good = minimal([result("R", "src/a b.py", 3, fp="a", baselineState="new"),
+                    suppressed(result("R", "file:///x/y.py", 1, fp="b"), justification="why")],
+                   automation="lint/1", originalUriBaseIds={"ROOT": {"uri": "file:///"}})
+    sarif.validate(good)
+    assert calls == ["fast"]
+    for name, log, message in BAD:
+        if isinstance(log, dict) and log.get("version") == "2.1.0":
+            fast_ok = True
+            try:
+                real_fast()(log)
+            except Exception:  # noqa: BLE001 - fastjsonschema's own exception types
+                fast_ok = False
+            slow_ok = not list(sarif._validator().iter_errors(log))
+            assert fast_ok == slow_ok, name
+            if not slow_ok:
+                with pytest.raises(sarif.SarifRejected, match=re.escape(message)):
+                    sarif.validate(log, "run.sarif")
+    more_bad = [{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "t"}}, "results": [{"message": {}}]}]},
+                {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "t"}},
+                                               "results": [{"message": {"text": "m"}, "level": "fatal"}]}]},
+                {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "t", "rules": [{}]}}}]},
+                {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "t"}}, "results": [
+                    {"message": {"text": "m"}, "suppressions": [{"kind": "nowhere"}]}]}]}]
+    for log in more_bad:
+        assert list(sarif._validator().iter_errors(log))
+        with pytest.raises(Exception):  # noqa: B017 - fastjsonschema's own exception types
+            real_fast()(log)
+        with pytest.raises(sarif.SarifRejected, match="invalid SARIF"):
+            sarif.validate(log, "run.sarif")
+    # the real ruff log
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "app.py").write_text(BEFORE, encoding="utf-8")
+    sarif.validate(json.loads(ruff_sarif(repo, tmp_path / "ruff.sarif").read_text()))
+
+
+def test_a_dead_client_leaves_no_import_holding_the_scope(ledger_dsn: str, tmp_path: Path) -> None:
+    """The import's backend notices its client is gone (client_connection_check_interval, PostgreSQL 14 on)
+    and rolls back, releasing the scope's lock, instead of going on for as long as the statement runs."""
+    import signal
+
+    with psycopg.connect(ledger_dsn, autocommit=True) as conn:
+        fl.import_sarif(conn, SCOPE, write(tmp_path, minimal([result("R", "a.py", 1, fp="a")])), root=tmp_path)
+        before = state(conn)
+        big = write(tmp_path, minimal([result("R", f"f{i}.py", 1, fp=str(i)) for i in range(50)]), "big.sarif")
+        with conn.transaction():
+            # the import's backend takes the scope's row, then waits for this finding's lock
+            conn.execute("SELECT 1 FROM ledger.finding WHERE scope = %s FOR UPDATE", (SCOPE,))
+            proc = subprocess.Popen([str(CLI), "import-findings", str(big), "--scope", SCOPE],
+                                    env={**os.environ, "LEDGER_DSN": ledger_dsn}, cwd=tmp_path,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            pid = None
+            for _ in range(400):
+                conn.execute("SELECT pg_stat_clear_snapshot()")  # a transaction caches pg_stat_activity
+                row = conn.execute("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                   "AND query LIKE %s", ("%replace_findings%",)).fetchone()
+                if row:
+                    pid = row[0]
+                    break
+                proc.poll()
+                assert proc.returncode is None, "the import ended before it waited"
+                conn.execute("SELECT pg_sleep(0.05)")
+            assert pid is not None
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(30)
+            gone = False
+            for _ in range(200):
+                conn.execute("SELECT pg_stat_clear_snapshot()")
+                if conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone() == (0,):
+                    gone = True
+                    break
+                conn.execute("SELECT pg_sleep(0.05)")
+            assert gone, "the dead client's import still holds the scope"
+        assert state(conn) == before

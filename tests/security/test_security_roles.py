@@ -353,8 +353,9 @@ def test_security_definer_functions_pin_search_path(ledger_conn: psycopg.Connect
         "WHERE p.pronamespace = 'ledger'::regnamespace AND p.prosecdef ORDER BY 1"
     ).fetchall()
     assert sorted(r[0] for r in rows) == sorted(DEFINERS)
-    # the merge trigger also turns off jit and parallel workers for the statements it runs
-    planner = {"jit=off", "max_parallel_workers_per_gather=0"}
+    # the merge trigger also turns off jit and parallel workers for the statements it runs; report_finding
+    # turns off sequential and bitmap scans so that its lookup's cached plan probes the unique index
+    planner = {"jit=off", "max_parallel_workers_per_gather=0", "enable_seqscan=off", "enable_bitmapscan=off"}
     assert all(r[1][0] == "search_path=pg_catalog, pg_temp" and set(r[1][1:]) <= planner for r in rows)
 
 

@@ -67,3 +67,48 @@ def test_the_duplicate_key_lookup_probes_the_unique_index_whatever_the_statistic
     with pytest.raises(psycopg.Error) as info:
         ledger_conn.execute(IMPORT, ("A-", "e-", 1))
     assert info.value.sqlstate == "LD301"
+
+
+
+REANALYSIS = """
+SELECT added FROM ledger.replace_findings(p_scope => 'import', p_kind => 'analysis', p_review_run => %s,
+    p_findings => (SELECT jsonb_agg(jsonb_build_object('finding_key', %s || g, 'title', 'Finding ' || g,
+                                                       'paths', jsonb_build_array('src/file' || g || '.py:3')))
+                     FROM generate_series(1, %s) AS g),
+    p_tool => 'ruff')
+"""
+
+
+def test_a_reanalysis_probes_the_unique_index_whatever_the_statistics(
+        new_table_conn: psycopg.Connection) -> None:
+    """replace_findings runs one lookup of (scope, finding_key) per element, report_finding's, whose generic
+    plan, cached while the table looked empty, walked finding_scope_slug_key by scope and made a first import of
+    N results into a never analysed table O(N^2); the anchors before are read for the whole set at once."""
+    conn = new_table_conn
+    load_auto_explain(conn)
+
+    def plans(run: str, prefix: str, n: int) -> list[str]:
+        with nested_plans(conn, lambda text: "f.finding_key = v_key" in text or "finding_key = $2" in text) as found:
+            conn.execute(REANALYSIS, (run, prefix, n))
+        return found
+
+    first = plans("r1", "A-", 200)
+    assert len(first) == 200  # one lookup per element
+    assert_unique_index(first[6:])
+    # analysed while small, then grown: the same
+    conn.execute("ANALYZE ledger.finding")
+    assert_unique_index(plans("r2", "A-", 200)[6:])
+    assert_unique_index(plans("r3", "B-", 200)[6:])
+
+
+def test_the_absent_set_is_found_by_id_whatever_the_statistics(new_table_conn: psycopg.Connection) -> None:
+    """The findings a re-analysis no longer reports are joined by id (hashed, or finding_pkey); a nested loop that
+    walked the set of ids once per active finding (chosen while the table looked empty) was O(N^2)."""
+    conn = new_table_conn
+    load_auto_explain(conn)
+    conn.execute(REANALYSIS, ("r1", "A-", 200))
+    with nested_plans(conn, lambda text: "EXCEPT" in text and "unnest(v_present)" in text) as found:
+        assert conn.execute(REANALYSIS.replace("p_tool", "p_actor => NULL, p_tool"), ("r2", "B-", 1)).fetchone()
+    [plan] = found
+    assert "Join Filter" not in plan and ("Hash Join" in plan or "finding_pkey" in plan), plan
+    assert conn.execute("SELECT count(*) FROM ledger.finding WHERE superseded_at IS NULL").fetchone() == (1,)

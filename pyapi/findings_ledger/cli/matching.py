@@ -17,6 +17,7 @@ from .helpers import (
     create_option,
     dsn_option,
     offer_create,
+    progress_bar,
     renames_option,
     unreadable_warning,
     user_errors,
@@ -49,10 +50,15 @@ from .helpers import (
     "--root", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
     help="SARIF: the repository the locations are relative to (default: the current directory)",
 )
+@click.option(
+    "--producer-root", default=None, metavar="PATH",
+    help="SARIF: the checkout the log was made in (a CI job's path or file: URI); its absolute URIs are taken "
+         "relative to it",
+)
 @user_errors
 def import_findings(dsn: str | None, source: Path, scope: str | None, workspace: Path | None,
                     task_group: str | None, observed_text: str | None,
-                    observed_commit: tuple[str, str] | None, root: Path | None) -> None:
+                    observed_commit: tuple[str, str] | None, root: Path | None, producer_root: str | None) -> None:
     """Import SOURCE: a findings directory (YYYY-MM-DD-<slug>.md files with
     YAML front matter), one such file, a drift-review JSON file, or a SARIF
     2.1.0 log (*.sarif, *.sarif.json: each run replaces the previous set of
@@ -67,13 +73,27 @@ def import_findings(dsn: str | None, source: Path, scope: str | None, workspace:
     if (scope is None) == (workspace is None):
         raise click.UsageError("give exactly one of --scope and --workspace")
     if source.is_file() and sarif.is_sarif_path(source):
-        runs = sarif.read_sarif(source, root=root)  # bad input: one line, before connecting
-        with connect(dsn) as conn:
-            if workspace is not None:
-                scope = importers.workspace_scope(conn, workspace)
-            assert scope is not None
-            with conn.transaction():
-                done = [sarif.replace_run(conn, scope, run) for run in runs]
+        progress = progress_bar()
+        with progress:
+            task = progress.add_task(f"reading {source.name}", total=None)
+            # bad input: one line, before connecting
+            runs = sarif.read_sarif(source, root=root, producer_root=producer_root)
+            with connect(dsn) as conn:
+                if workspace is not None:
+                    scope = importers.workspace_scope(conn, workspace)
+                assert scope is not None
+                done = []
+                with conn.transaction():
+                    sarif.watch_client(conn)
+                    for i, run in enumerate(runs):
+                        progress.update(task, total=len(runs), completed=i,
+                                        description=f"importing run {i + 1} of {len(runs)} ({run.tool}: "
+                                                    f"{len(run.findings)} results)")
+                        done.append(sarif.replace_run(conn, scope, run))
+                    progress.update(task, completed=len(runs), description="committing")
+        for run in runs:
+            for warning in run.warnings:
+                click.echo(f"warning: {warning}", err=True)
         for imported in done:
             r, run = imported.result, imported.run
             click.echo(f"{run.tool}{'/' + run.category if run.category else ''} run {run.review_run}: "
