@@ -14,7 +14,13 @@
 --   would_supersede and the finding stays), outcome held, and the later
 --   requests become moot;
 --   it does not hold: audit check_failed naming the part that failed,
---   outcome failed, go on with the next one;
+--   outcome failed; when the finding's kind has touch mode flag in its
+--   scope (ledger._touch_mode: the shipped mode of kind drift), also audit
+--   flagged (would_flag under hygiene_mode dry): the merge touched what the
+--   check names and the finding stays, so the next prompt lists the merge
+--   as "possibly resolved by" for its reader to verify
+--   (ledger.verify_finding), which catches a check its reviewer wrote
+--   wrong; go on with the next one;
 --   it holds on the tree of a merge before the finding's latest decision
 --   by a person (ledger._overruled_by_person: a restore or dismissal
 --   audited after the merge's check_requested row): audit check_overruled,
@@ -33,6 +39,7 @@ DECLARE
     v_r     ledger.file_state_request;
     v_m     ledger.merge;
     v_mode  text;
+    v_flag  boolean;
     v_holds boolean;
     v_part  text;
     v_done  boolean := false;
@@ -41,7 +48,8 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
-    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_f.scope;
+    SELECT s.hygiene_mode, ledger._touch_mode(s.touch_modes, v_f.kind) = 'flag' INTO v_mode, v_flag
+      FROM ledger.scope s WHERE s.scope = v_f.scope;
     FOR v_r IN
         SELECT r.* FROM ledger.file_state_request r
          WHERE r.finding_id = p_finding_id AND r.outcome IS NULL
@@ -91,6 +99,16 @@ BEGIN
                     format('the finding''s check did not hold on the tree of %s: %s failed', v_m.commit_sha, v_part),
                     jsonb_build_object('finding_key', v_f.finding_key, 'kind', v_f.kind, 'part', v_part,
                                        'paths', to_jsonb(v_r.paths), 'commit_sha', v_m.commit_sha));
+            IF v_flag AND v_mode IN ('on', 'dry') THEN
+                INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
+                VALUES (v_f.scope, v_f.id, v_m.id, CASE WHEN v_mode = 'on' THEN 'flagged' ELSE 'would_flag' END,
+                        'check', v_part,
+                        format('%s touched what the finding''s check names and the check did not hold (%s failed); '
+                               'touch mode flag: the finding stays, listed as possibly resolved for its reader to verify',
+                               v_m.commit_sha, v_part),
+                        jsonb_build_object('finding_key', v_f.finding_key, 'kind', v_f.kind, 'part', v_part,
+                                           'commit_sha', v_m.commit_sha, 'touch_mode', 'flag'));
+            END IF;
             UPDATE ledger.file_state_request r SET outcome = 'failed', part = v_part WHERE r.id = v_r.id;
         END IF;
     END LOOP;
@@ -98,4 +116,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._settle_checks(bigint) IS
-'Settle a checked finding''s file-state requests in merge order: moot once the finding is not active; stop at the first pending one; held: supersede by that merge, rule check (audit superseded, evidence the part that held; would_supersede unless hygiene_mode is on), later requests moot; failed: audit check_failed naming the part; held on the tree of a merge before the finding''s latest decision by a person: audit check_overruled, outcome overruled, the finding stays. The caller holds the finding''s row lock. (finding_id bigint) -> void. Raises nothing.';
+'Settle a checked finding''s file-state requests in merge order: moot once the finding is not active; stop at the first pending one; held: supersede by that merge, rule check (audit superseded, evidence the part that held; would_supersede unless hygiene_mode is on), later requests moot; failed: audit check_failed naming the part, and flagged (would_flag when dry) when the finding''s kind has touch mode flag, so the prompt lists the merge for its reader to verify; held on the tree of a merge before the finding''s latest decision by a person: audit check_overruled, outcome overruled, the finding stays. The caller holds the finding''s row lock. (finding_id bigint) -> void. Raises nothing.';

@@ -161,7 +161,8 @@ def test_added_and_deleted_decide_in_sql_without_a_pending_request(ledger_conn: 
 def test_added_and_deleted_can_decide_that_the_check_fails(ledger_conn: psycopg.Connection) -> None:
     f = checked(ledger_conn, {"path_exists": "src/app.py"})
     r = fl.record_merge(ledger_conn, "s", "a" * 40, paths=["src/app.py"], added=[], deleted=["src/app.py"])
-    assert audit(ledger_conn, f.id)[-1] == (r.merge_id, "check_failed", "check", "path_exists")
+    assert audit(ledger_conn, f.id)[-2:] == [(r.merge_id, "check_failed", "check", "path_exists"),
+                                             (r.merge_id, "flagged", "check", "path_exists")]  # kind drift: flag
     assert state(ledger_conn, f.id) == (False, None, None)
     # a modification (touched, neither added nor deleted) says the file exists
     r2 = fl.record_merge(ledger_conn, "s", "b" * 40, paths=["src/app.py"], added=[], deleted=[])
@@ -186,7 +187,8 @@ def test_a_resolving_message_opens_a_request_instead_of_retiring(ledger_conn: ps
     assert state(ledger_conn, f.id) == (False, None, None)
     out = fl.record_file_states(ledger_conn, r.merge_id, {"src/app.py": "nothing yet"})
     assert [o.outcome for o in out] == ["failed"]
-    assert audit(ledger_conn, f.id)[-1] == (r.merge_id, "check_failed", "check", "file_contains")
+    assert audit(ledger_conn, f.id)[-2:] == [(r.merge_id, "check_failed", "check", "file_contains"),
+                                             (r.merge_id, "flagged", "check", "file_contains")]  # kind drift: flag
 
 
 def test_a_merge_older_than_the_finding_opens_nothing(ledger_conn: psycopg.Connection) -> None:
@@ -257,3 +259,32 @@ def test_the_shipped_default_touch_mode_is_in_one_place(ledger_conn: psycopg.Con
         "SELECT ledger._touch_mode(%s, 'drift'), ledger._touch_mode(%s, 'review')",
         (Jsonb({"drift": "flag", "*": "recheck"}), Jsonb({"drift": "flag", "*": "recheck"}))).fetchone() == (
         "flag", "recheck")
+
+
+def test_a_failed_check_flags_the_finding_for_its_reader_under_touch_mode_flag(
+        ledger_conn: psycopg.Connection) -> None:
+    """A check its reviewer wrote wrong never holds: under touch mode flag (the shipped mode of kind
+    drift) a merge that touched what the check names and failed it is listed as "possibly resolved"
+    in the next prompt, and the reader's verdict retires the finding by that merge; under retire
+    the check alone decides, and nothing is flagged."""
+    f = checked(ledger_conn, CONTAINS)
+    r = fl.record_merge(ledger_conn, "s", "a" * 40, paths=["src/app.py"], message="Rename night_shift to nightshift")
+    out = fl.record_file_states(ledger_conn, r.merge_id, {"src/app.py": "def nightshift():\n    return 1\n"})
+    assert [o.outcome for o in out] == ["failed"]
+    assert audit(ledger_conn, f.id)[-2:] == [(r.merge_id, "check_failed", "check", "file_contains"),
+                                             (r.merge_id, "flagged", "check", "file_contains")]
+    assert state(ledger_conn, f.id) == (False, None, None)
+    [shown] = fl.read_prompt_findings(ledger_conn, "s").findings
+    assert [t.sha for t in shown.touched_by] == ["a" * 40]
+    text = fl.read_prompt_text(ledger_conn, "s").prompt
+    assert f"possibly resolved by {'a' * 12} (Rename night_shift to nightshift)" in text
+    v = fl.verify_finding(ledger_conn, f.id, "resolved", "renamed: nightshift() is the new command", "agent-7")
+    assert (v.action, v.rule, v.merge_id) == ("superseded", "verified", r.merge_id)
+    assert state(ledger_conn, f.id) == (True, r.merge_id, "verified")
+    # under retire, the check alone decides: a failed check flags nothing
+    fl.set_match_policy(ledger_conn, "t", create=True, touch="retire", touch_kind="drift")
+    g = checked(ledger_conn, CONTAINS, scope="t")
+    r2 = fl.record_merge(ledger_conn, "t", "b" * 40, paths=["src/app.py"])
+    fl.record_file_states(ledger_conn, r2.merge_id, {"src/app.py": "pass\n"})
+    assert [a[1] for a in audit(ledger_conn, g.id)] == ["check_requested", "check_failed"]
+    assert fl.read_prompt_findings(ledger_conn, "t").findings[0].touched_by == ()

@@ -162,8 +162,9 @@ def test_the_oracle_rows_and_their_targets(case_dir: Path, ledger_dsn: str) -> N
     assert (rows[VERIFIER][verdicts], rows[VERIFIER][stale], rows[VERIFIER][first]) == (
         "3 (2, 1)", "0.0%, 0.0%", "2 (100%, 100%)")
     assert [rows[VERIFIER_CHECKS][h] for h in counts] == ["2", "0", "0", "0", "0", "100%", "100%"]
-    # a checked finding is never flagged: no verdict asked
-    assert (rows[VERIFIER_CHECKS][verdicts], rows[VERIFIER_CHECKS][stale]) == ("0 (0, 0)", "0.0%, 0.0%")
+    # a checked finding is flagged only where its check fails on a touch (F01 at the version bump): the
+    # reader is asked once and finds it still true; the fix's tree then holds the check
+    assert (rows[VERIFIER_CHECKS][verdicts], rows[VERIFIER_CHECKS][stale]) == ("1 (0, 1)", "0.0%, 0.0%")
     # without a verifier, flag keeps both fixed findings: group 3's prompt is 46 of its 69 characters stale
     # (F01), group 4's all of them: mean (0 + 0 + 46/69 + 1) / 4
     assert (rows["--touch flag"][verdicts], rows["--touch flag"][stale], rows["--touch flag"][first]) == (

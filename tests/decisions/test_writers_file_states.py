@@ -150,7 +150,7 @@ def test_record_merge_with_a_repo_returns_what_its_answer_decided(
                                          hunks=m.hunks_json(), repo=repo)
     assert results["touch"].superseded == []
     assert [(d.action, d.rule) for d in results["touch"].decisions] == [
-        ("check_requested", "path"), ("check_failed", "check")]
+        ("check_requested", "path"), ("check_failed", "check"), ("flagged", "check")]  # kind drift: flag
     assert results["fix"].recorded is True
     assert results["fix"].superseded == [fid]
     assert [(d.finding_id, d.action, d.rule) for d in results["fix"].decisions][-1] == (fid, "superseded", "check")
