@@ -320,7 +320,11 @@ def read_prompt_text(
     ``max_chars``, ``max_touches``, ``max_age``, ``current_group``,
     ``max_groups``), one block per finding (``[severity] title (finding
     id)``, ``paths: ...``, the description, the touch lines of a flagged
-    finding), blocks separated by an empty line. Raises what
+    finding), blocks separated by an empty line. ``len(prompt)`` never
+    exceeds ``max_chars``: the labels and empty lines count, and the
+    findings after the longest prefix of blocks that fits are counted in
+    ``omitted_count``/``omitted_chars`` (the figures in
+    :func:`read_prompt_findings`' units). Raises what
     :func:`read_prompt_findings` raises: ``NotFound`` (LD005, unknown
     scope), ``ValueRequired`` (LD002, ``max_touches`` None, ``max_groups``
     without ``current_group``), ``ValueInvalid`` (LD003, negative budget,

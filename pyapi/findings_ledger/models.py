@@ -583,9 +583,11 @@ class PromptText:
     (``ledger.read_prompt_text``): ``prompt``, one block per finding
     (``[severity] title (finding id)``, ``paths: ...``, the description, the
     touch lines of a flagged finding), blocks separated by an empty line;
-    the four figures are those of :class:`PromptSelection` for the same
-    selection (the budget counts title, description and touch lines, not
-    the label around them)."""
+    ``len(prompt)`` is within the budget, labels and empty lines counted:
+    the findings of :class:`PromptSelection`'s selection after the longest
+    prefix of blocks that fits are counted as omitted; the figures are in
+    :class:`PromptSelection`'s units (``included_chars``: title,
+    description and touch-line characters of the printed findings)."""
 
     prompt: str
     included_count: int

@@ -103,7 +103,7 @@ def test_the_prompt_text_prints_each_finding_with_its_touch_lines(
         3, sel.included_chars, 0, 0)
 
 
-def test_the_budget_counts_the_touch_lines_and_both_reads_agree(
+def test_the_budget_counts_the_touch_lines_and_the_text_keeps_within_it(
         ledger_conn: psycopg.Connection, scope: dict[str, Any]) -> None:
     f1 = scope["f1"]
     full = fl.read_prompt_findings(ledger_conn, "s")
@@ -115,18 +115,31 @@ def test_the_budget_counts_the_touch_lines_and_both_reads_agree(
     assert f1_chars - 1 > title_only
     exact = fl.read_prompt_findings(ledger_conn, "s", max_chars=f1_chars)
     assert ([f.id for f in exact.findings], exact.included_chars) == ([f1], f1_chars)
-    for budget in (0, f1_chars - 1, f1_chars, f1_chars + 27, 10_000, None):
+    for budget in (0, f1_chars - 1, f1_chars, f1_chars + 27, f1_chars + 60, 10_000, None):
         for kinds in (None, ["drift"], ["review"]):
             sel = fl.read_prompt_findings(ledger_conn, "s", max_chars=budget, kinds=kinds)
             text = fl.read_prompt_text(ledger_conn, "s", max_chars=budget, kinds=kinds)
-            assert (text.included_count, text.included_chars, text.omitted_count, text.omitted_chars) == (
-                sel.included_count, sel.included_chars, sel.omitted_count, sel.omitted_chars)
-            assert [int(line.rsplit("(finding ", 1)[1].rstrip(")")) for line in text.prompt.split("\n")
-                    if line.startswith("[")] == [f.id for f in sel.findings]
-            if budget is not None:
-                assert sel.included_chars <= budget
-            # what is printed is what the budget counts, plus the label lines
-            assert all(f.prompt_text().split("\n")[0] in text.prompt for f in sel.findings)
+            printed = [int(line.rsplit("(finding ", 1)[1].rstrip(")")) for line in text.prompt.split("\n")
+                       if line.startswith("[")]
+            # the text prints a prefix of the selection, in its order, and says what it left out
+            assert printed == [f.id for f in sel.findings][:len(printed)] and text.included_count == len(printed)
+            assert text.included_count + text.omitted_count == sel.included_count + sel.omitted_count
+            assert text.included_chars == sum(len(f.prompt_text()) for f in sel.findings[:len(printed)])
+            left = sel.findings[len(printed):]
+            assert text.omitted_chars == sel.omitted_chars + sum(len(f.title) + (1 + len(f.description) if
+                                                                                  f.description else 0) for f in left)
+            if budget is None:
+                assert printed == [f.id for f in sel.findings]
+            else:
+                # the budget holds for the text itself, labels and empty lines counted
+                assert len(text.prompt) <= budget and sel.included_chars <= budget
+                if left:  # the next block would not have fitted (no description here holds an empty line)
+                    blocks = fl.read_prompt_text(ledger_conn, "s", kinds=kinds).prompt.split("\n\n")
+                    assert len(text.prompt) + (2 if printed else 0) + len(blocks[len(printed)]) > budget
+            assert all(f.prompt_text().split("\n")[0] in text.prompt for f in sel.findings[:len(printed)])
+    # F1's block with its label is longer than what read_prompt_findings counts: that budget prints nothing
+    tight = fl.read_prompt_text(ledger_conn, "s", max_chars=f1_chars)
+    assert (tight.prompt, tight.included_count, tight.omitted_count) == ("", 0, 3)
 
 
 def test_a_still_true_verdict_clears_the_touches_from_the_prompt(
