@@ -90,6 +90,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     # the empty partial index
     "0039_policy_kind_warning_and_tas": {"agent_task": "AccessExclusiveLock"},
     "0040_sarif_suppressions_and_line": {},  # functions replaced (replace_findings, report_finding)
+    "0041_failed_checks_flag_the_prom": {},  # functions replaced (_settle_checks, read_prompt_text)
 }
 
 STRENGTH = [
