@@ -90,6 +90,8 @@ SUBSET_EXCLUDES = {
     "their psql output is the default server's",
     "tests/sql/test_scope_names_and_times.py": "40 s: 12 ways of writing x 7 refused scope names, the scope and time "
     "checks test_hostile_input runs too (the coverage check proves they ran)",
+    "tests/reliability/test_failover.py": "a primary and a streaming standby (pg_basebackup, which the npm builds "
+    "do not ship); make test-stress runs it on the default server",
     "tests/migrations/test_offline_sql.py": "70 s: every revision applied a second and third way "
     "(alembic --sql, psql -f) and compared; the same SQL files run on this server online in test_alembic and "
     "test_revision_locks",
