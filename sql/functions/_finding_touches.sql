@@ -5,9 +5,11 @@
 --   a touch        an audit row 'flagged' of the finding (a merge touched
 --                  a path of an unchecked finding whose kind's touch mode
 --                  is flag), written after the finding's last
---                  'verified_still_true' audit row (ledger.verify_finding):
---                  a still_true verdict clears the flag, and only touches
---                  after it count. Derived from the audit alone: no other
+--                  'verified_still_true' audit row (ledger.verify_finding)
+--                  and after its last 'restored' or 'reopened' row: a
+--                  still_true verdict clears the flag, and so does a
+--                  person's restore or a reopen (the touches before it were
+--                  judged by that decision); only touches after them count. Derived from the audit alone: no other
 --                  state to keep in sync.
 --   touched_count  how many touches count (0: the finding is not flagged);
 --   touches        the latest p_max_touches of them, oldest first:
@@ -46,7 +48,7 @@ BEGIN
     END IF;
     SELECT coalesce(max(b.id), 0) INTO v_after
       FROM ledger.supersession b
-     WHERE b.finding_id = p_finding_id AND b.action = 'verified_still_true';
+     WHERE b.finding_id = p_finding_id AND b.action IN ('verified_still_true', 'restored', 'reopened');
     RETURN QUERY
         WITH t AS (
             SELECT a.id, a.merge_id
@@ -77,4 +79,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._finding_touches(bigint, integer) IS
-'The touches of a flagged finding a prompt shows: flagged audit rows after its last verified_still_true verdict. (finding_id bigint, max_touches integer) -> TABLE(touched_count integer: all of them, touches jsonb: the latest max_touches [{merge_id, sha, subject}] oldest first or NULL, touch_lines text[]: one "possibly resolved by <sha 12> (<subject>): verify with ledger.verify_finding(<id>, ...)" line per shown touch, then one counting those not listed). Raises nothing.';
+'The touches of a flagged finding a prompt shows: flagged audit rows after its last verified_still_true verdict, restore or reopen. (finding_id bigint, max_touches integer) -> TABLE(touched_count integer: all of them, touches jsonb: the latest max_touches [{merge_id, sha, subject}] oldest first or NULL, touch_lines text[]: one "possibly resolved by <sha 12> (<subject>): verify with ledger.verify_finding(<id>, ...)" line per shown touch, then one counting those not listed). Raises nothing.';

@@ -7,7 +7,9 @@
 -- shown with its touches and the hint to call this function; the verdict
 -- goes back into the ledger here. Returns the audit row it wrote.
 --   the touch judged  the latest flagged audit row of the finding after its
---                     last verified_still_true row (what read_prompt_findings
+--                     last verified_still_true, restored or reopened row (a
+--                     person's restore stands over the touches before it;
+--                     what read_prompt_findings
 --                     and read_prompt_text list last), read before the
 --                     finding is locked: its merge is the audit row's
 --                     merge_id, its commit_sha and subject go into detail;
@@ -110,7 +112,8 @@ BEGIN
       FROM ledger.supersession a
      WHERE a.finding_id = v_before.id AND a.action = 'flagged' AND a.merge_id IS NOT NULL
        AND a.id > coalesce((SELECT max(b.id) FROM ledger.supersession b
-                             WHERE b.finding_id = v_before.id AND b.action = 'verified_still_true'), 0)
+                             WHERE b.finding_id = v_before.id
+                               AND b.action IN ('verified_still_true', 'restored', 'reopened')), 0)
      ORDER BY a.id DESC
      LIMIT 1;
     SELECT m.* INTO v_merge FROM ledger.merge m WHERE m.id = v_touch;
@@ -159,4 +162,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.verify_finding(bigint, text, text, text) IS
-'An agent''s verdict on a finding it was shown (a flagged one: its latest touch after the last still_true verdict is the merge judged). resolved: audit superseded (rule verified, evidence, actor = verifier, merge_id = the touch) then the finding is superseded by that merge (by the verifier without one); would_supersede under hygiene_mode dry or off. still_true: audit verified_still_true, which clears the flag (touches count after it). A finding superseded while the call waited for its lock: audit already_superseded, returned. SECURITY DEFINER (ledger_agent). (finding_id bigint, verdict text: resolved | still_true, evidence text, verifier text) -> ledger.supersession (the audit row written). Raises LD002, LD003, LD004, LD005, LD302 (finding superseded or dismissed), LD401; nothing written on error.';
+'An agent''s verdict on a finding it was shown (a flagged one: its latest touch after the last still_true verdict, restore or reopen is the merge judged). resolved: audit superseded (rule verified, evidence, actor = verifier, merge_id = the touch) then the finding is superseded by that merge (by the verifier without one); would_supersede under hygiene_mode dry or off. still_true: audit verified_still_true, which clears the flag (touches count after it). A finding superseded while the call waited for its lock: audit already_superseded, returned. SECURITY DEFINER (ledger_agent). (finding_id bigint, verdict text: resolved | still_true, evidence text, verifier text) -> ledger.supersession (the audit row written). Raises LD002, LD003, LD004, LD005, LD302 (finding superseded or dismissed), LD401; nothing written on error.';

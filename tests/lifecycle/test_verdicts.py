@@ -229,3 +229,18 @@ def test_a_plain_sql_caller_gets_the_same_audit_row(ledger_conn: psycopg.Connect
         row = agent.execute("SELECT (v).action, (v).merge_id, (v).actor FROM "
                             "(SELECT ledger.verify_finding(%s, 'resolved', 'gone', 'mcp') AS v) x", (f,)).fetchone()
     assert row == ("superseded", m1, "mcp")
+
+
+def test_a_restore_stands_over_the_touches_before_it(ledger_conn: psycopg.Connection) -> None:
+    """A person restored the finding after a verdict retired it: the touches before the restore were
+    judged, the prompt lists none of them, and a later verdict judges only a later touch (here none:
+    a resolved verdict then retires by the verifier, not by the old merge)."""
+    f = drift(ledger_conn)
+    m1 = touch(ledger_conn, SHA1, "Move night-shift into its own package")
+    assert verify(ledger_conn, f, "resolved").merge_id == m1
+    fl.restore_finding(ledger_conn, f, "alice", "night-shift is still registered in app.py")
+    assert touches(ledger_conn, f) == []
+    assert "possibly resolved" not in fl.read_prompt_text(ledger_conn, "s").prompt
+    m2 = touch(ledger_conn, SHA2, "Drop the night-shift command")
+    assert touches(ledger_conn, f) == [SHA2]
+    assert verify(ledger_conn, f, "resolved").merge_id == m2
