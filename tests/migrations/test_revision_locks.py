@@ -91,6 +91,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0039_policy_kind_warning_and_tas": {"agent_task": "AccessExclusiveLock"},
     "0040_sarif_suppressions_and_line": {},  # functions replaced (replace_findings, report_finding)
     "0041_failed_checks_flag_the_prom": {},  # functions replaced (_settle_checks, read_prompt_text)
+    "0042_touches_count_after_a_resto": {},  # functions replaced (_finding_touches, verify_finding)
 }
 
 STRENGTH = [
