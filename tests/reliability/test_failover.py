@@ -618,6 +618,81 @@ def test_a_copy_of_merges_cut_by_the_failover_is_whole_or_absent_and_redelivered
     assert time.monotonic() - started < 30
 
 
+def recheck_audit(conn: psycopg.Connection[Any], ids: list[int]) -> dict[int, list[tuple[str, str | None]]]:
+    """The audit rows of each recheck request (its finding and merge): (action, actor), in order."""
+    rows = conn.execute(
+        "SELECT r.id, a.action, a.actor FROM ledger.recheck_request r JOIN ledger.supersession a "
+        "ON a.finding_id = r.finding_id AND a.merge_id = r.merge_id WHERE r.id = ANY(%s) ORDER BY r.id, a.id",
+        (ids,))
+    audit: dict[int, list[tuple[str, str | None]]] = {rid: [] for rid in ids}
+    for rid, action, actor in rows:
+        audit[rid].append((action, actor))
+    return audit
+
+
+@pytest.mark.stress
+def test_a_recheck_answered_before_the_failover_is_refused_on_the_stale_connection_and_not_applied_twice(
+        pair: Pair) -> None:
+    """A verifier claims two recheck requests and answers the first on the primary
+    (acknowledged: the synchronous standby has it). The primary is killed and the standby
+    promoted. On the verifier's connection to the old primary every answer fails with a
+    connection error and nothing is applied; reconnected through the DSN list, the same answer
+    again is a no-op (one audit row, not two), another answer is refused (LD103), and the second
+    request is answered once."""
+    started = time.monotonic()
+    stale = psycopg.connect(pair.primary.dsn(DB), autocommit=True)  # the old primary itself, not the DSN list
+    first, second = (r.id for r in fl.claim_rechecks(stale, "fo-recheck", "v-stale", max=2))
+    evidence = f"fixed: request {first}"
+    answered = fl.answer_recheck(stale, first, True, evidence, verifier="v-stale")
+    assert answered.outcome == "resolved"
+    before = recheck_audit(stale, [first, second])
+    assert [action for action, actor in before[first] if actor == "v-stale"] == ["superseded"]
+    assert [action for action, actor in before[second] if actor == "v-stale"] == []
+
+    killed_at = time.monotonic()
+    cluster.kill_postmaster(pair.primary)
+    cluster.promote(pair.standby)
+    promote_seconds = time.monotonic() - killed_at
+    for rid, resolved in ((first, True), (first, False), (second, False)):
+        with pytest.raises(psycopg.OperationalError) as raised:
+            fl.answer_recheck(stale, rid, resolved, evidence if rid == first else "still wrong", verifier="v-stale")
+        assert connection_lost(stale, raised.value), raised.value
+    stale.close()
+
+    conn = connect_retrying(pair.dsn_list(), timeout=RECONNECT_SECONDS)
+    try:
+        assert conn.execute("SELECT inet_server_port(), pg_is_in_recovery()").fetchone() == (pair.standby.port, False)
+        # what the acknowledged answer wrote is there, and nothing the stale connection sent
+        assert recheck_audit(conn, [first, second]) == before
+        assert conn.execute("SELECT id, verifier, answered_at IS NOT NULL, resolved, outcome "
+                            "FROM ledger.recheck_request WHERE id = ANY(%s) ORDER BY id",
+                            ([first, second],)).fetchall() == [
+            (first, "v-stale", True, True, "resolved"), (second, "v-stale", False, None, None)]
+        # the same answer again: a no-op; another answer: refused, nothing written
+        again = fl.answer_recheck(conn, first, True, evidence, verifier="v-stale")
+        assert (again.answered_at, again.resolved, again.outcome) == (answered.answered_at, True, "resolved")
+        with pytest.raises(fl.LeaseInvalid) as refused:
+            fl.answer_recheck(conn, first, False, evidence, verifier="v-stale")
+        assert refused.value.sqlstate == "LD103"
+        with pytest.raises(fl.LeaseInvalid):
+            fl.answer_recheck(conn, first, True, "another evidence", verifier="v-stale")
+        # the request the stale connection could not answer is answered once
+        kept = fl.answer_recheck(conn, second, False, "still wrong", verifier="v-stale")
+        assert kept.outcome == "kept"
+        fl.answer_recheck(conn, second, False, "still wrong", verifier="v-stale")
+        after = recheck_audit(conn, [first, second])  # per request: the merge's touch, then one answer
+        assert after == {first: [("recheck_requested", None), ("superseded", "v-stale")],
+                         second: [("recheck_requested", None), ("recheck_kept", "v-stale")]}
+        assert conn.execute("SELECT count(*) FROM ledger.supersession a JOIN ledger.recheck_request r "
+                            "ON r.finding_id = a.finding_id WHERE r.id = %s AND a.action = 'superseded'",
+                            (first,)).fetchone() == (1,)
+    finally:
+        conn.close()
+    print(f"\nrecheck {first} answered before the failover, {second} after it: audit {after}; "
+          f"promoted in {promote_seconds:.2f} s, test {time.monotonic() - started:.1f} s")
+    assert time.monotonic() - started < 30
+
+
 @pytest.mark.parametrize("verb", ["replay-git", "import-findings", "migrate", "active"])
 def test_a_dsn_list_with_every_server_down_is_one_error_line(tmp_path: Path, verb: str) -> None:
     """No server of the list up: one ``error:`` line, exit 1, nothing on stdout (and nothing
