@@ -17,6 +17,11 @@ finishes its quota. Then:
   mid-run at the kill, reconnected and recorded every commit exactly once;
 * the NOTIFY listener, reconnected and caught up from the audit, has seen every event.
 
+Two more cases, each on its own pair: a COPY of merges cut by the failover (mid-COPY, or its
+COMMIT flushed on the standby but unacknowledged) is on the new primary whole or not at all, and
+its redelivery records every merge once; a recheck answer sent on a connection to the dead
+primary applies nothing, and given again through the DSN list is a no-op (another answer: LD103).
+
 The clusters are this test's own (ports LEDGER_FAILOVER_PGPORT and the next one, else
 LEDGER_PGPORT + 101 and + 102, else 54347 and 54348, in
 /tmp/findings-ledger-failover-<uid>.<port>), removed at the end.
