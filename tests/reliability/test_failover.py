@@ -17,6 +17,11 @@ finishes its quota. Then:
   mid-run at the kill, reconnected and recorded every commit exactly once;
 * the NOTIFY listener, reconnected and caught up from the audit, has seen every event.
 
+Two more cases, each on its own pair: a COPY of merges cut by the failover (mid-COPY, or its
+COMMIT flushed on the standby but unacknowledged) is on the new primary whole or not at all, and
+its redelivery records every merge once; a recheck answer sent on a connection to the dead
+primary applies nothing, and given again through the DSN list is a no-op (another answer: LD103).
+
 The clusters are this test's own (ports LEDGER_FAILOVER_PGPORT and the next one, else
 LEDGER_PGPORT + 101 and + 102, else 54347 and 54348, in
 /tmp/findings-ledger-failover-<uid>.<port>), removed at the end.
@@ -474,6 +479,223 @@ def test_failover_under_load_loses_nothing_acknowledged(pair: Pair, tmp_path: Pa
               f"{how.count('catch-up')} by catching up from the audit after the reconnect and at the end")
     assert clients["prompt reads"].work > 0
     assert time.monotonic() - started < 90
+
+
+COPY_SQL = "COPY ledger.merge (scope, commit_sha, message, paths) FROM STDIN"
+N_COPY = 300  # merges in the COPY batch
+COPY_EVERY = 10  # every tenth merge of the batch retires a drift finding seeded for it
+
+
+def copy_batch() -> list[tuple[str, str, str, list[str]]]:
+    """The batch: N_COPY merges of scope fo-copy (full shas), each touching its own path. The
+    messages are padded so the batch leaves the client in several chunks (psycopg sends COPY
+    data 32 KiB at a time): the server has part of it while the client still writes."""
+    return [("fo-copy", f"c0{i:038x}", f"copy merge {i}\n\n" + "x" * 400, [f"cp/{i}.py"]) for i in range(N_COPY)]
+
+
+def redeliver(conn: psycopg.Connection[Any], batch: list[tuple[str, str, str, list[str]]]) -> int:
+    """Send ``batch`` again as a service redelivers merges (docs/sql.md, "Merges are recorded
+    once"): COPY it into a temporary table, then one ``INSERT ... SELECT ... ON CONFLICT
+    (scope, commit_sha) DO NOTHING`` in the batch's order, in one transaction. Returns the
+    merges recorded (a merge the scope holds is skipped)."""
+    with conn.transaction():
+        conn.execute("CREATE TEMP TABLE batch (ord int, scope text, commit_sha text, message text, paths text[]) "
+                     "ON COMMIT DROP")
+        with conn.cursor() as cur, cur.copy("COPY batch FROM STDIN") as copy:
+            for n, row in enumerate(batch):
+                copy.write_row((n, *row))
+        return conn.execute("INSERT INTO ledger.merge (scope, commit_sha, message, paths) "
+                            "SELECT scope, commit_sha, message, paths FROM batch ORDER BY ord "
+                            "ON CONFLICT (scope, commit_sha) DO NOTHING").rowcount
+
+
+def copy_state(conn: psycopg.Connection[Any]) -> tuple[int, int, int]:
+    """Scope fo-copy: (merges, superseded audit rows citing one of its merges, findings retired)."""
+    row = conn.execute(
+        "SELECT (SELECT count(*) FROM ledger.merge WHERE scope = 'fo-copy'), "
+        "(SELECT count(*) FROM ledger.supersession a JOIN ledger.merge m ON m.id = a.merge_id "
+        " WHERE a.scope = 'fo-copy' AND a.action = 'superseded'), "
+        "(SELECT count(*) FROM ledger.finding WHERE scope = 'fo-copy' AND superseded_at IS NOT NULL)").fetchone()
+    assert row is not None
+    return row[0], row[1], row[2]
+
+
+def wait_for(what: str, check: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"not seen in {timeout:g} s: {what}"
+        time.sleep(0.01)
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize(("kill_at", "outcome"), [("mid-copy", "none"), ("commit-unacknowledged", "all")])
+def test_a_copy_of_merges_cut_by_the_failover_is_whole_or_absent_and_redelivered_once(
+        pair: Pair, kill_at: str, outcome: str) -> None:
+    """A COPY of N_COPY merges in one transaction, the primary killed before its commit is
+    acknowledged: ``mid-copy`` (the server has inserted part of the rows, the client still
+    writes: the transaction never commits) or ``commit-unacknowledged`` (the COPY ended, the
+    COMMIT is written on the primary and streamed to the standby, which flushed it, but the
+    primary never acknowledged it: its synchronous standby is renamed away first, so the commit
+    waits). The promoted standby holds the whole batch with its audit rows, or none of it; the
+    client, reconnected through the DSN list, sends the batch again (and once more) and the scope
+    ends with every merge once and every finding superseded once."""
+    started = time.monotonic()
+    batch = copy_batch()
+    with psycopg.connect(pair.primary.dsn(DB), autocommit=True) as conn:
+        retire_drift_on_touch(conn, "fo-copy")
+        for i in range(0, N_COPY, COPY_EVERY):
+            fl.add_finding(conn, "fo-copy", f"cp{i} still wrong", paths=[f"cp/{i}.py"], kind="drift", observed_at=OLD)
+    dsn = pair.dsn_list(application_name="fo-copy")
+    client = psycopg.connect(dsn)  # one transaction: the COPY and its COMMIT
+    watch = psycopg.connect(pair.primary.dsn(DB), autocommit=True)
+
+    def copied() -> bool:
+        row = watch.execute("SELECT tuples_processed FROM pg_stat_progress_copy p JOIN pg_stat_activity a "
+                            "USING (pid) WHERE a.application_name = 'fo-copy'").fetchone()
+        return row is not None and row[0] > 0
+
+    def failover() -> float:
+        killed_at = time.monotonic()
+        cluster.kill_postmaster(pair.primary)
+        cluster.promote(pair.standby)
+        return time.monotonic() - killed_at
+
+    lost: list[BaseException] = []
+    if kill_at == "mid-copy":
+        with pytest.raises(psycopg.OperationalError) as raised:
+            with client.cursor() as cur, cur.copy(COPY_SQL) as copy:
+                for row in batch[:N_COPY // 2]:
+                    copy.write_row(row)
+                wait_for("the primary inserting the first rows of the COPY", copied)
+                promote_seconds = failover()
+                for row in batch[N_COPY // 2:]:
+                    copy.write_row(row)
+            client.commit()
+        lost.append(raised.value)
+    else:
+        with client.cursor() as cur, cur.copy(COPY_SQL) as copy:
+            for row in batch:
+                copy.write_row(row)
+        watch.execute("ALTER SYSTEM SET synchronous_standby_names = 'nobody'")
+        watch.execute("SELECT pg_reload_conf()")
+        wait_for("the standby no longer synchronous", lambda: watch.execute(
+            "SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby'").fetchone() == ("async",))
+
+        def commit() -> None:
+            try:
+                client.commit()
+            except BaseException as exc:  # noqa: BLE001 - asserted below
+                lost.append(exc)
+        committer = threading.Thread(target=commit)
+        committer.start()
+        wait_for("the COMMIT waiting for a synchronous standby, its WAL flushed on the standby", lambda: watch.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = 'fo-copy' "
+            "AND wait_event = 'SyncRep') AND (SELECT flush_lsn >= pg_current_wal_insert_lsn() "
+            "FROM pg_stat_replication WHERE application_name = 'standby')").fetchone() == (True,))
+        promote_seconds = failover()
+        committer.join(30)
+        assert not committer.is_alive()
+    watch.close()
+    assert len(lost) == 1 and isinstance(lost[0], psycopg.OperationalError), lost
+    assert connection_lost(client, lost[0]), lost[0]  # a connection error: the commit was never acknowledged
+    client.close()
+
+    retired = N_COPY // COPY_EVERY
+    conn = connect_retrying(dsn, timeout=RECONNECT_SECONDS)
+    try:
+        assert conn.execute("SELECT inet_server_port(), pg_is_in_recovery()").fetchone() == (pair.standby.port, False)
+        after_failover = copy_state(conn)
+        assert after_failover == {"none": (0, 0, 0), "all": (N_COPY, retired, retired)}[outcome]
+        first = redeliver(conn, batch)
+        again = redeliver(conn, batch)
+        assert (first, again) == ({"none": N_COPY, "all": 0}[outcome], 0)
+        assert copy_state(conn) == (N_COPY, retired, retired)
+        rows = conn.execute("SELECT commit_sha, message, paths FROM ledger.merge WHERE scope = 'fo-copy' ORDER BY id")
+        assert [(sha, message, paths) for sha, message, paths in rows] == [row[1:] for row in batch]
+        assert conn.execute(
+            "SELECT count(*) FROM (SELECT finding_id FROM ledger.supersession WHERE scope = 'fo-copy' "
+            "AND action = 'superseded' GROUP BY finding_id HAVING count(*) > 1) twice").fetchone() == (0,)
+    finally:
+        conn.close()
+    print(f"\ncopy of {N_COPY} merges, killed {kill_at}: new primary held {outcome} of it "
+          f"{after_failover}, redelivery recorded {first} then {again}; promoted in {promote_seconds:.2f} s, "
+          f"test {time.monotonic() - started:.1f} s")
+    assert time.monotonic() - started < 30
+
+
+def recheck_audit(conn: psycopg.Connection[Any], ids: list[int]) -> dict[int, list[tuple[str, str | None]]]:
+    """The audit rows of each recheck request (its finding and merge): (action, actor), in order."""
+    rows = conn.execute(
+        "SELECT r.id, a.action, a.actor FROM ledger.recheck_request r JOIN ledger.supersession a "
+        "ON a.finding_id = r.finding_id AND a.merge_id = r.merge_id WHERE r.id = ANY(%s) ORDER BY r.id, a.id",
+        (ids,))
+    audit: dict[int, list[tuple[str, str | None]]] = {rid: [] for rid in ids}
+    for rid, action, actor in rows:
+        audit[rid].append((action, actor))
+    return audit
+
+
+@pytest.mark.stress
+def test_a_recheck_answered_before_the_failover_is_refused_on_the_stale_connection_and_not_applied_twice(
+        pair: Pair) -> None:
+    """A verifier claims two recheck requests and answers the first on the primary
+    (acknowledged: the synchronous standby has it). The primary is killed and the standby
+    promoted. On the verifier's connection to the old primary every answer fails with a
+    connection error and nothing is applied; reconnected through the DSN list, the same answer
+    again is a no-op (one audit row, not two), another answer is refused (LD103), and the second
+    request is answered once."""
+    started = time.monotonic()
+    stale = psycopg.connect(pair.primary.dsn(DB), autocommit=True)  # the old primary itself, not the DSN list
+    first, second = (r.id for r in fl.claim_rechecks(stale, "fo-recheck", "v-stale", max=2))
+    evidence = f"fixed: request {first}"
+    answered = fl.answer_recheck(stale, first, True, evidence, verifier="v-stale")
+    assert answered.outcome == "resolved"
+    before = recheck_audit(stale, [first, second])
+    assert [action for action, actor in before[first] if actor == "v-stale"] == ["superseded"]
+    assert [action for action, actor in before[second] if actor == "v-stale"] == []
+
+    killed_at = time.monotonic()
+    cluster.kill_postmaster(pair.primary)
+    cluster.promote(pair.standby)
+    promote_seconds = time.monotonic() - killed_at
+    for rid, resolved in ((first, True), (first, False), (second, False)):
+        with pytest.raises(psycopg.OperationalError) as raised:
+            fl.answer_recheck(stale, rid, resolved, evidence if rid == first else "still wrong", verifier="v-stale")
+        assert connection_lost(stale, raised.value), raised.value
+    stale.close()
+
+    conn = connect_retrying(pair.dsn_list(), timeout=RECONNECT_SECONDS)
+    try:
+        assert conn.execute("SELECT inet_server_port(), pg_is_in_recovery()").fetchone() == (pair.standby.port, False)
+        # what the acknowledged answer wrote is there, and nothing the stale connection sent
+        assert recheck_audit(conn, [first, second]) == before
+        assert conn.execute("SELECT id, verifier, answered_at IS NOT NULL, resolved, outcome "
+                            "FROM ledger.recheck_request WHERE id = ANY(%s) ORDER BY id",
+                            ([first, second],)).fetchall() == [
+            (first, "v-stale", True, True, "resolved"), (second, "v-stale", False, None, None)]
+        # the same answer again: a no-op; another answer: refused, nothing written
+        again = fl.answer_recheck(conn, first, True, evidence, verifier="v-stale")
+        assert (again.answered_at, again.resolved, again.outcome) == (answered.answered_at, True, "resolved")
+        with pytest.raises(fl.LeaseInvalid) as refused:
+            fl.answer_recheck(conn, first, False, evidence, verifier="v-stale")
+        assert refused.value.sqlstate == "LD103"
+        with pytest.raises(fl.LeaseInvalid):
+            fl.answer_recheck(conn, first, True, "another evidence", verifier="v-stale")
+        # the request the stale connection could not answer is answered once
+        kept = fl.answer_recheck(conn, second, False, "still wrong", verifier="v-stale")
+        assert kept.outcome == "kept"
+        fl.answer_recheck(conn, second, False, "still wrong", verifier="v-stale")
+        after = recheck_audit(conn, [first, second])  # per request: the merge's touch, then one answer
+        assert after == {first: [("recheck_requested", None), ("superseded", "v-stale")],
+                         second: [("recheck_requested", None), ("recheck_kept", "v-stale")]}
+        assert conn.execute("SELECT count(*) FROM ledger.supersession a JOIN ledger.recheck_request r "
+                            "ON r.finding_id = a.finding_id WHERE r.id = %s AND a.action = 'superseded'",
+                            (first,)).fetchone() == (1,)
+    finally:
+        conn.close()
+    print(f"\nrecheck {first} answered before the failover, {second} after it: audit {after}; "
+          f"promoted in {promote_seconds:.2f} s, test {time.monotonic() - started:.1f} s")
+    assert time.monotonic() - started < 30
 
 
 @pytest.mark.parametrize("verb", ["replay-git", "import-findings", "migrate", "active"])
