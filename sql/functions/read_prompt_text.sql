@@ -47,7 +47,7 @@ DECLARE
     v_chars  integer[];
     v_own    integer[];
     v_n      integer;
-    v_length bigint := 0;
+    v_length bigint := 0::bigint;
 BEGIN
     SELECT r.findings, r.included_count, r.included_chars, r.omitted_count, r.omitted_chars INTO v_read
       FROM ledger.read_prompt_findings(p_scope, p_kinds, p_max_age, p_max_chars, p_current_group, p_max_groups,

@@ -62,8 +62,13 @@ def test_history_of_an_unknown_finding_is_one_error_line(ledger_dsn: str) -> Non
 def test_prompt_command_prints_the_cut(ledger_conn: psycopg.Connection, ledger_dsn: str) -> None:
     fl.add_finding(ledger_conn, SCOPE, "A" * 30, severity="critical")
     fl.add_finding(ledger_conn, SCOPE, "B" * 30, severity="low")
+    fid = fl.active_findings(ledger_conn, SCOPE)[0].id
+    first = f"[critical] {'A' * 30} (finding {fid})"
+    # the text keeps within the budget, its label included: the first block fits, the second does not
+    out = CliRunner().invoke(main, ["prompt", SCOPE, "--max-chars", str(len(first) + 10), "--dsn", ledger_dsn])
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines() == [first, "", "1 findings, 30 chars; left out 1 findings, 30 chars"]
+    # 40 characters hold the first title (30) but not its block: nothing is printed, both are left out
     out = CliRunner().invoke(main, ["prompt", SCOPE, "--max-chars", "40", "--dsn", ledger_dsn])
     assert out.exit_code == 0, out.output
-    fid = fl.active_findings(ledger_conn, SCOPE)[0].id
-    assert out.output.splitlines() == [f"[critical] {'A' * 30} (finding {fid})", "",
-                                       "1 findings, 30 chars; left out 1 findings, 30 chars"]
+    assert out.output.splitlines() == ["0 findings, 0 chars; left out 2 findings, 60 chars"]
