@@ -22,9 +22,9 @@ pytest plugin). See README.md, docs/python.md and docs/architecture.md.
 """
 
 import importlib
-import importlib.util
 from typing import TYPE_CHECKING, Any
 
+from . import extras
 from .api import (
     active_findings,
     add_finding,
@@ -138,8 +138,6 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "SarifImport": ("sarif", "formats"),
     "SarifRejected": ("sarif", "formats"),
 }
-# extra -> the top-level modules it installs (pyproject.toml, [project.optional-dependencies])
-_EXTRA_MODULES = {"formats": ("frontmatter", "yaml", "jsonschema", "fastjsonschema")}
 
 
 def __getattr__(name: str) -> Any:
@@ -151,13 +149,8 @@ def __getattr__(name: str) -> Any:
         submodule, extra = _LAZY[name]
     except KeyError:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    missing = [m for m in _EXTRA_MODULES.get(extra or "", ()) if importlib.util.find_spec(m) is None]
-    if missing:
-        raise ImportError(
-            f"findings_ledger.{name} needs the {extra!r} extra (missing: {', '.join(missing)}): "
-            f"pip install 'findings-ledger[{extra}]'",
-            name=missing[0],
-        )
+    if extra is not None:
+        extras.require(extra, f"findings_ledger.{name}")
     value = getattr(importlib.import_module(f".{submodule}", __name__), name)
     globals()[name] = value
     return value

@@ -7,6 +7,7 @@ the throwaway cluster only when it needs it."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import subprocess
 import sys
@@ -186,3 +187,24 @@ def test_the_cli_imports_the_throwaway_cluster_only_when_it_needs_it() -> None:
         "print(json.dumps({'modules': sorted(m for m in sys.modules if m.startswith('findings_ledger.testing'))}))\n"
     )
     assert result["modules"] == []
+
+
+def test_the_console_script_without_the_cli_extra_is_one_error_line() -> None:
+    # sys.modules[name] = None: what importlib reports for a package that is not installed
+    code = (
+        "import sys\n"
+        "sys.modules['rich'] = None\n"
+        "sys.argv = ['findings-ledger', '--version']\n"
+        "from findings_ledger.console import main\n"
+        "main()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == ("error: the findings-ledger command needs the 'cli' extra (missing: rich): "
+                           "pip install 'findings-ledger[cli]'\n")
+
+
+def test_the_console_script_with_the_cli_extra_runs_the_click_group() -> None:
+    proc = subprocess.run([str(BIN / "findings-ledger"), "--version"], cwd=ROOT, capture_output=True, text=True)
+    version = importlib.metadata.version("findings-ledger")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"findings-ledger, version {version}\n", "")
