@@ -9,13 +9,15 @@ or mcp. The names of the formats (``import_finding``, ``import_findings``,
 ``workspace_scope``, ``import_sarif``, ``export_sarif``, ``SarifImport``,
 ``SarifRejected``) are attributes of the package all the same: the first use
 imports :mod:`findings_ledger.importers` or :mod:`findings_ledger.sarif`
-(PEP 562, as ``preview_replay`` imports the git reader,
-:mod:`findings_ledger.gitlog`), which need the ``formats`` extra (``pip install
+(PEP 562), which need the ``formats`` extra (``pip install
 'findings-ledger[formats]'``); without it that first use raises
-:class:`ImportError` naming the extra. Imported on their own:
-:mod:`findings_ledger.schema` (SQLAlchemy metadata), :mod:`findings_ledger.cli`
-(the command line, extra ``cli``), :mod:`findings_ledger.evaluate` (the
-labelled-corpus evaluation, extra ``formats``), :mod:`findings_ledger.demo`
+:class:`ImportError` naming the extra. ``preview_replay`` is imported the
+same way, from the git reader :mod:`findings_ledger.gitlog` (no extra).
+Imported on their own: :mod:`findings_ledger.schema` (SQLAlchemy metadata),
+:mod:`findings_ledger.cli` (the command line, extra ``cli``),
+:mod:`findings_ledger.evaluate` and :mod:`findings_ledger.evaluate_drift`
+(the labelled-corpus evaluation; the drift corpora need the ``formats``
+extra), :mod:`findings_ledger.demo`
 (the drift-review scenario), :mod:`findings_ledger.mcp_server` (extra
 ``mcp``) and :mod:`findings_ledger.testing` (throwaway cluster, schema dump,
 pytest plugin). See README.md, docs/python.md and docs/architecture.md.
