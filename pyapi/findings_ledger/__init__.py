@@ -1,16 +1,32 @@
 """findings-ledger: findings that retire themselves when merges land.
 
 The logic lives in PostgreSQL (schema ``ledger``); this package is a thin,
-typed wrapper over its stored functions. ``import findings_ledger`` gives
-the runtime API a service needs (findings, merges, claims, the lifecycle,
-matching, importers, security; their results and errors) and imports
-neither SQLAlchemy, alembic, click, rich nor pytest. Imported on their own:
-:mod:`findings_ledger.schema` (SQLAlchemy metadata), :mod:`findings_ledger.cli`
-(the command line), :mod:`findings_ledger.demo` (the drift-review scenario) and
-:mod:`findings_ledger.testing` (throwaway cluster, schema dump, pytest
-plugin). See README.md and docs/architecture.md.
+typed wrapper over its stored functions. ``import findings_ledger`` loads the
+core only (findings, merges, claims, the lifecycle, matching, security; their
+results and errors), which needs psycopg and nothing else: no SQLAlchemy,
+alembic, click, rich, pytest, jsonschema, fastjsonschema, frontmatter, yaml
+or mcp. The names of the formats (``import_finding``, ``import_findings``,
+``workspace_scope``, ``import_sarif``, ``export_sarif``, ``SarifImport``,
+``SarifRejected``) are attributes of the package all the same: the first use
+imports :mod:`findings_ledger.importers` or :mod:`findings_ledger.sarif`
+(PEP 562), which need the ``formats`` extra (``pip install
+'findings-ledger[formats]'``); without it that first use raises
+:class:`ImportError` naming the extra. ``preview_replay`` is imported the
+same way, from the git reader :mod:`findings_ledger.gitlog` (no extra).
+Imported on their own: :mod:`findings_ledger.schema` (SQLAlchemy metadata),
+:mod:`findings_ledger.cli` (the command line, extra ``cli``),
+:mod:`findings_ledger.evaluate` and :mod:`findings_ledger.evaluate_drift`
+(the labelled-corpus evaluation; the drift corpora need the ``formats``
+extra), :mod:`findings_ledger.demo`
+(the drift-review scenario), :mod:`findings_ledger.mcp_server` (extra
+``mcp``) and :mod:`findings_ledger.testing` (throwaway cluster, schema dump,
+pytest plugin). See README.md, docs/python.md and docs/architecture.md.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from . import extras
 from .api import (
     active_findings,
     add_finding,
@@ -76,7 +92,6 @@ from .errors import (
     ValueRequired,
     ValueTooLong,
 )
-from .importers import ImportReport, import_finding, import_findings, workspace_scope
 from .lifecycle import (
     Convergence,
     FindingEvent,
@@ -104,10 +119,49 @@ from .lifecycle import (
     restore_finding,
     verify_finding,
 )
-from .matching import MatchPolicy, preview_replay, set_match_policy
-from .models import ActiveFinding, AuditEntry, Decision, Finding, MergeResult
-from .sarif import SarifImport, SarifRejected, export_sarif, import_sarif
+from .matching import MatchPolicy, set_match_policy
+from .models import ActiveFinding, AuditEntry, Decision, Finding, ImportReport, MergeResult
 from .security import SessionScopesWarning, disable_scope_rls, enable_scope_rls, reconcile, set_scopes
+
+if TYPE_CHECKING:  # for type checkers only: at run time these come from __getattr__ below
+    from .gitlog import preview_replay
+    from .importers import import_finding, import_findings, workspace_scope
+    from .sarif import SarifImport, SarifRejected, export_sarif, import_sarif
+
+# name -> (submodule, extra): the names imported on first use, and the extra
+# whose packages that submodule needs (None: the core's own)
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "preview_replay": ("gitlog", None),
+    "import_finding": ("importers", "formats"),
+    "import_findings": ("importers", "formats"),
+    "workspace_scope": ("importers", "formats"),
+    "import_sarif": ("sarif", "formats"),
+    "export_sarif": ("sarif", "formats"),
+    "SarifImport": ("sarif", "formats"),
+    "SarifRejected": ("sarif", "formats"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of :data:`_LAZY`, imported from its submodule on first use
+    (PEP 562) and kept as a package attribute. Raises :class:`ImportError`
+    naming the extra when one of its packages is not installed, and
+    :class:`AttributeError` for any other unknown name."""
+    try:
+        submodule, extra = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    if extra is not None:
+        extras.require(extra, f"findings_ledger.{name}")
+    value = getattr(importlib.import_module(f".{submodule}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The package's names, the lazy ones included."""
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "ActiveFinding",

@@ -35,7 +35,8 @@ deleted, and the line ranges they changed (git's ``-U0`` hunks):
 * a path that is not valid UTF-8 raises ``ValueError`` naming the commit.
 
 :func:`replay` records them in order through :func:`findings_ledger.record_merges`,
-one statement and one transaction per batch.
+one statement and one transaction per batch; :func:`preview_replay` shows
+what a replay would decide and rolls it back.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ from typing import IO, Any
 import psycopg
 
 from . import queries
-from .api import record_merges
+from .api import record_merges, set_hygiene_mode
+from .errors import checked_arguments
 from .filestates import RefusedAnswer, answer_pending
 from .models import MergeResult
 
@@ -749,3 +751,28 @@ def replay(
         with conn.transaction():
             refused(answer_pending(conn, scope, repo))
     return results
+
+
+@checked_arguments
+def preview_replay(
+    conn: psycopg.Connection[Any], scope: str, merges: Iterable[GitMerge]
+) -> list[tuple[GitMerge, MergeResult]]:
+    """What replaying ``merges`` into ``scope`` would decide, changing nothing.
+
+    Runs inside one transaction (a savepoint when the caller already has
+    one): the scope is created if needed and forced to hygiene mode ``dry``,
+    the merges are recorded in order, their decisions collected, and
+    everything is rolled back. Resolutions therefore read
+    ``would_supersede``; a merge already recorded in the scope comes back with
+    ``recorded=False`` and its original decisions. As in dry mode, a finding
+    resolved by an earlier merge of the preview is still active for later
+    ones. Raises what :func:`findings_ledger.record_merge` raises.
+    """
+    merges = list(merges)
+    out: list[tuple[GitMerge, MergeResult]] = []
+    with conn.transaction() as tx:
+        set_hygiene_mode(conn, scope, "dry", create=True)
+        results = replay(conn, scope, merges)
+        out = list(zip(merges, results, strict=True))
+        raise psycopg.Rollback(tx)
+    return out

@@ -1,24 +1,24 @@
-"""Message-matching policy and the dry-run preview of a replay.
+"""Message-matching policy.
 
 The matching itself lives in PostgreSQL (``ledger._message_tokens``,
 ``ledger._match_message``, ``ledger._merge_decisions``, trigger
-``_200_supersede``); this module only sets a scope's policy and previews
-what replaying a git history would retire, without changing anything.
+``_200_supersede``); this module only sets a scope's policy. The dry-run
+preview of a replay (what replaying a git history would retire, changing
+nothing) is :func:`findings_ledger.gitlog.preview_replay`, next to the git
+reader it needs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
 from psycopg.rows import class_row
 
 from . import queries
-from .api import set_hygiene_mode
 from .errors import checked_arguments, string_list, translate
-from .gitlog import GitMerge, replay
-from .models import MatchPolicy, MergeResult
+from .models import MatchPolicy
 
 
 @checked_arguments
@@ -60,28 +60,3 @@ def set_match_policy(
         row = cur.fetchone()
     assert row is not None
     return row
-
-
-@checked_arguments
-def preview_replay(
-    conn: psycopg.Connection[Any], scope: str, merges: Iterable[GitMerge]
-) -> list[tuple[GitMerge, MergeResult]]:
-    """What replaying ``merges`` into ``scope`` would decide, changing nothing.
-
-    Runs inside one transaction (a savepoint when the caller already has
-    one): the scope is created if needed and forced to hygiene mode ``dry``,
-    the merges are recorded in order, their decisions collected, and
-    everything is rolled back. Resolutions therefore read
-    ``would_supersede``; a merge already recorded in the scope comes back with
-    ``recorded=False`` and its original decisions. As in dry mode, a finding
-    resolved by an earlier merge of the preview is still active for later
-    ones. Raises what :func:`findings_ledger.record_merge` raises.
-    """
-    merges = list(merges)
-    out: list[tuple[GitMerge, MergeResult]] = []
-    with conn.transaction() as tx:
-        set_hygiene_mode(conn, scope, "dry", create=True)
-        results = replay(conn, scope, merges)
-        out = list(zip(merges, results, strict=True))
-        raise psycopg.Rollback(tx)
-    return out

@@ -2,8 +2,11 @@
 from it, the wheel; the wheel ships the whole package and every migration
 file (``env.py``, ``script.py.mako``, ``versions/*.py``,
 ``versions/**/*.sql``); installed (not editable, without extras) into a
-fresh virtual environment, its ``findings-ledger migrate`` and
-``findings-ledger demo`` work against a fresh database of the test server;
+fresh virtual environment, ``import findings_ledger`` and its migrations
+work on psycopg, alembic, SQLAlchemy and sqlparse alone, and what needs an
+extra says which; installed with the ``cli`` extra, its ``findings-ledger
+migrate`` and ``findings-ledger demo`` work against a fresh database of the
+test server;
 and with pytest added, and nothing else, pytest runs in an unrelated
 directory (the plugin needs the ``pytest`` extra only for its fixtures).
 
@@ -97,13 +100,26 @@ def _pip(venv: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
                  args[0], *more, *args[1:]], cwd=venv.parent, env=_env(venv))
 
 
+def _venv_with(wheel: str | Path, tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A fresh virtual environment ``name`` with ``wheel`` (a path, with any
+    ``[extras]``) installed at the versions of the lock."""
+    venv = tmp_path_factory.mktemp("venv") / name
+    _run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=venv.parent, env=_env())
+    _pip(venv, "install", "--quiet", "-c", LOCK, wheel)
+    return venv
+
+
+@pytest.fixture(scope="session")
+def core_venv(dists: Dists, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtual environment with the wheel installed, no extras."""
+    return _venv_with(dists.wheel, tmp_path_factory, "core")
+
+
 @pytest.fixture(scope="session")
 def release_venv(dists: Dists, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment with the wheel installed, no extras."""
-    venv = tmp_path_factory.mktemp("venv") / "release"
-    _run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=venv.parent, env=_env())
-    _pip(venv, "install", "--quiet", "-c", LOCK, dists.wheel)
-    return venv
+    """A fresh virtual environment with the wheel and its ``cli`` extra (which
+    brings ``formats``) installed: what ``findings-ledger`` needs."""
+    return _venv_with(f"{dists.wheel}[cli]", tmp_path_factory, "release")
 
 
 @pytest.fixture(scope="session")
@@ -138,6 +154,12 @@ def test_the_wheel_ships_the_package_and_every_migration_file(dists: Dists) -> N
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line]
     assert any(line.startswith("Requires-Dist: psycopg<4,>=3.2") for line in requires), requires
     assert [line for line in requires if "==" in line or "binary" in line] == []  # ranges; the app picks psycopg's
+    # the core's dependencies only; each package of an extra declared once
+    assert sorted(line.split()[1].split("<")[0].split(">")[0] for line in requires) == [
+        "SQLAlchemy", "alembic", "psycopg", "sqlparse"]
+    extras = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" in line]
+    assert len([line for line in extras if line.startswith("Requires-Dist: jsonschema")]) == 1, extras
+    assert {line.split("extra == ")[1].strip('"') for line in extras if "click" in line or "rich" in line} == {"cli"}
 
 
 def test_the_sdist_holds_what_builds_the_wheel(dists: Dists) -> None:
@@ -234,6 +256,36 @@ def test_the_installed_wheel_migrates_and_replays_the_demo(
     assert "Drift findings injected into each group's coder prompt" in demo.stdout, demo.stdout
     assert "Still active after group 7" in demo.stdout, demo.stdout
     assert demo.stderr == ""
+
+
+def test_the_core_alone_imports_and_migrates_and_names_the_extra_it_lacks(
+    core_venv: Path, ledger_empty_dsn: str, tmp_path: Path
+) -> None:
+    python = core_venv / "bin" / "python"
+    env = _env(core_venv)
+    _pip(core_venv, "check")
+    absent = _run([python, "-c", "import click"], cwd=tmp_path, env=env, check=False)
+    assert "No module named 'click'" in absent.stderr  # the extras really are missing
+    out = _run([python, "-c",
+                "import sys, psycopg\n"
+                "import findings_ledger as fl\n"
+                "print(fl.__file__)\n"
+                "fl.migrate(sys.argv[1])\n"
+                "with psycopg.connect(sys.argv[1]) as conn:\n"
+                "    print('at head:', fl.current_revision(conn) == fl.head_revision())\n"
+                "try:\n"
+                "    fl.import_sarif\n"
+                "except ImportError as exc:\n"
+                "    print(exc)\n",
+                ledger_empty_dsn], cwd=tmp_path, env=env).stdout.splitlines()
+    assert out[0].startswith(str(core_venv)), out  # the wheel, not the checkout
+    assert out[1] == "at head: True", out  # alembic's env.py and the revisions need no extra
+    assert out[2] == ("findings_ledger.import_sarif needs the 'formats' extra (missing: frontmatter, yaml, "
+                      "jsonschema, fastjsonschema): pip install 'findings-ledger[formats]'"), out
+    cli = _run([core_venv / "bin" / "findings-ledger", "--version"], cwd=tmp_path, env=env, check=False)
+    assert (cli.returncode, cli.stdout) == (1, "")
+    assert cli.stderr == ("error: the findings-ledger command needs the 'cli' extra (missing: click, rich, "
+                          "frontmatter, yaml, jsonschema, fastjsonschema): pip install 'findings-ledger[cli]'\n")
 
 
 def test_pytest_runs_in_an_unrelated_directory_without_the_pytest_extra(

@@ -12,8 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import api, demo
-from ..testing import cluster, pg_binaries
-from .helpers import console, dsn_option, resolve_dsn, user_errors
+from .helpers import DSN_ENV, console, dsn_option, resolve_dsn, user_errors
 
 
 @click.command("demo")
@@ -25,8 +24,10 @@ def demo_command(dsn: str | None, scope: str | None) -> None:
     per task group, the drift findings its prompt carries without and with
     the ledger, the entries shown as possibly resolved and the verdicts of
     the group's (scripted) agent."""
+    from ..testing import pg_binaries  # the server line of the test kit, loaded by this verb only
+
     target = resolve_dsn(dsn)
-    throwaway = not (dsn or os.environ.get(cluster.DSN_ENV))
+    throwaway = not (dsn or os.environ.get(DSN_ENV))
     if not throwaway:  # a database of the user's: say so before changing its schema
         with psycopg.connect(target, autocommit=True) as conn:
             current, head = api.current_revision(conn), api.head_revision()

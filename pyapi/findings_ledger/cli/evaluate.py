@@ -25,7 +25,6 @@ from rich.table import Table
 from .. import api
 from .. import evaluate as ev
 from .. import evaluate_drift as ed
-from ..testing.cluster import ClusterError, catalog_lock
 from .helpers import console, dsn_option, progress_bar, resolve_dsn, user_errors
 
 BEGIN = "<!-- evaluate:begin -->"
@@ -49,6 +48,8 @@ def scratch_database(dsn: str) -> Iterator[str]:
         api.migrate(target)
         yield target
     finally:  # under the shared catalog lock: a test run's downgrade below the baseline waits for it
+        from ..testing.cluster import ClusterError, catalog_lock  # the test kit's lock, loaded only here
+
         with ExitStack() as held:
             try:
                 held.enter_context(catalog_lock(dsn))

@@ -4,7 +4,7 @@ and the translation of user mistakes into one ``error:`` line.
 
 Every command connects to ``--dsn`` / ``$LEDGER_DSN``, or, when neither is
 set, to database ``ledger`` on the throwaway cluster (started on demand, see
-:mod:`findings_ledger.testing.cluster`). A user mistake (bad input, unknown
+:mod:`findings_ledger.testing.cluster`, which only such a run imports). A user mistake (bad input, unknown
 scope, unreachable server, a malformed DSN, a database without the schema,
 a cluster that cannot start) prints one ``error:`` line on stderr and exits
 1; usage errors exit 2. :func:`explain` is the one place that decides what
@@ -31,11 +31,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from .. import api, gitlog, reconnect
 from ..errors import LedgerError, MigrationLocked, NotFound
-from ..testing import cluster
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 _META = "findings_ledger.dsn"
+
+#: The variable that names the database when ``--dsn`` is not given.
+DSN_ENV = "LEDGER_DSN"
+
+#: The throwaway cluster's module: imported by :func:`resolve_dsn` (and
+#: :func:`ensure_database`) only when they need the cluster.
+_CLUSTER_MODULE = "findings_ledger.testing.cluster"
 
 #: The console tables and reports are printed on (its width is set by the group).
 console = Console()
@@ -55,7 +61,7 @@ def progress_bar() -> Progress:
     )
 
 dsn_option = click.option(
-    "--dsn", envvar="LEDGER_DSN", default=None, help="libpq DSN or URI (default: $LEDGER_DSN, else a throwaway cluster)"
+    "--dsn", envvar=DSN_ENV, default=None, help="libpq DSN or URI (default: $LEDGER_DSN, else a throwaway cluster)"
 )
 
 
@@ -73,7 +79,7 @@ def _dsn_source() -> str:
     ctx = click.get_current_context(silent=True)
     if ctx is not None and ctx.get_parameter_source("dsn") == click.core.ParameterSource.COMMANDLINE:
         return "--dsn"
-    return cluster.DSN_ENV
+    return DSN_ENV
 
 
 def check_dsn(dsn: str, source: str) -> None:
@@ -107,9 +113,11 @@ def resolve_dsn(dsn: str | None) -> str:
     :class:`UserError` naming ``--dsn`` or ``LEDGER_DSN``."""
     if dsn:
         source = _dsn_source()
-    elif os.environ.get(cluster.DSN_ENV):
-        dsn, source = os.environ[cluster.DSN_ENV], cluster.DSN_ENV
-    else:
+    elif os.environ.get(DSN_ENV):
+        dsn, source = os.environ[DSN_ENV], DSN_ENV
+    else:  # the default server: the test kit's throwaway cluster, imported only now
+        from ..testing import cluster
+
         c = cluster.ensure_cluster()
         cluster.ensure_database(c.dsn("postgres"), "ledger")
         dsn, source = c.dsn("ledger"), ""
@@ -165,6 +173,8 @@ def reconnect_after_loss(dsn: str | None, timeout: float, lost: BaseException) -
 
 def ensure_database(server_dsn: str, name: str) -> None:
     """Create database ``name`` on the server unless it exists."""
+    from ..testing import cluster
+
     cluster.ensure_database(server_dsn, name)
 
 
@@ -193,7 +203,8 @@ def explain(exc: BaseException) -> str | None:
         return exc.message
     if isinstance(exc, (LedgerError, MigrationLocked)):
         return f"{exc} [{exc.sqlstate}]"
-    if isinstance(exc, cluster.ClusterError):
+    cluster = sys.modules.get(_CLUSTER_MODULE)  # not imported: no ClusterError can have been raised
+    if cluster is not None and isinstance(exc, cluster.ClusterError):
         return str(exc)
     if isinstance(exc, psycopg.errors.InvalidSchemaName):
         database, again = _target()

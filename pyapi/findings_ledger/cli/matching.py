@@ -168,7 +168,7 @@ def hygiene(dsn: str | None, mode: str, repo: Path, scope: str, rev_range: str, 
     """
     merges = list(gitlog.read_merges(repo, rev_range, since=since, renames=not no_renames))
     with connect(dsn) as conn:
-        previews = matching.preview_replay(conn, scope, merges)
+        previews = gitlog.preview_replay(conn, scope, merges)
     retired: dict[int, str] = {}
     for merge, result in previews:
         if not result.decisions:
