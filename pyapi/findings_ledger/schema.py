@@ -342,7 +342,7 @@ file_state_request = sa.Table(
     sa.Column("outcome", sa.Text),
     sa.Column("part", sa.Text),
     sa.UniqueConstraint("merge_id", "finding_id", name="file_state_request_merge_finding_key"),
-    sa.CheckConstraint("outcome IN ('held', 'failed', 'moot', 'overruled')", name="file_state_request_outcome_check"),
+    sa.CheckConstraint("outcome IN ('held', 'failed', 'moot', 'overruled', 'error')", name="file_state_request_outcome_check"),
     sa.CheckConstraint("jsonb_typeof(states) = 'object'", name="file_state_request_states_check"),
     sa.Index("file_state_request_finding_idx", "finding_id", "merge_id"),
     sa.Index("file_state_request_pending_idx", "scope", "merge_id", postgresql_where=sa.text("answered_at IS NULL")),
