@@ -208,6 +208,28 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "type cannot change with CREATE OR REPLACE",
     ),
     (
+        "0043_bounded_check_patterns",
+        re.compile(r"^DROP FUNCTION ledger\._eval_check\(jsonb, jsonb\);"),
+        "ban-drop-function",
+        "the internal _eval_check (no role may call it) is created again right after with one more result "
+        "column (error); a result type cannot change with CREATE OR REPLACE",
+    ),
+    (
+        "0043_bounded_check_patterns",
+        re.compile(r"^ALTER TABLE ledger\.file_state_request DROP CONSTRAINT file_state_request_outcome_check;"),
+        "ban-drop-constraint",
+        "the outcome check is added again right after with one more allowed value (error), a superset of the "
+        "old one: no row the old constraint accepted is refused",
+    ),
+    (
+        "0043_bounded_check_patterns",
+        re.compile(r"^ALTER TABLE ledger\.file_state_request VALIDATE CONSTRAINT file_state_request_outcome_check;"),
+        "constraint-missing-not-valid",
+        "validated in the transaction whose ALTER already holds ACCESS EXCLUSIVE on the table; the new check is "
+        "a superset of the old, so the validation is one scan that cannot fail, and leaving it NOT VALID would "
+        "make the database differ from sql/",
+    ),
+    (
         "0039_policy_kind_warning_and_tas",
         re.compile(r"^ALTER TABLE ledger\.agent_task ADD COLUMN lease_expires_at timestamptz;"),
         "prefer-robust-stmts",
@@ -226,6 +248,13 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
 
 # Line-level ignores in the downgrade scripts, as above.
 DOWNGRADE_LINE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
+    (
+        "0043_bounded_check_patterns",
+        re.compile(r"^ALTER TABLE ledger\.file_state_request VALIDATE CONSTRAINT file_state_request_outcome_check;"),
+        "constraint-missing-not-valid",
+        "validated in the transaction whose DROP CONSTRAINT already holds ACCESS EXCLUSIVE on the table, after "
+        "the error outcomes became failed: one scan that cannot fail",
+    ),
     (
         "0036_rechecks_settle_and_file_st",
         re.compile(r"^ALTER TABLE ledger\.file_state_request VALIDATE CONSTRAINT file_state_request_outcome_check;"),

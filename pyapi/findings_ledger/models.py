@@ -223,9 +223,12 @@ class FileStateOutcome:
     """What ``ledger.record_file_states`` settled for one request of the
     merge: ``outcome`` ``held`` (the finding was superseded by this merge,
     rule ``check``), ``failed`` (audited ``check_failed``), ``moot`` (retired
-    earlier), ``waiting`` (answered; an earlier request of the finding is
-    pending) or ``pending`` (not all its paths answered); ``part``: the part
-    of the check that held or failed (``all[0].file_contains``)."""
+    earlier), ``overruled`` (held on the tree of a merge before a person's
+    later decision), ``error`` (a part could not be evaluated: audited
+    ``check_error`` with the reason; the finding stays), ``waiting``
+    (answered; an earlier request of the finding is pending) or ``pending``
+    (not all its paths answered); ``part``: the part of the check that held,
+    failed or could not be evaluated (``all[0].file_contains``)."""
 
     finding_id: int
     outcome: str

@@ -6,9 +6,10 @@
 -- translation is rewritten (\b -> \y, (?P<name> -> (, {,3} -> {0,3}, ...);
 -- the result must compile. The caller checks the length (1 to 1000
 -- characters) first.
--- Raises LD105 (a construct of another dialect with no ARE form: the
--- message names each one, its position, 'at character N', 1-based in the
--- pattern as written, and what to write instead) and LD003 (a pattern that
+-- Raises LD105 (a construct of another dialect with no ARE form, or a
+-- back reference \1 .. \9, which can take time exponential in the text:
+-- the message names each one, its position, 'at character N', 1-based in
+-- the pattern as written, and what to write instead) and LD003 (a pattern that
 -- does not compile once rewritten), naming p_field (e.g.
 -- finding.resolved_when.all[1].file_contains.pattern) and the pattern.
 CREATE OR REPLACE FUNCTION ledger._check_pattern(p_pattern text, p_field text)

@@ -1,4 +1,4 @@
--- ledger._eval_check(p_check jsonb, p_states jsonb, OUT holds boolean, OUT part text)
+-- ledger._eval_check(p_check jsonb, p_states jsonb, OUT holds boolean, OUT part text, OUT error text)
 --
 -- Evaluates a normalised finding check (finding.resolved_when) on a tree's
 -- file states, in three-valued logic. p_states: {"<path>": value} with value
@@ -15,9 +15,21 @@
 -- holds: true, false or NULL (undecided); part: the part that decided, a
 -- JSON path into the check: the leaf's key (file_contains), all[1].path_exists
 -- for the part of an all that failed or of an any that held, all when every
--- part held, any when none did; NULL when undecided. Raises nothing (the
--- patterns were checked on write).
-CREATE OR REPLACE FUNCTION ledger._eval_check(p_check jsonb, p_states jsonb, OUT holds boolean, OUT part text)
+-- part held, any when none did; NULL when undecided.
+-- Patterns are matched under COLLATE "C", whatever the database's
+-- collation: the classes (\w, [[:alpha:]], ...) and (?i) case folding are
+-- ASCII-only, so the same check on the same text gives the same verdict on
+-- every database (a C, C.UTF-8 or ICU one).
+-- A pattern that is not evaluated is an error of its part, not of the
+-- caller: a back reference (\1 .. \9, found by ledger._pattern_traps: one
+-- can take time exponential in the text; refused on write, so only a check
+-- stored before that or by a role bypassing the finding trigger has one)
+-- or a match PostgreSQL gives up (invalid_regular_expression or
+-- program_limit_exceeded, caught in a subtransaction). The part counts as
+-- undecided; when the whole check is undecided, part names the first such
+-- part and error the reason (NULL otherwise). Raises nothing.
+CREATE OR REPLACE FUNCTION ledger._eval_check(p_check jsonb, p_states jsonb, OUT holds boolean, OUT part text,
+                                              OUT error text)
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -29,16 +41,23 @@ DECLARE
     v_unknown boolean := false;
     v_h       boolean;
     v_p       text;
+    v_e       text;
+    v_pattern text;
 BEGIN
     SELECT e.key, e.value INTO v_key, v_val FROM jsonb_each(p_check) AS e;
     IF v_key IN ('all', 'any') THEN
         FOR i IN 0 .. jsonb_array_length(v_val) - 1 LOOP
-            SELECT c.holds, c.part INTO v_h, v_p FROM ledger._eval_check(v_val -> i, p_states) AS c;
+            SELECT c.holds, c.part, c.error INTO v_h, v_p, v_e FROM ledger._eval_check(v_val -> i, p_states) AS c;
             IF v_h IS NULL THEN
                 v_unknown := true;
+                IF v_e IS NOT NULL AND error IS NULL THEN
+                    part := v_key || '[' || i || '].' || v_p;
+                    error := v_e;
+                END IF;
             ELSIF v_h = (v_key = 'any') THEN
                 holds := v_h;
                 part := v_key || '[' || i || '].' || v_p;
+                error := NULL;
                 RETURN;
             END IF;
         END LOOP;
@@ -67,7 +86,19 @@ BEGIN
         IF jsonb_typeof(v_state) = 'null' THEN
             holds := v_key = 'file_lacks';
         ELSIF jsonb_typeof(v_state) = 'string' THEN
-            holds := ((v_state #>> '{}') ~ (v_val ->> 'pattern')) = (v_key = 'file_contains');
+            v_pattern := v_val ->> 'pattern';
+            IF v_pattern ~ '\\[1-9]' AND EXISTS (
+                   SELECT 1 FROM ledger._pattern_traps(v_pattern) AS t WHERE t.construct LIKE '%(a back reference:%') THEN
+                error := 'the pattern has a back reference (\1 .. \9), which the ledger does not evaluate: '
+                         'matching one can take time exponential in the text; rewrite the check without it';
+                RETURN;
+            END IF;
+            BEGIN
+                holds := (((v_state #>> '{}') COLLATE "C") ~ v_pattern) = (v_key = 'file_contains');
+            EXCEPTION WHEN invalid_regular_expression OR program_limit_exceeded THEN
+                holds := NULL;
+                error := format('PostgreSQL could not match the pattern (%s: %s)', SQLSTATE, SQLERRM);
+            END;
         ELSE
             part := NULL;  -- it exists, its text is not known
         END IF;
@@ -76,4 +107,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._eval_check(jsonb, jsonb) IS
-'Evaluate a normalised finding check on file states {"<path>": text | null (absent) | true (exists, text unknown)}; a path left out is unknown. Three-valued: (check jsonb, states jsonb) -> (holds boolean: NULL when undecided, part text: the deciding part as a JSON path, e.g. all[1].file_contains, all, any). Raises nothing.';
+'Evaluate a normalised finding check on file states {"<path>": text | null (absent) | true (exists, text unknown)}; a path left out is unknown. Three-valued: (check jsonb, states jsonb) -> (holds boolean: NULL when undecided, part text: the deciding part as a JSON path, e.g. all[1].file_contains, all, any; error text: why the check is undecided when a part could not be evaluated, a back reference or a match PostgreSQL gave up, else NULL). Patterns match under COLLATE "C": classes and (?i) are ASCII-only on every database. Raises nothing.';

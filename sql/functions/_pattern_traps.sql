@@ -18,7 +18,9 @@
 -- (?'n'...) -> (...), {,n} -> {0,n} (ARE reads {,n} as text), a leading flag
 -- group with both m and s -> w (ARE's later s would cancel m), a leading u
 -- dropped. Refused (no ARE form): \h \H \R \V \N \X \C \p{..} \P{..} \Q..\E
--- \k<n> \g.. (?P=n) and other letters ARE does not know after \; atomic
+-- \k<n> \g.. (?P=n) and other letters ARE does not know after \; back
+-- references \1 .. \9 (ARE has them, but matching one can take time
+-- exponential in the text: (.*)\1 on a file of 200 KB runs for minutes); atomic
 -- (?>...), branch reset (?|...), conditionals (?(...)), recursion (?R) (?1)
 -- (?&n) (?P>n), verbs (*VERB), possessive quantifiers *+ ++ ?+ {n,m}+,
 -- flags anywhere but the start, scoped flags (?i:...), flag letters ARE
@@ -26,8 +28,9 @@
 -- [^...] under a leading Python (?m) (ARE's m also keeps [^...] from
 -- matching a newline). Escapes inside a bracket expression (where \b is a
 -- backspace in both dialects) and an escaped backslash (\\b) are not
--- constructs. Nothing is scanned after the director ***= or the flags b, e
--- or q (a literal, BRE or ERE pattern); (?x) comments and (?#...) are
+-- constructs. Nothing is scanned after the director ***= or the flags e or
+-- q (a literal or ERE pattern), and only back references after the flag b
+-- (a BRE); (?x) comments and (?#...) are
 -- skipped. NULL -> no row. Raises nothing; a pattern that does not compile
 -- is the caller's business (ledger._check_pattern).
 CREATE OR REPLACE FUNCTION ledger._pattern_traps(p_pattern text)
@@ -81,7 +84,19 @@ BEGIN
             RETURN NEXT;
         END IF;
         IF v_flags ~ '[beq]' THEN
-            RETURN;   -- a BRE, ERE or literal pattern: its writer chose ARE's own flavours
+            -- a BRE, ERE or literal pattern: its writer chose ARE's own flavours; a BRE
+            -- (flag b without q) still has back references \1 .. \9
+            IF v_flags ~ 'b' AND v_flags !~ 'q' THEN
+                i := i + length(v_flags) + 3;
+                WHILE i <= n LOOP
+                    IF c[i] = '\' AND c[i + 1] ~ '^[1-9]$' THEN
+                        RETURN QUERY SELECT i, 2, '\' || c[i + 1] || ' (a back reference: matching it can take time exponential in the text)',
+                            'the text the group matches written out again, or a second file_contains part for it'::text, false;
+                    END IF;
+                    i := i + CASE WHEN c[i] = '\' THEN 2 ELSE 1 END;
+                END LOOP;
+            END IF;
+            RETURN;
         END IF;
         v_x := coalesce(substring(v_flags FROM '[xt][^xt]*$') LIKE 'x%', false);
         v_pym := v_flags ~ '^[imxu]+$' AND v_flags ~ 'm';
@@ -156,7 +171,10 @@ BEGIN
                 v_m := regexp_match(substr(p_pattern, i), '^\\[kg](<[^>]*>|\{[^}]*\}|''[^'']*''|-?[0-9]+)?');
                 len := coalesce(length(v_m[1]), 0) + 2;
                 construct := substr(p_pattern, i, len) || ' (a back reference by name or relative number)';
-                are_form := 'a numbered back reference \1 ... \9';
+                are_form := 'the text the group matches written out again (the ledger refuses back references)';
+            WHEN nx ~ '^[1-9]$' THEN
+                construct := '\' || nx || ' (a back reference: matching it can take time exponential in the text)';
+                are_form := 'the text the group matches written out again, or a second file_contains part for it';
             WHEN nx = 'X' THEN
                 construct := '\X (a grapheme cluster)'; are_form := 'the characters themselves';
             WHEN nx = 'C' THEN
@@ -251,7 +269,7 @@ BEGIN
                     WHEN v_m[1] ~ '^\(\?[A-Za-z-]+\)$' AND v_m[1] <> '(?R)' THEN ' (flags after the start)'
                     ELSE ' (a recursion)' END;
                 are_form := CASE
-                    WHEN v_m[1] LIKE '(?P=%' THEN 'a numbered back reference \1 ... \9'
+                    WHEN v_m[1] LIKE '(?P=%' THEN 'the text the group matches written out again (the ledger refuses back references)'
                     WHEN v_m[1] = '(?>' THEN '(?:...) when the group need not be atomic (ARE has no atomic groups)'
                     WHEN v_m[1] = '(?|' THEN '(?:...|...) with groups numbered in order'
                     WHEN v_m[1] = '(?(' THEN 'the alternatives written out with |'
@@ -305,4 +323,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._pattern_traps(text) IS
-'The constructs of a check pattern that Python re / PCRE read otherwise than PostgreSQL ARE: (pattern text) -> rows (pos integer 1-based, len integer, construct text, are_form text, exact boolean) in position order; exact: are_form replaces the construct with the same meaning (\b -> \y, \B -> \Y, \z -> \Z, \G -> \A, \K -> '''', \x{h} -> \Uhhhhhhhh, (?P<n> (?<n> (?''n'' -> (, {,n} -> {0,n}, leading (?ms) -> (?w), leading u dropped); not exact: no ARE form, are_form says what to write (\p{..}, \h, \R, \Q..\E, named back references, atomic, possessive, recursion, verbs, conditionals, branch reset, flags after the start or scoped, flag letters ARE lacks, \D \S \W \p \h in [...], [^...] under a Python (?m)). Bracket contents and \\ are not constructs; nothing after ***=, (?b), (?e), (?q). Raises nothing.';
+'The constructs of a check pattern that Python re / PCRE read otherwise than PostgreSQL ARE: (pattern text) -> rows (pos integer 1-based, len integer, construct text, are_form text, exact boolean) in position order; exact: are_form replaces the construct with the same meaning (\b -> \y, \B -> \Y, \z -> \Z, \G -> \A, \K -> '''', \x{h} -> \Uhhhhhhhh, (?P<n> (?<n> (?''n'' -> (, {,n} -> {0,n}, leading (?ms) -> (?w), leading u dropped); not exact: no ARE form, are_form says what to write (\p{..}, \h, \R, \Q..\E, back references \1..\9 and named ones, atomic, possessive, recursion, verbs, conditionals, branch reset, flags after the start or scoped, flag letters ARE lacks, \D \S \W \p \h in [...], [^...] under a Python (?m)). Bracket contents and \\ are not constructs; nothing after ***=, (?b), (?e), (?q). Raises nothing.';

@@ -21,6 +21,11 @@
 --   as "possibly resolved by" for its reader to verify
 --   (ledger.verify_finding), which catches a check its reviewer wrote
 --   wrong; go on with the next one;
+--   a part of the check could not be evaluated (ledger._eval_check's
+--   error: a back reference, a match PostgreSQL gave up) and the check is
+--   undecided without it: audit check_error naming the part and the
+--   reason, outcome error, the finding stays, go on with the next one (an
+--   evaluation never rolls back its caller's batch);
 --   it holds on the tree of a merge before the finding's latest decision
 --   by a person (ledger._overruled_by_person: a restore or dismissal
 --   audited after the merge's check_requested row): audit check_overruled,
@@ -42,6 +47,7 @@ DECLARE
     v_flag  boolean;
     v_holds boolean;
     v_part  text;
+    v_error text;
     v_done  boolean := false;
 BEGIN
     SELECT f.* INTO v_f FROM ledger.finding f WHERE f.id = p_finding_id;
@@ -62,9 +68,18 @@ BEGIN
             CONTINUE;
         END IF;
         EXIT WHEN v_r.answered_at IS NULL;
-        SELECT c.holds, c.part INTO v_holds, v_part FROM ledger._eval_check(v_f.resolved_when, v_r.states) AS c;
+        SELECT c.holds, c.part, c.error INTO v_holds, v_part, v_error
+          FROM ledger._eval_check(v_f.resolved_when, v_r.states) AS c;
         SELECT m.* INTO v_m FROM ledger.merge m WHERE m.id = v_r.merge_id;
-        IF coalesce(v_holds, false) AND ledger._overruled_by_person(v_f.id, v_m.id) THEN
+        IF v_holds IS NULL AND v_error IS NOT NULL THEN
+            INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
+            VALUES (v_f.scope, v_f.id, v_m.id, 'check_error', 'check', v_part,
+                    format('the finding''s check could not be evaluated on the tree of %s: %s: %s; the finding stays',
+                           v_m.commit_sha, v_part, v_error),
+                    jsonb_build_object('finding_key', v_f.finding_key, 'kind', v_f.kind, 'part', v_part,
+                                       'error', v_error, 'paths', to_jsonb(v_r.paths), 'commit_sha', v_m.commit_sha));
+            UPDATE ledger.file_state_request r SET outcome = 'error', part = v_part WHERE r.id = v_r.id;
+        ELSIF coalesce(v_holds, false) AND ledger._overruled_by_person(v_f.id, v_m.id) THEN
             -- a stale machine answer: a person decided about the finding after this merge
             INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
             VALUES (v_f.scope, v_f.id, v_m.id, 'check_overruled', 'check', v_part,
@@ -116,4 +131,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._settle_checks(bigint) IS
-'Settle a checked finding''s file-state requests in merge order: moot once the finding is not active; stop at the first pending one; held: supersede by that merge, rule check (audit superseded, evidence the part that held; would_supersede unless hygiene_mode is on), later requests moot; failed: audit check_failed naming the part, and flagged (would_flag when dry) when the finding''s kind has touch mode flag, so the prompt lists the merge for its reader to verify; held on the tree of a merge before the finding''s latest decision by a person: audit check_overruled, outcome overruled, the finding stays. The caller holds the finding''s row lock. (finding_id bigint) -> void. Raises nothing.';
+'Settle a checked finding''s file-state requests in merge order: moot once the finding is not active; stop at the first pending one; held: supersede by that merge, rule check (audit superseded, evidence the part that held; would_supersede unless hygiene_mode is on), later requests moot; failed: audit check_failed naming the part, and flagged (would_flag when dry) when the finding''s kind has touch mode flag, so the prompt lists the merge for its reader to verify; held on the tree of a merge before the finding''s latest decision by a person: audit check_overruled, outcome overruled, the finding stays; a part that could not be evaluated (a back reference, a match PostgreSQL gave up) leaving the check undecided: audit check_error naming the part and the reason, outcome error, the finding stays. The caller holds the finding''s row lock. (finding_id bigint) -> void. Raises nothing.';

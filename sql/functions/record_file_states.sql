@@ -20,7 +20,8 @@
 -- serialised by its row lock (taken first, in id order, FOR NO KEY UPDATE).
 -- Returns one row per request of the merge: outcome held, failed, moot,
 -- overruled (held on the tree of a merge before the finding's latest
--- decision by a person: ledger._settle_checks), waiting (answered, an earlier request of the finding is pending) or
+-- decision by a person: ledger._settle_checks), error (a part of the check
+-- could not be evaluated: audit check_error), waiting (answered, an earlier request of the finding is pending) or
 -- pending (not all its paths answered yet); part the part that held or
 -- failed.
 -- Limits: a file's text at most 1 MiB (1048576 bytes in the database
@@ -143,4 +144,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.record_file_states(bigint, jsonb) IS
-'Answer a merge''s file-state requests: states {"<path>": "<file text>" | null (absent)} at its commit; a directory key "pkg/" with any string: a file under it. Settles each concerned finding in merge order (it retires at the first merge whose tree makes its check hold, rule check). Idempotent; any order. (merge_id bigint, states jsonb) -> TABLE(finding_id bigint, outcome text: held | failed | moot | overruled | waiting | pending, part text). Limits: 1 MiB per file text, 10000 paths. SECURITY DEFINER. Raises LD001, LD002, LD003 (not an object, not a string or null, a path not asked for, two keys naming one path), LD004, LD005 (unknown merge), LD104 (a path answered before with another state; a text for a path the merge decided present is that state), LD401; nothing written on error.';
+'Answer a merge''s file-state requests: states {"<path>": "<file text>" | null (absent)} at its commit; a directory key "pkg/" with any string: a file under it. Settles each concerned finding in merge order (it retires at the first merge whose tree makes its check hold, rule check). Idempotent; any order. (merge_id bigint, states jsonb) -> TABLE(finding_id bigint, outcome text: held | failed | moot | overruled | error | waiting | pending, part text). Limits: 1 MiB per file text, 10000 paths. SECURITY DEFINER. Raises LD001, LD002, LD003 (not an object, not a string or null, a path not asked for, two keys naming one path), LD004, LD005 (unknown merge), LD104 (a path answered before with another state; a text for a path the merge decided present is that state), LD401; nothing written on error.';

@@ -24,7 +24,7 @@ CREATE TABLE ledger.file_state_request (
     CONSTRAINT file_state_request_merge_id_fkey FOREIGN KEY (merge_id) REFERENCES ledger.merge (id),
     CONSTRAINT file_state_request_finding_id_fkey FOREIGN KEY (finding_id) REFERENCES ledger.finding (id),
     CONSTRAINT file_state_request_merge_finding_key UNIQUE (merge_id, finding_id),
-    CONSTRAINT file_state_request_outcome_check CHECK (outcome IN ('held', 'failed', 'moot', 'overruled')),
+    CONSTRAINT file_state_request_outcome_check CHECK (outcome IN ('held', 'failed', 'moot', 'overruled', 'error')),
     CONSTRAINT file_state_request_states_check CHECK (jsonb_typeof(states) = 'object')
 );
 
@@ -40,7 +40,7 @@ COMMENT ON COLUMN ledger.file_state_request.states IS
 COMMENT ON COLUMN ledger.file_state_request.answered_at IS
 'When the states were answered or the request was settled without them (moot); NULL: pending.';
 COMMENT ON COLUMN ledger.file_state_request.outcome IS
-'held (the check held on this merge''s tree: the finding was superseded by this merge, rule check), failed (it did not: audit check_failed), moot (the finding was retired by an earlier merge, dismissed or superseded otherwise before this request was settled), overruled (it held, but on the tree of a merge before the finding''s latest decision by a person, restore or dismiss: audit check_overruled, the finding stays); NULL: not settled (pending, or answered and waiting for an earlier request of the same finding).';
+'held (the check held on this merge''s tree: the finding was superseded by this merge, rule check), failed (it did not: audit check_failed), moot (the finding was retired by an earlier merge, dismissed or superseded otherwise before this request was settled), overruled (it held, but on the tree of a merge before the finding''s latest decision by a person, restore or dismiss: audit check_overruled, the finding stays), error (a part of the check could not be evaluated, a back reference or a match PostgreSQL gave up: audit check_error naming the part and the reason, the finding stays); NULL: not settled (pending, or answered and waiting for an earlier request of the same finding).';
 COMMENT ON COLUMN ledger.file_state_request.part IS
 'The part of the check that held or failed, as a JSON path into resolved_when (path_exists, all[0].file_contains, any); NULL while not settled or moot.';
 COMMENT ON COLUMN ledger.file_state_request.id IS

@@ -92,6 +92,9 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0040_sarif_suppressions_and_line": {},  # functions replaced (replace_findings, report_finding)
     "0041_failed_checks_flag_the_prom": {},  # functions replaced (_settle_checks, read_prompt_text)
     "0042_touches_count_after_a_resto": {},  # functions replaced (_finding_touches, verify_finding)
+    # the file_state_request outcome check dropped, added NOT VALID and validated in the transaction;
+    # functions replaced (_pattern_traps, _settle_checks; _eval_check dropped and created)
+    "0043_bounded_check_patterns": {"file_state_request": "AccessExclusiveLock"},
 }
 
 STRENGTH = [

@@ -105,3 +105,13 @@ def test_enumerated_values_fold_ascii_case(conn: psycopg.Connection[Any]) -> Non
     assert (issue.status, issue.priority) == ("in_progress", "medium")
     assert fl.dismiss_finding(conn, f.id, "FALSE_POSITIVE", "alice", "not a bug").resolution == "false_positive"
     assert fl.read_prompt_findings(conn, "spec", kinds=["REVIEW"]).included_count == 0  # dismissed, but no error
+
+
+def test_check_patterns_are_matched_with_ascii_classes(conn: psycopg.Connection[Any]) -> None:
+    # the database's own ~ folds and classifies by ICU tr-TR; a check evaluation does as on a C database
+    assert conn.execute("SELECT 'ı' ~ '[[:alpha:]]', 'İ' ~ '(?i)i'").fetchone()[0] is True
+    for text, pattern in [("ı", "[[:alpha:]]"), ("é", r"\w"), ("İ", "(?i)^i$")]:
+        holds = conn.execute("SELECT (ledger._eval_check(jsonb_build_object('file_contains', "
+                             "jsonb_build_object('path', 'a.py', 'pattern', %s::text)), "
+                             "jsonb_build_object('a.py', %s::text))).holds", (pattern, text)).fetchone()[0]
+        assert holds is False, (text, pattern)

@@ -1,0 +1,36 @@
+"""bounded check patterns
+
+Frozen files:
+
+* tables/file_state_request.sql
+* functions/_pattern_traps.sql
+* functions/_eval_check.sql
+* functions/_settle_checks.sql
+
+0 ALTER FUNCTION, 2 COMMENT ON, 1 GRANT/REVOKE statement(s) in upgrade.sql.
+
+Revision ID: 0043_bounded_check_patterns
+Revises: 0042_touches_count_after_a_resto
+Create Date: 2026-12-07 04:08:25.253180
+
+The SQL is in the directory of the same name beside this module: upgrade.sql
+and downgrade.sql, plain psql scripts that include this revision's frozen
+object files (and, in downgrade.sql, the earlier revisions' files they
+restore). Written by tools/new_revision.py; never edited once released
+(migrations/released.sha256).
+"""
+
+from findings_ledger.migration_ops import run_revision_file
+
+revision = '0043_bounded_check_patterns'
+down_revision = '0042_touches_count_after_a_resto'
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    run_revision_file(__file__, "upgrade.sql")
+
+
+def downgrade() -> None:
+    run_revision_file(__file__, "downgrade.sql")
