@@ -92,6 +92,12 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0040_sarif_suppressions_and_line": {},  # functions replaced (replace_findings, report_finding)
     "0041_failed_checks_flag_the_prom": {},  # functions replaced (_settle_checks, read_prompt_text)
     "0042_touches_count_after_a_resto": {},  # functions replaced (_finding_touches, verify_finding)
+    # ADD COLUMN scope, its backfill, SET NOT NULL and the foreign key on agent_task and injection
+    # (ACCESS EXCLUSIVE); the foreign keys to ledger.scope (SHARE ROW EXCLUSIVE on scope); the
+    # backfills read issue and finding; the scope indexes are built concurrently after the transaction
+    "0043_scope_on_agent_task_and_inj": {"agent_task": "AccessExclusiveLock", "injection": "AccessExclusiveLock",
+                                         "scope": "ShareRowExclusiveLock", "issue": "AccessShareLock",
+                                         "finding": "AccessShareLock"},
 }
 
 STRENGTH = [
