@@ -809,7 +809,8 @@ RETURNING id
 def load_claim_queue(conn: psycopg.Connection[Any], n: int) -> None:
     """n issues, each with a completed, delivered run (session and snapshot:
     the anchor) and a queued follow-up on runtime 'rt-0'; loaded with triggers
-    off, values as the claim functions would have written them. The bare
+    off, values as the claim functions would have written them (scope included,
+    which the trigger would have set). The bare
     baseline table is an identical copy without triggers."""
     with conn.transaction():
         conn.execute("SET LOCAL session_replication_role = replica")
@@ -822,17 +823,17 @@ def load_claim_queue(conn: psycopg.Connection[Any], n: int) -> None:
         )
         conn.execute(
             """
-            INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id, status, session_id, dispatch_count,
+            INSERT INTO ledger.agent_task (issue_id, scope, agent_id, runtime_id, status, session_id, dispatch_count,
                                            dispatched_at, started_at, completed_at, issue_snapshot)
-            SELECT i.id, 'agent-1', 'rt-0', 'completed', 'sess-' || i.id, 1, now() - interval '1 hour',
+            SELECT i.id, i.scope, 'agent-1', 'rt-0', 'completed', 'sess-' || i.id, 1, now() - interval '1 hour',
                    now() - interval '59 minutes', now() - interval '50 minutes',
                    ledger.issue_snapshot(i.title, i.description)
               FROM ledger.issue i WHERE i.scope = 'bench-claims'
             """
         )
         conn.execute(
-            "INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id) "
-            "SELECT i.id, 'agent-1', 'rt-0' FROM ledger.issue i WHERE i.scope = 'bench-claims' ORDER BY i.id"
+            "INSERT INTO ledger.agent_task (issue_id, scope, agent_id, runtime_id) "
+            "SELECT i.id, i.scope, 'agent-1', 'rt-0' FROM ledger.issue i WHERE i.scope = 'bench-claims' ORDER BY i.id"
         )
     conn.execute("CREATE SCHEMA IF NOT EXISTS bench_bare")
     conn.execute("CREATE TABLE bench_bare.agent_task (LIKE ledger.agent_task INCLUDING ALL)")

@@ -87,9 +87,11 @@ GRANT INSERT (scope, commit_sha, node_id, message, paths, merged_at, branch, add
 GRANT INSERT (scope, title, description, status, priority, assignee_type, assignee_id),
       UPDATE (title, description, status, priority, assignee_type, assignee_id)
     ON ledger.issue TO ledger_writer;
-GRANT INSERT (issue_id, agent_id, runtime_id, rerun_of_task_id, force_fresh_session)
+-- (scope on agent_task and injection: the trigger sets it from the issue / finding; a writer
+-- may send it too, as a distributed ledger will need, and is refused when it is another)
+GRANT INSERT (issue_id, agent_id, runtime_id, rerun_of_task_id, force_fresh_session, scope)
     ON ledger.agent_task TO ledger_writer;
-GRANT INSERT (session_id, finding_id, injected_at) ON ledger.injection TO ledger_writer;
+GRANT INSERT (session_id, finding_id, injected_at, scope) ON ledger.injection TO ledger_writer;
 
 -- ledger_reader: active findings, history (findings, lifecycle, merges,
 -- injections), the audit, issues and tasks.

@@ -244,6 +244,41 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "the statement before it is DROP INDEX CONCURRENTLY IF EXISTS of the same index (concurrently.sql), "
         "so a re-run after a failure part way through starts from no index",
     ),
+    (
+        "0044_scope_on_agent_task_and_inj",
+        re.compile(r"^ALTER TABLE ledger\.(agent_task|injection) (ADD COLUMN scope text;|"
+                   r"ADD CONSTRAINT (agent_task|injection)_scope_fkey )"),
+        "prefer-robust-stmts",
+        "run inside the upgrade's transaction (BEGIN ... COMMIT), so a failure part way through rolls it all "
+        "back; squawk asks for IF NOT EXISTS and a transaction because concurrently.sql follows the COMMIT in "
+        "the same offline script",
+    ),
+    (
+        "0044_scope_on_agent_task_and_inj",
+        re.compile(r"^ALTER TABLE ledger\.(agent_task|injection) ALTER COLUMN scope SET NOT NULL;"),
+        "adding-not-nullable-field, prefer-robust-stmts",
+        "inside the upgrade's transaction, so a failure rolls it all back; the column is added and filled from "
+        "the issue / finding in that transaction, whose ADD COLUMN already holds ACCESS EXCLUSIVE on the table "
+        "until COMMIT: the NOT NULL scan adds one read of the table to that lock, which a CHECK ... NOT VALID "
+        "first would not shorten (tests/migrations/test_populated_upgrade.py: every row is filled)",
+    ),
+    (
+        "0044_scope_on_agent_task_and_inj",
+        re.compile(r"^ALTER TABLE ledger\.(agent_task|injection) VALIDATE CONSTRAINT "
+                   r"(agent_task|injection)_scope_fkey;"),
+        "constraint-missing-not-valid, prefer-robust-stmts",
+        "inside the upgrade's transaction, so a failure rolls it all back; the foreign key checks a column this "
+        "revision adds and fills from a row whose own foreign key to ledger.scope is valid, in the transaction "
+        "whose ADD COLUMN already holds ACCESS EXCLUSIVE on the table: one scan that cannot fail, and leaving "
+        "it NOT VALID would make the database differ from sql/",
+    ),
+    (
+        "0044_scope_on_agent_task_and_inj",
+        re.compile(r"^CREATE INDEX CONCURRENTLY (agent_task_scope_idx|injection_scope_idx) ON ledger\."),
+        "prefer-robust-stmts",
+        "the statement before it is DROP INDEX CONCURRENTLY IF EXISTS of the same index (concurrently.sql), "
+        "so a re-run after a failure part way through starts from no index",
+    ),
 ]
 
 # Line-level ignores in the downgrade scripts, as above.

@@ -290,6 +290,8 @@ agent_task = sa.Table(
     sa.Column("issue_snapshot", pg.JSONB),
     # Written only by ledger.claim_task (p_lease) and ledger.renew_task_lease; NULL: no lease
     sa.Column("lease_expires_at", sa.DateTime(timezone=True)),
+    # The issue's scope, set by the _100_prepare trigger (another scope sent: LD003)
+    sa.Column("scope", sa.Text, sa.ForeignKey("ledger.scope.scope", name="agent_task_scope_fkey"), nullable=False),
     sa.CheckConstraint(
         "status IN ('queued', 'dispatched', 'running', 'completed', 'failed', 'cancelled')",
         name="agent_task_status_check",
@@ -299,6 +301,7 @@ agent_task = sa.Table(
         "agent_task_claim_idx", "runtime_id", "created_at", "id", postgresql_where=sa.text("status = 'queued'::text")
     ),
     sa.Index("agent_task_anchor_idx", "issue_id", "agent_id", "runtime_id"),
+    sa.Index("agent_task_scope_idx", "scope", "id"),
     sa.Index("agent_task_rerun_idx", "rerun_of_task_id", postgresql_where=sa.text("rerun_of_task_id IS NOT NULL")),
     sa.Index(
         "agent_task_lease_idx", "runtime_id", "lease_expires_at", "id",
@@ -381,7 +384,10 @@ injection = sa.Table(
     sa.Column("finding_id", sa.BigInteger, sa.ForeignKey("ledger.finding.id", name="injection_finding_id_fkey"),
               primary_key=True),
     sa.Column("injected_at", sa.DateTime(timezone=True), nullable=False, server_default=_now),
+    # The finding's scope, set by the _100_prepare trigger (another scope sent: LD003)
+    sa.Column("scope", sa.Text, sa.ForeignKey("ledger.scope.scope", name="injection_scope_fkey"), nullable=False),
     sa.Index("injection_finding_idx", "finding_id", "session_id"),
+    sa.Index("injection_scope_idx", "scope", "session_id"),
 )
 
 finding_lifecycle = sa.Table(

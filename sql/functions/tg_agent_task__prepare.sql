@@ -9,6 +9,10 @@
 --   failure_reason        optional (required when status is failed), single
 --                         line, <= 200 chars, trimmed;
 --   issue_id              required, an existing issue (LD005 otherwise);
+--   scope                 the issue's scope (ledger.issue.scope), set here on
+--                         INSERT and whenever issue_id changes: a writer need
+--                         not send it; one sent (or written by UPDATE) that
+--                         is not the issue's is refused (LD003, naming both);
 --   rerun_of_task_id      optional, an existing other task (LD005 / LD003);
 --   status                one of queued, dispatched, running, completed,
 --                         failed, cancelled.
@@ -35,6 +39,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_claiming boolean := current_setting('ledger.claim_writer', true) IS NOT DISTINCT FROM NEW.id::text;
+    v_issue_scope text;
 BEGIN
     -- Fast paths: a value that is already what ledger._check_text would
     -- return (nothing to trim, no control character, short enough) is kept
@@ -66,9 +71,17 @@ BEGIN
     IF NEW.issue_id IS NULL THEN
         RAISE EXCEPTION 'agent_task.issue_id is required' USING ERRCODE = 'LD002';
     END IF;
-    IF TG_OP = 'INSERT' OR NEW.issue_id IS DISTINCT FROM OLD.issue_id THEN
-        IF NOT EXISTS (SELECT 1 FROM ledger.issue i WHERE i.id = NEW.issue_id) THEN
+    IF TG_OP = 'INSERT' OR NEW.issue_id IS DISTINCT FROM OLD.issue_id OR NEW.scope IS DISTINCT FROM OLD.scope THEN
+        SELECT i.scope INTO v_issue_scope FROM ledger.issue i WHERE i.id = NEW.issue_id;
+        IF NOT FOUND THEN
             RAISE EXCEPTION 'unknown agent_task.issue_id: %', NEW.issue_id USING ERRCODE = 'LD005';
+        END IF;
+        -- scope is the issue's: set when not sent (on UPDATE: not changed), refused when another
+        IF NEW.scope IS NULL OR (TG_OP = 'UPDATE' AND NEW.scope IS NOT DISTINCT FROM OLD.scope) THEN
+            NEW.scope := v_issue_scope;
+        ELSIF NEW.scope IS DISTINCT FROM v_issue_scope THEN
+            RAISE EXCEPTION 'invalid agent_task.scope: % (issue % is in scope %)',
+                quote_literal(NEW.scope), NEW.issue_id, quote_literal(v_issue_scope) USING ERRCODE = 'LD003';
         END IF;
     END IF;
     IF NEW.rerun_of_task_id IS NOT NULL
@@ -137,4 +150,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_agent_task__prepare() IS
-'BEFORE INSERT/UPDATE trigger on ledger.agent_task: validates agent_id, runtime_id, session_id, failure_reason (required when failed), issue_id and rerun_of_task_id; new tasks start queued; status changes follow the task machine (LD201), dispatching only inside ledger.claim_task (LD202), anchor fields frozen once dispatched (LD204); sets started_at / completed_at. Raises LD002-LD005, LD201, LD202, LD204.';
+'BEFORE INSERT/UPDATE trigger on ledger.agent_task: validates agent_id, runtime_id, session_id, failure_reason (required when failed), issue_id and rerun_of_task_id; sets scope to the issue''s (another scope sent: LD003); new tasks start queued; status changes follow the task machine (LD201), dispatching only inside ledger.claim_task (LD202), anchor fields frozen once dispatched (LD204); sets started_at / completed_at. Raises LD002-LD005, LD201, LD202, LD204.';

@@ -18,8 +18,10 @@ CREATE TABLE ledger.agent_task (
     completed_at        timestamptz,
     issue_snapshot      jsonb,
     lease_expires_at    timestamptz,
+    scope               text NOT NULL,
     CONSTRAINT agent_task_pkey PRIMARY KEY (id),
     CONSTRAINT agent_task_issue_id_fkey FOREIGN KEY (issue_id) REFERENCES ledger.issue (id),
+    CONSTRAINT agent_task_scope_fkey FOREIGN KEY (scope) REFERENCES ledger.scope (scope),
     CONSTRAINT agent_task_rerun_of_task_id_fkey FOREIGN KEY (rerun_of_task_id) REFERENCES ledger.agent_task (id),
     CONSTRAINT agent_task_status_check
         CHECK (status IN ('queued', 'dispatched', 'running', 'completed', 'failed', 'cancelled')),
@@ -34,10 +36,14 @@ CREATE INDEX agent_task_anchor_idx ON ledger.agent_task (issue_id, agent_id, run
 -- dispatched or running with a lease are in it, a handful per runtime.
 CREATE INDEX agent_task_lease_idx ON ledger.agent_task (runtime_id, lease_expires_at, id)
     WHERE status IN ('dispatched', 'running') AND lease_expires_at IS NOT NULL;
+-- A scope's tasks, in id order (and the foreign key to ledger.scope).
+CREATE INDEX agent_task_scope_idx ON ledger.agent_task (scope, id);
 CREATE INDEX agent_task_rerun_idx ON ledger.agent_task (rerun_of_task_id) WHERE rerun_of_task_id IS NOT NULL;
 
 COMMENT ON TABLE ledger.agent_task IS
 'One row per agent run on an issue. status: queued -> dispatched (ledger.claim_task) -> running -> completed | failed | cancelled; dispatched -> queued requeues a run that never started. session_id: the provider session (set by the claim to the session it resumes, updated by start/complete/fail). dispatch_count: the claim''s CAS token.';
+COMMENT ON COLUMN ledger.agent_task.scope IS
+'The scope of the task''s issue (ledger.issue.scope), set by the _100_prepare trigger from issue_id: a writer need not send it, and one that sends another scope than the issue''s is refused (LD003). Follows issue_id while the task is queued.';
 COMMENT ON COLUMN ledger.agent_task.issue_snapshot IS
 'The issue body AS THIS CLAIM SAW IT: {"v":1,"title_sha256":"<hex>","description_sha256":"<hex>"} (ledger.issue_snapshot). Hashes, never text: a comparison key. Written only by ledger.claim_task, under a CAS. Read back by a later claim only off the row whose session it resumes, and only when that row proves delivery (completed, started_at set). NULL (never claimed, or written before this column existed), another version or a row that does not parse mean "not compared", never "unchanged". No index: never a lookup key.';
 COMMENT ON COLUMN ledger.agent_task.lease_expires_at IS

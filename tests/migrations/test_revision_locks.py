@@ -95,6 +95,13 @@ EXPECTED: dict[str, dict[str, str]] = {
     # the file_state_request outcome check dropped, added NOT VALID and validated in the transaction;
     # functions replaced (_pattern_traps, _settle_checks; _eval_check dropped and created)
     "0043_bounded_check_patterns": {"file_state_request": "AccessExclusiveLock"},
+
+    # ADD COLUMN scope, its backfill, SET NOT NULL and the foreign key on agent_task and injection
+    # (ACCESS EXCLUSIVE); the foreign keys to ledger.scope (SHARE ROW EXCLUSIVE on scope); the
+    # backfills read issue and finding; the scope indexes are built concurrently after the transaction
+    "0044_scope_on_agent_task_and_inj": {"agent_task": "AccessExclusiveLock", "injection": "AccessExclusiveLock",
+                                         "scope": "ShareRowExclusiveLock", "issue": "AccessShareLock",
+                                         "finding": "AccessShareLock"},
 }
 
 STRENGTH = [

@@ -12,8 +12,9 @@ and the identity columns of distributed tables. These tests check that
   adds a key, a table or a trigger fails here until the doc shows it: rerun the psql command the
   failure prints and paste its output);
 * the query agrees with a second reading of the catalog written here in Python;
-* the list follows the schema: adding ``scope`` to a table takes it off, a new table without it
-  comes on.
+* the list follows the schema: a distributed table without ``scope`` comes on (every table carries
+  it today), a new table without it too;
+* agent_task and injection carry the scope of their issue and finding, set by their triggers.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 from typing import Any
 
 import psycopg
+import pytest
 from support.migrations import ROOT
 
 QUERY = ROOT / "docs" / "examples" / "scaling_readiness.sql"
@@ -130,15 +132,46 @@ def test_the_query_agrees_with_a_second_reading_of_the_catalog(ledger_conn: psyc
 
 def test_the_list_follows_the_schema(ledger_conn: psycopg.Connection[Any]) -> None:
     before = by_step(plan_rows(ledger_conn))
-    assert "ledger.agent_task" in before["1 add scope"]
+    assert before["1 add scope"] == set()  # every distributed table carries scope, agent_task and injection too
     with ledger_conn.transaction(force_rollback=True):  # the database is left as it was
-        ledger_conn.execute("ALTER TABLE ledger.agent_task ADD COLUMN scope text")
+        ledger_conn.execute("ALTER TABLE ledger.injection DROP COLUMN scope")
         ledger_conn.execute("CREATE TABLE ledger.readiness_probe (id bigint PRIMARY KEY, note text UNIQUE)")
         ledger_conn.execute("CREATE UNIQUE INDEX readiness_probe_note_idx ON ledger.readiness_probe (lower(note))")
-        after = by_step(plan_rows(ledger_conn))
-        assert after["1 add scope"] == before["1 add scope"] - {"ledger.agent_task"} | {"ledger.readiness_probe"}
+        rows = plan_rows(ledger_conn)
+        after = by_step(rows)
+        assert after["1 add scope"] == {"ledger.injection", "ledger.readiness_probe"}
+        assert ("1 add scope", "ledger.injection", "no scope column",
+                "add scope text NOT NULL, filled from ledger.finding through injection_finding_id_fkey") in rows
         assert after["2 key"] - before["2 key"] == {
             "ledger.readiness_probe readiness_probe_pkey", "ledger.readiness_probe readiness_probe_note_key",
             "ledger.readiness_probe readiness_probe_note_idx"}
         assert after == catalog_reading(ledger_conn)
     assert by_step(plan_rows(ledger_conn)) == before
+
+
+def test_agent_task_and_injection_carry_their_parents_scope(ledger_conn: psycopg.Connection[Any]) -> None:
+    """The scope the plan distributes agent_task and injection by is the issue's and the finding's:
+    set by the _100_prepare triggers when a writer does not send it, refused (LD003) when another."""
+    with ledger_conn.transaction(force_rollback=True):
+        issue = ledger_conn.execute(
+            "INSERT INTO ledger.issue (scope, title) VALUES ('readiness-a', 'probe') RETURNING id").fetchone()[0]
+        ledger_conn.execute("INSERT INTO ledger.scope (scope) VALUES ('readiness-b')")
+        task = ledger_conn.execute(
+            "INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id) VALUES (%s, 'a', 'r') RETURNING scope",
+            (issue,)).fetchone()
+        assert task == ("readiness-a",)
+        finding = ledger_conn.execute(
+            "SELECT id FROM ledger.add_finding(p_scope => 'readiness-a', p_title => 'probe finding')").fetchone()[0]
+        ledger_conn.execute("SELECT ledger.record_injection('probe-session', ARRAY[%s]::bigint[])", (finding,))
+        assert ledger_conn.execute("SELECT scope FROM ledger.injection WHERE session_id = 'probe-session'"
+                                   ).fetchall() == [("readiness-a",)]
+        for sql, args, message in [
+            ("INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id, scope)"
+             " VALUES (%s, 'a', 'r', 'readiness-b')",
+             (issue,), f"invalid agent_task.scope: 'readiness-b' (issue {issue} is in scope 'readiness-a')"),
+            ("INSERT INTO ledger.injection (session_id, finding_id, scope) VALUES ('other', %s, 'readiness-b')",
+             (finding,), f"invalid injection.scope: 'readiness-b' (finding {finding} is in scope 'readiness-a')"),
+        ]:
+            with pytest.raises(psycopg.Error) as caught, ledger_conn.transaction():
+                ledger_conn.execute(sql, args)
+            assert (caught.value.sqlstate, caught.value.diag.message_primary) == ("LD003", message)

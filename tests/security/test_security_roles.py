@@ -135,9 +135,10 @@ PRIVILEGES: list[tuple[str, str, str]] = [
     ],
     *[
         ("ledger_writer", "INSERT", f"ledger.agent_task({c})")
-        for c in ("issue_id", "agent_id", "runtime_id", "rerun_of_task_id", "force_fresh_session")
+        for c in ("issue_id", "agent_id", "runtime_id", "rerun_of_task_id", "force_fresh_session", "scope")
     ],
-    *[("ledger_writer", "INSERT", f"ledger.injection({c})") for c in ("session_id", "finding_id", "injected_at")],
+    *[("ledger_writer", "INSERT", f"ledger.injection({c})")
+      for c in ("session_id", "finding_id", "injected_at", "scope")],
     # ledger_reader: active findings, history, audit, issues and tasks
     *[("ledger_reader", "SELECT", t) for t in READ_TABLES],
     *[("ledger_reader", "EXECUTE", f) for f in (*READS, *SNAPSHOT)],

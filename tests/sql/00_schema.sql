@@ -1,7 +1,7 @@
 -- Schema objects: the tables, columns, keys, indexes, functions, triggers
 -- and views that services and DBAs rely on are present with their shapes, and every function pins its search_path.
 BEGIN;
-SELECT plan(140);
+SELECT plan(146);
 
 SELECT has_schema('ledger', 'The ledger schema exists.');
 
@@ -56,6 +56,10 @@ SELECT fk_ok('ledger', 'agent_task', 'rerun_of_task_id', 'ledger', 'agent_task',
     'A manual rerun points at the task it reruns.');
 SELECT fk_ok('ledger', 'injection', 'finding_id', 'ledger', 'finding', 'id',
     'An injection points at the finding that was injected.');
+SELECT fk_ok('ledger', 'agent_task', 'scope', 'ledger', 'scope', 'scope', 'Every task belongs to a known scope.');
+SELECT fk_ok('ledger', 'injection', 'scope', 'ledger', 'scope', 'scope', 'Every injection belongs to a known scope.');
+SELECT col_not_null('ledger', 'agent_task', 'scope', 'Every task has a scope (its issue''s).');
+SELECT col_not_null('ledger', 'injection', 'scope', 'Every injection has a scope (its finding''s).');
 
 -- columns
 SELECT col_type_is('ledger', 'finding', 'paths', 'text[]', 'A finding''s paths are a text array.');
@@ -146,6 +150,10 @@ SELECT is_empty($$SELECT indexrelid::regclass::text FROM pg_index i JOIN pg_clas
 SELECT has_index('ledger', 'agent_task', 'agent_task_claim_idx', 'Queued tasks of a runtime are indexed for claims, oldest first.');
 SELECT has_index('ledger', 'agent_task', 'agent_task_anchor_idx', 'Runs of an agent on an issue are indexed.');
 SELECT has_index('ledger', 'injection', 'injection_finding_idx', 'Injections are indexed by finding.');
+SELECT has_index('ledger', 'agent_task', 'agent_task_scope_idx', ARRAY['scope', 'id'],
+    'A scope''s tasks are indexed, scope first.');
+SELECT has_index('ledger', 'injection', 'injection_scope_idx', ARRAY['scope', 'session_id'],
+    'A scope''s injections are indexed, scope first.');
 SELECT hasnt_index('ledger', 'agent_task', 'agent_task_issue_snapshot_idx',
     'issue_snapshot has no index: it is a comparison key, never a lookup key.');
 

@@ -3,7 +3,7 @@
 -- task's transitions, and every claims error by SQLSTATE with nothing
 -- half-written. Runs on the small fixture (its issues and tasks).
 BEGIN;
-SELECT plan(44);
+SELECT plan(48);
 \ir fixtures/small.sql
 
 -- Rows by natural keys: the task's agent, runtime and status, the issue's title.
@@ -145,6 +145,22 @@ SELECT throws_ok($$SELECT ledger.enqueue_task(-1, 'coder', 'rt-1')$$, 'LD005', N
     'Enqueueing a task for an unknown issue raises LD005.');
 SELECT throws_ok($$INSERT INTO ledger.issue (scope, title, status) VALUES ('nightshift', 'x', 'doing')$$, 'LD003', NULL,
     'An issue with an unknown status is refused with LD003.');
+-- a task's scope is its issue's, set by the trigger; another one sent is refused
+SELECT results_eq($$SELECT t.scope, count(*)::int FROM ledger.agent_task t JOIN ledger.issue i ON i.id = t.issue_id
+                    WHERE t.scope = i.scope GROUP BY t.scope ORDER BY 1$$,
+    $$SELECT i.scope, count(*)::int FROM ledger.agent_task t JOIN ledger.issue i ON i.id = t.issue_id
+       GROUP BY i.scope ORDER BY 1$$,
+    'Every task of the fixture carries its issue''s scope, though no writer sent it.');
+SELECT lives_ok($$INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id, scope)
+                  SELECT id, 'tester', 'rt-3', 'docs-site' FROM ledger.issue WHERE title = 'Document the scheduler'$$,
+    'A task sent with its issue''s scope is taken.');
+SELECT throws_ok($$INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id, scope)
+                   SELECT id, 'tester', 'rt-3', 'nightshift' FROM ledger.issue WHERE title = 'Document the scheduler'$$,
+    'LD003', NULL, 'A task sent with another scope than its issue''s is refused with LD003.');
+SELECT throws_like($$INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id, scope)
+                     SELECT id, 'tester', 'rt-3', 'nightshift' FROM ledger.issue WHERE title = 'Document the scheduler'$$,
+    'invalid agent_task.scope: ''nightshift'' (issue % is in scope ''docs-site'')',
+    'The refusal names the scope sent and the issue''s.');
 SELECT results_eq(
     format('SELECT status, dispatch_count, issue_snapshot FROM ledger.agent_task WHERE id = %s', :queued),
     $$VALUES ('queued', 0, NULL::jsonb)$$,

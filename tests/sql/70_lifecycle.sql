@@ -3,7 +3,7 @@
 -- state at a glance in ledger.finding_lifecycle, and the LD30x errors by
 -- SQLSTATE with nothing half-written. Runs on the small fixture.
 BEGIN;
-SELECT plan(35);
+SELECT plan(39);
 \ir fixtures/small.sql
 
 CREATE TEMP VIEW life AS
@@ -140,6 +140,20 @@ SELECT throws_ok($$SELECT ledger.restore_finding(-1, 'bob', 'why')$$, 'LD005', N
 SELECT results_eq($$SELECT state, resolution, report_count FROM life WHERE finding_key = 'ns-4'$$,
     $$VALUES ('active', NULL::text, 1)$$,
     'Nothing of a refused statement is written: ns-4 is untouched.');
+
+-- an injection's scope is its finding's, set by the trigger; another one sent is refused
+SELECT lives_ok(format($f$SELECT ledger.record_injection('sess-scope', ARRAY[%s]::bigint[])$f$, :ns4),
+    'record_injection records a finding shown to a session (without a scope).');
+SELECT results_eq($$SELECT scope FROM ledger.injection WHERE session_id = 'sess-scope'$$,
+    $$VALUES ('nightshift')$$,
+    'An injection carries its finding''s scope, though record_injection does not send it.');
+SELECT throws_ok(format($f$INSERT INTO ledger.injection (session_id, finding_id, scope) VALUES ('sess-x', %s, 'legacy')$f$,
+                        :ns4),
+    'LD003', NULL, 'An injection sent with another scope than its finding''s is refused with LD003.');
+SELECT throws_like(format($f$INSERT INTO ledger.injection (session_id, finding_id, scope) VALUES ('sess-x', %s, 'legacy')$f$,
+                          :ns4),
+    'invalid injection.scope: ''legacy'' (finding % is in scope ''nightshift'')',
+    'The refusal names the scope sent and the finding''s.');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -122,9 +122,10 @@ def test_a_task_field_is_stored_as_its_check_returns_it(ledger_conn: psycopg.Con
         return  # NOT NULL columns: a replica row cannot hold it either
     with ledger_conn.transaction():
         ledger_conn.execute("SET LOCAL session_replication_role = replica")
+        # (no trigger fills scope here: a writer without triggers sends the issue's, as for every NOT NULL column)
         task_id = ledger_conn.execute(
-            "INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id) VALUES (%s, %s, %s) RETURNING id",
-            (issue_id, cols["agent_id"], cols["runtime_id"])).fetchone()[0]
+            "INSERT INTO ledger.agent_task (issue_id, agent_id, runtime_id, scope) VALUES (%s, %s, %s, 'fast-tasks')"
+            " RETURNING id", (issue_id, cols["agent_id"], cols["runtime_id"])).fetchone()[0]
     stored = outcome(ledger_conn, f"UPDATE ledger.agent_task SET force_fresh_session = true WHERE id = %s "
                      f"RETURNING {field}", (task_id,))
     assert stored == expected, (field, value)

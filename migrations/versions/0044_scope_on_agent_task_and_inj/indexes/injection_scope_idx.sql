@@ -1,0 +1,1 @@
+CREATE INDEX injection_scope_idx ON ledger.injection (scope, session_id);
