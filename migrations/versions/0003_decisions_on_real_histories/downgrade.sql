@@ -1,9 +1,5 @@
 -- 0003_decisions_on_real_histories undone: restores the frozen files it replaced
 
--- Refuses while a column or table it drops holds data (downgrade_guard.sql:
--- SQLSTATE LD501), unless the setting ledger.allow_data_loss is 'true'.
-\ir downgrade_guard.sql
-
 DROP TRIGGER _120_changes ON ledger.merge;
 DROP FUNCTION ledger.set_match_policy(p_scope text, p_enabled_rules text[], p_path_supersede_kinds text[], p_slug_mention_resolves boolean, p_default_branch text, p_line_context integer, p_create boolean);
 DROP FUNCTION ledger.import_finding(p_scope text, p_title text, p_description text, p_paths text[], p_kind text, p_severity text, p_finding_key text, p_source text, p_slug text, p_strong_keywords text[], p_tags text[], p_observed_at timestamptz, p_expects text, p_task_group text);
