@@ -100,3 +100,29 @@ def test_psql_f_of_the_downgrade_refuses_unless_pgoptions_allow_it(ledger_dsn: s
 def test_an_empty_ledger_downgrades_past_every_guard_without_being_told(ledger_dsn: str) -> None:
     fl.downgrade(ledger_dsn, "0002_harden_hostile_input")
     assert version(ledger_dsn) == ["0002_harden_hostile_input"]
+
+
+def functions(dsn: str) -> list[tuple[str, str]]:
+    with psycopg.connect(dsn) as conn:
+        return conn.execute("SELECT p.oid::regprocedure::text, pg_get_functiondef(p.oid) FROM pg_proc p"
+                            " WHERE p.pronamespace = 'ledger'::regnamespace AND p.prokind <> 'a'"
+                            " ORDER BY 1").fetchall()
+
+
+@pytest.mark.parametrize("rev", [CHECKS, "head"])
+def test_an_upgrade_sql_run_again_with_psql_defaults_refuses_and_changes_nothing(ledger_dsn: str, rev: str) -> None:
+    """``psql -f <rev>/upgrade.sql`` without -1 or ON_ERROR_STOP, on a database
+    at head: the file's guard raises LD502 naming both revisions and psql
+    stops there, every function body as it was."""
+    rev = revisions()[-1] if rev == "head" else rev
+    down = revisions()[revisions().index(rev) - 1]
+    finding = checked_finding(ledger_dsn)
+    before = functions(ledger_dsn)
+    proc = subprocess.run([client_binary("psql"), "-X", "-d", ledger_dsn, "-f", str(VERSIONS / rev / "upgrade.sql")],
+                          capture_output=True, text=True, cwd="/")
+    assert proc.returncode == 3, proc.stderr
+    assert (f"ERROR:  upgrade.sql of {rev} expects the database at {down}, but it is at {revisions()[-1]}: "
+            "nothing of it was applied") in proc.stderr
+    assert proc.stderr.count("ERROR:") == 1
+    assert functions(ledger_dsn) == before
+    assert version(ledger_dsn) == [revisions()[-1]] and checks(ledger_dsn) == [(finding, CHECK)]
