@@ -20,20 +20,13 @@ from support.migrations import (
     psql_apply,
     psql_file,
     revisions,
+    stamp,
     upgrade,
     version,
 )
 
 VERSIONS = Path(__file__).resolve().parents[2] / "migrations" / "versions"
 ONLY_THE_VERSION_TABLE = [("i", "alembic_version_pkc"), ("r", "alembic_version")]
-
-
-def stamp(dsn: str, rev: str | None) -> None:
-    """What ``alembic stamp`` records after a ``psql -f`` of a revision."""
-    with psycopg.connect(dsn, autocommit=True) as conn, conn.transaction():
-        conn.execute("DELETE FROM ledger.alembic_version")
-        if rev:
-            conn.execute("INSERT INTO ledger.alembic_version (version_num) VALUES (%s)", (rev,))
 
 
 def test_every_revision_online_offline_and_by_file_agree_up_and_down(

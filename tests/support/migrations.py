@@ -116,6 +116,16 @@ VERSION_TABLE = ("CREATE TABLE ledger.alembic_version (version_num varchar(32) N
                  "CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
 
 
+def stamp(dsn: str, rev: str | None) -> None:
+    """What ``alembic stamp`` records after a ``psql -f`` of a revision (the
+    version table created where a by-file install has none yet)."""
+    with psycopg.connect(dsn, autocommit=True) as conn, conn.transaction():
+        conn.execute(VERSION_TABLE.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
+        conn.execute("DELETE FROM ledger.alembic_version")
+        if rev:
+            conn.execute("INSERT INTO ledger.alembic_version (version_num) VALUES (%s)", (rev,))
+
+
 def version(dsn: str) -> list[str]:
     with psycopg.connect(dsn) as conn:
         exists = conn.execute("SELECT to_regclass('ledger.alembic_version') IS NOT NULL").fetchone()
