@@ -36,7 +36,10 @@
   statements of a ``concurrently.sql`` run outside any transaction, without
   these settings.
 * ``-x allow_data_loss=true`` sets ``ledger.allow_data_loss``: a downgrade
-  below the baseline refuses (LD501) without it while the ledger holds rows.
+  below the baseline refuses (LD501) without it while the ledger holds rows,
+  and a downgrade that drops a column or table refuses while it holds data
+  (each such revision's ``downgrade_guard.sql``; online, every guard of the
+  revisions to undo runs before the first one is undone).
 * One transaction per revision, so a revision may open an autocommit block
   (``CREATE INDEX CONCURRENTLY``, see docs/dba.md).
 * Offline, the script first checks that the database is at the revision it
@@ -201,20 +204,50 @@ def _guard_known_revision(conn: sa.Connection) -> None:
                          execution_options={"no_parameters": True})
 
 
-def _guard_downgrade_to_base(conn: sa.Connection) -> None:
-    """Before ``downgrade base`` starts: the baseline's guard (LD501 while the
-    ledger holds rows), so that later revisions are not downgraded, each in
-    its own committed transaction, only for the baseline to refuse."""
-    # The destination as given ('base'), not resolved: get_revision_argument()
-    # answers None for base and for commands that have no destination.
+def _downgraded_revisions(conn: sa.Connection, destination: str) -> list[str]:
+    """The revisions a downgrade from the recorded version to ``destination``
+    undoes, newest first (empty when it cannot tell: alembic then reports the
+    destination itself)."""
+    at = conn.exec_driver_sql("SELECT to_regclass('ledger.alembic_version') IS NOT NULL").scalar()
+    if not at:
+        return []
+    current = tuple(r for (r,) in conn.exec_driver_sql("SELECT version_num FROM ledger.alembic_version"))
+    if not current:
+        return []
+    try:
+        steps = context.script._downgrade_revs(destination, current)
+    except Exception:  # an unknown or malformed destination: alembic's own message follows
+        return []
+    return [step.revision.revision for step in steps]
+
+
+def _guard_downgrade(conn: sa.Connection) -> None:
+    """Before a downgrade starts: the guard (``downgrade_guard.sql``, LD501
+    while a column or table it drops holds data) of every revision it undoes,
+    newest first, so that later revisions are not downgraded, each in its own
+    committed transaction, only for an earlier one to refuse. Down to
+    ``base`` only the baseline's guard runs: it refuses while the ledger
+    holds any row, and an empty ledger loses nothing anywhere."""
     environment = getattr(context, "_proxy", None)
-    if getattr(environment, "context_opts", {}).get("destination_rev") != "base":
+    opts = getattr(environment, "context_opts", {})
+    if getattr(opts.get("fn"), "__name__", "") != "downgrade":
+        return
+    # The destination as given ('base', '-1', a revision), not resolved:
+    # get_revision_argument() answers None for base.
+    destination = opts.get("destination_rev")
+    if destination is None:
         return
     exists = conn.exec_driver_sql("SELECT to_regclass('ledger.finding') IS NOT NULL").scalar()
     if not exists:
         return
-    guard = Path(__file__).resolve().parent / "versions" / "0001_baseline" / "downgrade_guard.sql"
-    conn.exec_driver_sql(migration_ops.expand_includes(guard), execution_options={"no_parameters": True})
+    versions = Path(__file__).resolve().parent / "versions"
+    if destination == "base":
+        guards = [versions / "0001_baseline" / "downgrade_guard.sql"]
+    else:
+        guards = [versions / rev / "downgrade_guard.sql" for rev in _downgraded_revisions(conn, str(destination))]
+    for guard in guards:
+        if guard.exists():
+            conn.exec_driver_sql(migration_ops.expand_includes(guard), execution_options={"no_parameters": True})
 
 
 def _one_line(exc: sa.exc.DBAPIError) -> str:
@@ -241,7 +274,7 @@ def _configure_and_run(conn: sa.Connection) -> None:
         for statement in TRANSACTION_SETTINGS:
             conn.exec_driver_sql(statement)
         _guard_known_revision(conn)
-        _guard_downgrade_to_base(conn)
+        _guard_downgrade(conn)
         conn.rollback()
         _configure(connection=conn)
         with context.begin_transaction():

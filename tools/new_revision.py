@@ -117,7 +117,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "pyapi"))
 
-from findings_ledger.migration_ops import collapse_whitespace, included, without_header  # noqa: E402
+from findings_ledger.migration_ops import (  # noqa: E402
+    STOP_ON_ERROR,
+    collapse_whitespace,
+    included,
+    revision_guard,
+    without_header,
+)
 
 TODO = "-- TODO(new_revision)"
 FORGOTTEN = "-- forgotten: "  # an object no statement drops (a DO block removed from sql/): the state forgets it
@@ -238,6 +244,8 @@ def script_statements(path: Path, root: Path, rel_to: Path | None, texts: dict[P
         chunk.clear()
 
     for line in text.splitlines(keepends=True):
+        if line.strip() == STOP_ON_ERROR:
+            continue  # psql's setting, not a statement
         target = included(line)
         if target is None:
             chunk.append(line)
@@ -1051,7 +1059,9 @@ def write_revision(message: str, sql_dir: Path, migrations: Path) -> tuple[Path,
     for rel, text in result.files.items():
         (directory / rel).parent.mkdir(parents=True, exist_ok=True)
         (directory / rel).write_text(text)
-    (directory / "upgrade.sql").write_text(script(f"-- {rev_id}: {message}\n", result.upgrade))
+    down = revs[-1].rev if revs else None
+    guard = [revision_guard(rev_id, down)] if down else []
+    (directory / "upgrade.sql").write_text(script(f"-- {rev_id}: {message}\n", [*guard, *result.upgrade]))
     (directory / "downgrade.sql").write_text(script(f"-- {rev_id} undone: the frozen state before it\n",
                                                     result.downgrade))
     if result.concurrently:

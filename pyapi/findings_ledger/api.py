@@ -118,9 +118,12 @@ def downgrade(dsn: str, revision: str, *, allow_data_loss: bool = False) -> None
     Below the baseline every ledger table is dropped, so while the ledger
     holds rows that step raises :class:`~findings_ledger.errors.DowngradeRefused`
     (LD501, naming the row count of each table) and drops nothing, unless
-    ``allow_data_loss=True`` (``alembic -x allow_data_loss=true``). Each
-    revision runs in its own transaction: the revisions above the baseline
-    (which drop no rows) are already undone when the baseline's step refuses.
+    ``allow_data_loss=True`` (``alembic -x allow_data_loss=true``). A
+    revision whose downgrade drops a column or table holding data (a non-NULL
+    value, a value other than the column's default, a row of a dropped table)
+    raises the same, naming the revision and each column or table with its
+    count. The guards of every revision to undo run before the first is
+    undone, so a refused downgrade leaves the database at its revision.
     """
     import argparse
 

@@ -264,7 +264,9 @@ class AuditAppendOnly(LedgerError):
 
 class DowngradeRefused(LedgerError):
     """LD501: a downgrade below the baseline while the ledger holds rows
-    (the message names how many of each table). Back the database up, then
+    (the message names how many of each table), or a revision's downgrade
+    that drops a column or table holding data (the message names the
+    revision and each column or table with its count). Back the database up, then
     pass ``allow_data_loss=True`` to :func:`findings_ledger.downgrade`
     (``alembic -x allow_data_loss=true``)."""
 
@@ -276,7 +278,9 @@ class SchemaBehind(LedgerError):
     behind this findings-ledger's head (raised by the API when a ledger
     function, table or column it calls is missing, and by the command line's
     version check), or, from an offline script's version guard, not at the
-    revision the script (or one of its revision blocks) starts from. The
+    revision the script (or one of its revision blocks) starts from, or, from
+    a revision's ``upgrade.sql`` run with ``psql -f``, not at the revision
+    before it. The
     message names the revision the database is at; migrate with
     ``findings-ledger migrate`` / :func:`findings_ledger.migrate`."""
 

@@ -8,8 +8,8 @@ plain psql scripts: a DBA runs them with ``psql -f`` (from any directory:
 ``\\ir`` includes are relative to the including file). The module calls
 :func:`run_revision_file`, which expands the ``\\ir`` includes the way psql
 resolves them (a line holding only ``\\ir FILE``, FILE optionally in single
-quotes; revision files use no other meta-command, and none inside a
-dollar-quoted body) and hands the text to :func:`run_sql`.
+quotes; revision files use no other meta-command but ``\\set ON_ERROR_STOP on``,
+which is left out, and none inside a dollar-quoted body) and hands the text to :func:`run_sql`.
 
 Online, the text goes to the driver unparsed (``no_parameters``: psycopg
 sees no placeholders); offline (``alembic upgrade --sql``) it is written to
@@ -48,6 +48,10 @@ from alembic import op
 
 # psql's include-relative meta-command, alone on its line.
 INCLUDE = re.compile(r"^\\ir\s+(?:'(?P<quoted>[^']+)'|(?P<path>\S+))\s*$")
+# The line a revision's upgrade.sql opens with, so that ``psql -f`` with
+# psql's defaults stops at its version guard (:func:`revision_guard`) instead
+# of running on. Alembic stops at the first error anyway: the line is left out.
+STOP_ON_ERROR = "\\set ON_ERROR_STOP on"
 # Any other psql meta-command at the start of a line: not supported here, since
 # alembic would not run it the way psql does.
 _META = re.compile(r"^\\[a-zA-Z]")
@@ -92,6 +96,8 @@ def expand_includes(path: Path, root: Path | None = None, _seen: tuple[Path, ...
         if target is not None:
             text = expand_includes(path.parent / target, root, (*_seen, path))
             out.append(text if text.endswith("\n") else text + "\n")
+        elif line.strip() == STOP_ON_ERROR:
+            continue
         elif _META.match(line):
             raise RevisionFileError(f"{path}:{number}: only \\ir is supported in revision files: {line.strip()}")
         else:
@@ -252,6 +258,44 @@ BEGIN
     END IF;
 END
 $ledger_version_guard$;
+"""
+
+
+REVISION_GUARD_TAG = "ledger_revision_guard"
+
+
+def revision_guard(revision: str, down_revision: str) -> str:
+    """The first statement of a revision's ``upgrade.sql``, after the line
+    :data:`STOP_ON_ERROR` (``psql -f`` then stops there): a ``DO`` block
+    raising LD502 unless ``ledger.alembic_version`` holds exactly
+    ``down_revision``, naming both revisions and the version the database is
+    at, so that the file run again with ``psql -f`` on a database already past
+    it (or not yet at the revision before it) changes nothing instead of
+    putting back older function bodies. Alembic runs the file while the
+    version is ``down_revision`` (it records the new one after the file);
+    after a ``psql -f`` of a revision, ``alembic stamp <revision>`` records it
+    (docs/dba.md). The table is read with dynamic SQL, so the block also runs
+    where it does not exist. Written by tools/new_revision.py."""
+    return f"""{STOP_ON_ERROR}
+DO ${REVISION_GUARD_TAG}$
+DECLARE
+    v_at text[] := ARRAY[]::text[];
+BEGIN
+    IF pg_catalog.to_regclass('ledger.alembic_version') IS NOT NULL THEN
+        EXECUTE 'SELECT coalesce(pg_catalog.array_agg(version_num ORDER BY version_num), ARRAY[]::text[])'
+             ' FROM ledger.alembic_version' INTO v_at;
+    END IF;
+    IF v_at IS DISTINCT FROM ARRAY[{_literal(down_revision)}]::text[] THEN
+        RAISE EXCEPTION 'upgrade.sql of {revision} expects the database at {down_revision}, '
+                        'but it is at %: nothing of it was applied',
+            CASE WHEN pg_catalog.cardinality(v_at) = 0 THEN 'no recorded version'
+                 ELSE pg_catalog.array_to_string(v_at, ', ') END
+            USING ERRCODE = 'LD502',
+                  HINT = 'apply only the revisions after the one the database is at, each followed by '
+                         'alembic stamp <revision> (docs/dba.md)';
+    END IF;
+END
+${REVISION_GUARD_TAG}$;
 """
 
 

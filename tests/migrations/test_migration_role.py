@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg.conninfo import make_conninfo
-from support.migrations import ROOT, downgrade, revisions, upgrade, version
+from support.migrations import ROOT, downgrade, revisions, stamp, upgrade, version
 from support.security import ROLES
 
 from findings_ledger.migration_ops import expand_includes
@@ -63,7 +63,7 @@ def test_a_migration_role_without_createrole_migrates_up_and_down(migrator_dsn: 
 
 def test_psql_f_as_a_migration_role_without_createrole_says_which_comments_it_left(migrator_dsn: str) -> None:
     """The DBA's path (docs/dba.md): ``psql -f`` of every revision's upgrade.sql,
-    and its concurrently.sql, as that role: it succeeds, and the NOTICE names
+    and its concurrently.sql, each followed by its stamp, as that role: it succeeds, and the NOTICE names
     each role whose comment it could not set."""
     import subprocess
     from pathlib import Path
@@ -80,6 +80,7 @@ def test_psql_f_as_a_migration_role_without_createrole_says_which_comments_it_le
                                    "-f", str(versions / rev / name)], capture_output=True, text=True)
             assert proc.returncode == 0, proc.stderr
             notices += proc.stderr
+        stamp(migrator_dsn, rev)  # as alembic stamp does: the next upgrade.sql checks it
     for role in ("ledger_writer", "ledger_reader", "ledger_agent", "ledger_admin"):
         assert f"role {role} left without its comment" in notices
     with psycopg.connect(migrator_dsn) as conn:

@@ -20,6 +20,7 @@ from support.migrations import (
     psql_apply,
     psql_file,
     revisions,
+    stamp,
     upgrade,
     version,
 )
@@ -38,7 +39,10 @@ def test_every_revision_online_offline_and_by_file_agree_up_and_down(
     * by file: what a DBA runs without alembic, ``psql -f
       migrations/versions/<rev>/upgrade.sql`` (and downgrade.sql), each
       followed (preceded, on the way down) by the revision's
-      ``concurrently.sql`` (``downgrade_concurrently.sql``) when it has one.
+      ``concurrently.sql`` (``downgrade_concurrently.sql``) when it has one,
+      and by recording the version the file leaves (``alembic stamp``, here
+      its row written directly): each upgrade.sql after the baseline first
+      checks that the database is at the revision before it.
 
     After every step the three have the same schema (alembic's version table
     aside: the by-file database has the table, its row is not compared). On
@@ -61,6 +65,7 @@ def test_every_revision_online_offline_and_by_file_agree_up_and_down(
         psql_file(by_file, VERSIONS / rev / "upgrade.sql")
         if (VERSIONS / rev / "concurrently.sql").exists():
             psql_file(by_file, VERSIONS / rev / "concurrently.sql")
+        stamp(by_file, rev)
         assert version(offline) == [rev]
         upgraded[rev] = expected = Schema(online)
         expected.assert_equals(Schema(offline), f"offline upgrade {before or 'base'} -> {rev}")
@@ -71,6 +76,7 @@ def test_every_revision_online_offline_and_by_file_agree_up_and_down(
         if (VERSIONS / rev / "downgrade_concurrently.sql").exists():
             psql_file(by_file, VERSIONS / rev / "downgrade_concurrently.sql")
         psql_file(by_file, VERSIONS / rev / "downgrade.sql")
+        stamp(by_file, before)
         assert version(offline) == ([before] if before else [])
         expected = Schema(online)
         if before:

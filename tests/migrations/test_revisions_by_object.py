@@ -29,6 +29,7 @@ from support.migrations import (
     migrate_project,
     new_revision_tool,
     psql_file,
+    script_body,
 )
 
 _tool = new_revision_tool
@@ -54,7 +55,7 @@ def _files(rev_dir: Path) -> list[str]:
 
 def _body(rev_dir: Path, name: str) -> list[str]:
     """A script's statements: its lines after the title line and the blank line."""
-    return (rev_dir / name).read_text().splitlines()[2:]
+    return script_body(rev_dir / name)
 
 
 def _edit(path: Path, old: str, new: str, count: int = 1) -> None:
@@ -251,11 +252,11 @@ def test_search_path_in_many_functions_is_one_alter_line_each(
     # the evidence index calls functions whose settings changed: rebuilt, as their results could change
     assert _files(rev_dir) == ["concurrently.sql", "downgrade.sql", "downgrade_concurrently.sql", "upgrade.sql"]
     assert _body(rev_dir, "concurrently.sql") == ["REINDEX INDEX CONCURRENTLY ledger.finding_active_evidence_idx;"]
-    up, down = (rev_dir / "upgrade.sql").read_text().splitlines(), _body(rev_dir, "downgrade.sql")
-    assert len(up) == len(changed) + 2
+    up, down = _body(rev_dir, "upgrade.sql"), _body(rev_dir, "downgrade.sql")
+    assert len(up) == len(changed)
     assert all(re.fullmatch(r"ALTER FUNCTION ledger\.\w+\(.*\) SET search_path = pg_catalog, pg_temp;", line)
-               for line in up[2:]), up
-    assert {line.split("(")[0].split(".")[1] for line in up[2:]} == set(changed)
+               for line in up), up
+    assert {line.split("(")[0].split(".")[1] for line in up} == set(changed)
     assert all(line.endswith(") SET search_path = pg_catalog;") for line in down) and len(down) == len(changed)
     assert _tool(project, "--check").returncode == 0
     # offline too: alembic's --sql script carries the same lines
@@ -263,7 +264,7 @@ def test_search_path_in_many_functions_is_one_alter_line_each(
     cfg = ini_config(buffer)
     cfg.set_main_option("script_location", str(project / "migrations"))
     command.upgrade(cfg, f"{base}:head", sql=True)
-    assert [line for line in buffer.getvalue().splitlines() if line.startswith("ALTER FUNCTION")] == up[2:]
+    assert [line for line in buffer.getvalue().splitlines() if line.startswith("ALTER FUNCTION")] == up
 
     dsn = ledger_database_factory()  # the repository's head, cloned
     downgrade(dsn, base)  # the repository's revisions, back to 0033
@@ -359,5 +360,6 @@ def test_a_changed_policy_and_do_block_and_a_removed_table(project: Path) -> Non
     _, rev_dir = _written(project)
     upgrade = (rev_dir / "upgrade.sql").read_text()
     assert "-- TODO(new_revision): table ledger.retired_session: removed; write what drops it" in upgrade
-    assert [line for line in upgrade.splitlines() if "retired_session" in line and not line.startswith("--")] == []
+    assert [line for line in _body(rev_dir, "upgrade.sql")
+            if "retired_session" in line and not line.startswith("--")] == []
     assert "\\ir ../0001_baseline/tables/retired_session.sql" in (rev_dir / "downgrade.sql").read_text()

@@ -20,6 +20,7 @@ from support.migrations import (
     migrate_project,
     new_revision_tool,
     psql_file,
+    script_body,
 )
 
 RANK = "functions/_severity_rank.sql"
@@ -104,9 +105,8 @@ def test_a_comment_on_change_is_a_revision_of_that_statement_alone(
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (rev_dir,) = _written(project)
     assert _files(rev_dir) == ["downgrade.sql", "upgrade.sql"]
-    upgrade = (rev_dir / "upgrade.sql").read_text()
-    held = upgrade.split("\n", 2)[2]  # after the title line and the blank line
-    assert held.startswith(COMMENT + "Changed. ") and held.count(";") == 1 and "CREATE" not in upgrade
+    held = "\n".join(script_body(rev_dir / "upgrade.sql"))  # after the title line and the version guard
+    assert held.startswith(COMMENT + "Changed. ") and held.count(";") == 1 and "CREATE" not in held
     downgrade = (rev_dir / "downgrade.sql").read_text()
     assert COMMENT + "Sort rank" in downgrade and "\\ir" not in downgrade
     assert _tool(project, "--check").returncode == 0
@@ -140,7 +140,7 @@ def test_a_removed_comment_is_set_to_null_and_comes_back(
     assert _tool(project, "rank no comment").returncode == 0
     (rev_dir,) = _written(project)
     assert _files(rev_dir) == ["downgrade.sql", "upgrade.sql"]
-    assert (rev_dir / "upgrade.sql").read_text().splitlines()[2:] == [
+    assert script_body(rev_dir / "upgrade.sql") == [
         "COMMENT ON FUNCTION ledger._severity_rank(text) IS NULL;"]
     assert _tool(project, "--check").returncode == 0
     path.write_text(text)

@@ -98,9 +98,32 @@ def psql_file(dsn: str, path: Path) -> None:
     assert proc.returncode == 0, f"psql -f {path} failed:\n{proc.stderr}"
 
 
+def script_body(path: Path) -> list[str]:
+    """The statements of a revision script tools/new_revision.py wrote: its
+    lines after the title line and the blank line, and, in an upgrade.sql,
+    after the version guard it opens with (asserted there:
+    :func:`findings_ledger.migration_ops.revision_guard`) and its blank line."""
+    lines = path.read_text().splitlines()[2:]
+    if path.name == "upgrade.sql":
+        end = "$ledger_revision_guard$;"
+        assert lines[:2] == ["\\set ON_ERROR_STOP on", "DO $ledger_revision_guard$"] and end in lines, lines[:3]
+        lines = lines[lines.index(end) + 2:]
+    return lines
+
+
 #: alembic's version table, for databases built without alembic (psql -f).
 VERSION_TABLE = ("CREATE TABLE ledger.alembic_version (version_num varchar(32) NOT NULL, "
                  "CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
+
+
+def stamp(dsn: str, rev: str | None) -> None:
+    """What ``alembic stamp`` records after a ``psql -f`` of a revision (the
+    version table created where a by-file install has none yet)."""
+    with psycopg.connect(dsn, autocommit=True) as conn, conn.transaction():
+        conn.execute(VERSION_TABLE.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
+        conn.execute("DELETE FROM ledger.alembic_version")
+        if rev:
+            conn.execute("INSERT INTO ledger.alembic_version (version_num) VALUES (%s)", (rev,))
 
 
 def version(dsn: str) -> list[str]:

@@ -1,5 +1,9 @@
 -- 0023_finding_checks_file_state_r undone: restores the frozen files it replaced
 
+-- Refuses while a column or table it drops holds data (downgrade_guard.sql:
+-- SQLSTATE LD501), unless the setting ledger.allow_data_loss is 'true'.
+\ir downgrade_guard.sql
+
 DROP TRIGGER _120_check ON ledger.finding;
 DROP FUNCTION ledger.answer_recheck(p_id bigint, p_resolved boolean, p_evidence text, p_verifier text);
 DROP FUNCTION ledger.claim_rechecks(p_scope text, p_verifier text, p_max integer, p_lease interval);

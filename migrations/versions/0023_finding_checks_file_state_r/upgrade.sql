@@ -1,5 +1,26 @@
 -- 0023_finding_checks_file_state_r: finding checks, file-state requests, touch modes, recheck queue
 
+\set ON_ERROR_STOP on
+DO $ledger_revision_guard$
+DECLARE
+    v_at text[] := ARRAY[]::text[];
+BEGIN
+    IF pg_catalog.to_regclass('ledger.alembic_version') IS NOT NULL THEN
+        EXECUTE 'SELECT coalesce(pg_catalog.array_agg(version_num ORDER BY version_num), ARRAY[]::text[])'
+             ' FROM ledger.alembic_version' INTO v_at;
+    END IF;
+    IF v_at IS DISTINCT FROM ARRAY['0022_prompt_read_at_scale_per_sc']::text[] THEN
+        RAISE EXCEPTION 'upgrade.sql of 0023_finding_checks_file_state_r expects the database at 0022_prompt_read_at_scale_per_sc, '
+                        'but it is at %: nothing of it was applied',
+            CASE WHEN pg_catalog.cardinality(v_at) = 0 THEN 'no recorded version'
+                 ELSE pg_catalog.array_to_string(v_at, ', ') END
+            USING ERRCODE = 'LD502',
+                  HINT = 'apply only the revisions after the one the database is at, each followed by '
+                         'alembic stamp <revision> (docs/dba.md)';
+    END IF;
+END
+$ledger_revision_guard$;
+
 ALTER TABLE ledger.scope ADD COLUMN touch_modes jsonb NOT NULL DEFAULT '{}';
 ALTER TABLE ledger.scope ADD CONSTRAINT scope_touch_modes_check CHECK (jsonb_typeof(touch_modes) = 'object') NOT VALID;
 ALTER TABLE ledger.scope VALIDATE CONSTRAINT scope_touch_modes_check;

@@ -1,3 +1,24 @@
 -- 0025_no_verb_on_a_non_resolving: no verb on a non-resolving trailer line resolves
 
+\set ON_ERROR_STOP on
+DO $ledger_revision_guard$
+DECLARE
+    v_at text[] := ARRAY[]::text[];
+BEGIN
+    IF pg_catalog.to_regclass('ledger.alembic_version') IS NOT NULL THEN
+        EXECUTE 'SELECT coalesce(pg_catalog.array_agg(version_num ORDER BY version_num), ARRAY[]::text[])'
+             ' FROM ledger.alembic_version' INTO v_at;
+    END IF;
+    IF v_at IS DISTINCT FROM ARRAY['0024_replace_findings_re_analysi']::text[] THEN
+        RAISE EXCEPTION 'upgrade.sql of 0025_no_verb_on_a_non_resolving expects the database at 0024_replace_findings_re_analysi, '
+                        'but it is at %: nothing of it was applied',
+            CASE WHEN pg_catalog.cardinality(v_at) = 0 THEN 'no recorded version'
+                 ELSE pg_catalog.array_to_string(v_at, ', ') END
+            USING ERRCODE = 'LD502',
+                  HINT = 'apply only the revisions after the one the database is at, each followed by '
+                         'alembic stamp <revision> (docs/dba.md)';
+    END IF;
+END
+$ledger_revision_guard$;
+
 \ir functions/_message_tokens.sql

@@ -1,4 +1,25 @@
 -- 0030_path_keys_built_once_per_me: path keys built once per merge
 
+\set ON_ERROR_STOP on
+DO $ledger_revision_guard$
+DECLARE
+    v_at text[] := ARRAY[]::text[];
+BEGIN
+    IF pg_catalog.to_regclass('ledger.alembic_version') IS NOT NULL THEN
+        EXECUTE 'SELECT coalesce(pg_catalog.array_agg(version_num ORDER BY version_num), ARRAY[]::text[])'
+             ' FROM ledger.alembic_version' INTO v_at;
+    END IF;
+    IF v_at IS DISTINCT FROM ARRAY['0029_one_definition_of_the_token']::text[] THEN
+        RAISE EXCEPTION 'upgrade.sql of 0030_path_keys_built_once_per_me expects the database at 0029_one_definition_of_the_token, '
+                        'but it is at %: nothing of it was applied',
+            CASE WHEN pg_catalog.cardinality(v_at) = 0 THEN 'no recorded version'
+                 ELSE pg_catalog.array_to_string(v_at, ', ') END
+            USING ERRCODE = 'LD502',
+                  HINT = 'apply only the revisions after the one the database is at, each followed by '
+                         'alembic stamp <revision> (docs/dba.md)';
+    END IF;
+END
+$ledger_revision_guard$;
+
 \ir functions/_match_changes.sql
 \ir functions/tg_merge__supersede.sql

@@ -1,5 +1,9 @@
 -- 0036_rechecks_settle_and_file_st undone: the frozen state before it
 
+-- Refuses while a column or table it drops holds data (downgrade_guard.sql:
+-- SQLSTATE LD501), unless the setting ledger.allow_data_loss is 'true'.
+\ir downgrade_guard.sql
+
 DROP TRIGGER _320_settle_rechecks ON ledger.finding;
 DROP FUNCTION ledger.pending_file_states(text);
 DROP FUNCTION ledger.tg_finding__settle_rechecks();

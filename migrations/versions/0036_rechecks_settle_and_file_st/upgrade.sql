@@ -1,5 +1,26 @@
 -- 0036_rechecks_settle_and_file_st: rechecks settle and file states agree with the merge
 
+\set ON_ERROR_STOP on
+DO $ledger_revision_guard$
+DECLARE
+    v_at text[] := ARRAY[]::text[];
+BEGIN
+    IF pg_catalog.to_regclass('ledger.alembic_version') IS NOT NULL THEN
+        EXECUTE 'SELECT coalesce(pg_catalog.array_agg(version_num ORDER BY version_num), ARRAY[]::text[])'
+             ' FROM ledger.alembic_version' INTO v_at;
+    END IF;
+    IF v_at IS DISTINCT FROM ARRAY['0035_apply_merge_holds_the_decis']::text[] THEN
+        RAISE EXCEPTION 'upgrade.sql of 0036_rechecks_settle_and_file_st expects the database at 0035_apply_merge_holds_the_decis, '
+                        'but it is at %: nothing of it was applied',
+            CASE WHEN pg_catalog.cardinality(v_at) = 0 THEN 'no recorded version'
+                 ELSE pg_catalog.array_to_string(v_at, ', ') END
+            USING ERRCODE = 'LD502',
+                  HINT = 'apply only the revisions after the one the database is at, each followed by '
+                         'alembic stamp <revision> (docs/dba.md)';
+    END IF;
+END
+$ledger_revision_guard$;
+
 DROP FUNCTION ledger.claim_rechecks(text, text, integer, interval);
 DROP FUNCTION ledger.answer_recheck(bigint, boolean, text, text);
 ALTER TABLE ledger.file_state_request DROP CONSTRAINT file_state_request_outcome_check;

@@ -1,5 +1,9 @@
 -- 0039_policy_kind_warning_and_tas undone: the frozen state before it
 
+-- Refuses while a column or table it drops holds data (downgrade_guard.sql:
+-- SQLSTATE LD501), unless the setting ledger.allow_data_loss is 'true'.
+\ir downgrade_guard.sql
+
 DROP FUNCTION ledger.renew_task_lease(bigint, text, interval);
 DROP FUNCTION ledger.claim_task(text, text, interval);
 \ir ../0020_task_transitions_one_helper/functions/claim_task.sql

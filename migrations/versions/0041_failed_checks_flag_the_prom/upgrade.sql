@@ -1,4 +1,25 @@
 -- 0041_failed_checks_flag_the_prom: failed checks flag, the prompt text keeps its budget
 
+\set ON_ERROR_STOP on
+DO $ledger_revision_guard$
+DECLARE
+    v_at text[] := ARRAY[]::text[];
+BEGIN
+    IF pg_catalog.to_regclass('ledger.alembic_version') IS NOT NULL THEN
+        EXECUTE 'SELECT coalesce(pg_catalog.array_agg(version_num ORDER BY version_num), ARRAY[]::text[])'
+             ' FROM ledger.alembic_version' INTO v_at;
+    END IF;
+    IF v_at IS DISTINCT FROM ARRAY['0040_sarif_suppressions_and_line']::text[] THEN
+        RAISE EXCEPTION 'upgrade.sql of 0041_failed_checks_flag_the_prom expects the database at 0040_sarif_suppressions_and_line, '
+                        'but it is at %: nothing of it was applied',
+            CASE WHEN pg_catalog.cardinality(v_at) = 0 THEN 'no recorded version'
+                 ELSE pg_catalog.array_to_string(v_at, ', ') END
+            USING ERRCODE = 'LD502',
+                  HINT = 'apply only the revisions after the one the database is at, each followed by '
+                         'alembic stamp <revision> (docs/dba.md)';
+    END IF;
+END
+$ledger_revision_guard$;
+
 \ir functions/read_prompt_text.sql
 \ir functions/_settle_checks.sql
