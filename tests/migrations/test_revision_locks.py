@@ -92,6 +92,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0040_sarif_suppressions_and_line": {},  # functions replaced (replace_findings, report_finding)
     "0041_failed_checks_flag_the_prom": {},  # functions replaced (_settle_checks, read_prompt_text)
     "0042_touches_count_after_a_resto": {},  # functions replaced (_finding_touches, verify_finding)
+    "0043_refuse_contradicting_added": {},  # function replaced (tg_merge__prepare_changes)
 }
 
 STRENGTH = [
