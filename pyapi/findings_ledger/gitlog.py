@@ -673,6 +673,49 @@ def sanitised(m: GitMerge) -> GitMerge:
     return replace(m, message=message[:MESSAGE_LIMIT - len(trailer)] + trailer)
 
 
+def normalized_paths(conn: psycopg.Connection[Any], names: Iterable[str]) -> dict[str, str]:
+    """Each of ``names`` mapped to the path the ledger stores for it
+    (``ledger.normalize_path``: NFC, backslashes as ``/``, surrounding white
+    space trimmed, ...), in one query on ``conn`` (in a savepoint). A name the
+    ledger refuses (LD001) makes the whole answer the names themselves: the
+    ledger then names the refused path when the merge is recorded."""
+    wanted = list(dict.fromkeys(names))
+    if not wanted:
+        return {}
+    try:
+        with conn.transaction():
+            rows = conn.execute(queries.NORMALIZE_PATHS, {"paths": wanted}).fetchall()
+    except psycopg.Error as exc:
+        if conn.broken or conn.closed or exc.sqlstate is None or not exc.sqlstate.startswith("LD"):
+            raise
+        return {p: p for p in wanted}
+    return {p: n for p, n in rows}
+
+
+def consistent(m: GitMerge, normalized: Mapping[str, str]) -> GitMerge:
+    """``m`` with added and deleted that do not contradict each other once
+    normalised as the ledger does (``normalized``: a name to its ledger
+    path), which the ledger refuses (LD003). git never lists one name as
+    both added and deleted, but two names can be one ledger path: a rename
+    of ``docs/cafe\u0301.md`` (NFD, as macOS writes it) to ``docs/café.md``,
+    of ``a\\b.py`` to ``a/b.py``, of ``a.py `` to ``a.py``. That path
+    exists before and after the merge: it is changed, neither added nor
+    deleted (it stays in ``paths``); a deleted directory holding an added
+    path still exists, and is not deleted; an added directory holding a
+    deleted path existed before, and is not added."""
+    if not m.added or not m.deleted:
+        return m
+    added = {normalized.get(p, p) for p in m.added}
+    gone = {normalized.get(p, p) for p in m.deleted}
+    both = added & gone
+    stays = both | (gone & {d for a in added for d in _ancestors(a)})
+    was = both | (added & {d for g in gone for d in _ancestors(g)})
+    if not stays and not was:
+        return m
+    return replace(m, added=tuple(p for p in m.added if normalized.get(p, p) not in was),
+                   deleted=tuple(p for p in m.deleted if normalized.get(p, p) not in stays))
+
+
 def replay_note(m: GitMerge) -> str | None:
     """What :func:`sanitised` changed in ``m`` to record it, else None."""
     head, sep, note = m.message.rpartition("\n\n" + NOTE_TRAILER)
@@ -708,7 +751,10 @@ def replay(
     the ledger refuses or a message over its limit is recorded changed as
     :func:`sanitised` says (a WARNING on logger
     ``findings_ledger.gitlog`` names the commit; :func:`replay_note` gives
-    the change), so one odd commit does not stop the replay. With ``repo`` (the git repository the merges come
+    the change), so one odd commit does not stop the replay; two names of
+    one commit that are one ledger path (an NFD name renamed to its NFC
+    form) are recorded as that path changed (:func:`consistent`, one
+    ``ledger.normalize_path`` query per batch). With ``repo`` (the git repository the merges come
     from), the file-state requests the batch opened, and any the scope
     still has pending from an earlier run, are answered from git in the
     batch's transaction (:func:`findings_ledger.filestates.answer_pending`),
@@ -727,6 +773,9 @@ def replay(
                 on_refused(r)
 
     for batch in batches((sanitised(m) for m in merges), batch_size):
+        normalized = normalized_paths(conn, (p for m in batch for p in (*(m.added or ()), *(m.deleted or ()))
+                                             if m.added and m.deleted))
+        batch = [consistent(m, normalized) for m in batch]
         for m in batch:
             if note := replay_note(m):
                 _log.warning("commit %s recorded changed: %s", m.sha, note)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import unicodedata
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 from findings_ledger import gitlog
+from findings_ledger.errors import ValueInvalid
 
 
 @pytest.fixture(scope="module")
@@ -276,3 +278,57 @@ def test_batches_keep_the_order(hunk_repo: tuple[Path, dict[str, str]]) -> None:
     assert [len(b) for b in batches] == [3, 1]
     assert [m.sha for b in batches for m in b] == [shas[k] for k in ("add", "edit", "move", "merge")]
     assert len(gitlog.read_merges(path)) == 4
+
+
+def test_a_merge_whose_change_kinds_contradict_each_other_is_refused(ledger_conn: psycopg.Connection) -> None:
+    cases = [
+        (["pkg/new.py", "pkg/old.py"], ["pkg/new.py"], ["pkg/"],
+         "invalid merge.added[1] and merge.deleted[1]: 'pkg/new.py' is added but its directory 'pkg/' is deleted"),
+        (["a.py", "b.py"], ["b.py", "a.py"], ["./a.py"],
+         "invalid merge.added[2] and merge.deleted[1]: 'a.py' is added but also deleted"),
+    ]
+    for paths, added, deleted, message in cases:
+        with pytest.raises(ValueInvalid) as caught:
+            fl.record_merge(ledger_conn, "repo", "ab" * 20, paths, added=added, deleted=deleted)
+        assert message in str(caught.value)
+    assert ledger_conn.execute("SELECT count(*) FROM ledger.merge").fetchone() == (0,)
+
+
+def test_git_never_gives_contradicting_change_kinds(tmp_path: Path, ledger_conn: psycopg.Connection) -> None:
+    """A file replaced by a directory of the same name and back, and names
+    that are one ledger path renamed to it (NFD to NFC, a backslash, a
+    trailing space), replay; such a rename records the path changed."""
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    nfd, nfc = "docs/cafe\u0301.md", "docs/caf\u00e9.md"
+    for name in ("pkg", nfd, "win\\a.py", "tail.py ", "dir\u0301x/f.md"):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(f"{name}\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first")
+    git(repo, "rm", "-q", "pkg")
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "new.py").write_text("new\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "file to directory")
+    git(repo, "rm", "-q", "-r", "pkg")
+    (repo / "pkg").write_text("file again\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "directory to file")
+    renames = ((nfd, nfc), ("win\\a.py", "win/a.py"), ("tail.py ", "tail.py"), ("dir\u0301x/f.md", "dir\u0301y/f.md"))
+    for old, new in renames:
+        (repo / new).parent.mkdir(parents=True, exist_ok=True)
+        git(repo, "mv", old, new)
+    git(repo, "commit", "-q", "-m", "renamed to the ledger's form")
+    results = gitlog.replay(ledger_conn, "repo", gitlog.read_merges(repo))
+    assert [r.recorded for r in results] == [True] * 4
+    rows = ledger_conn.execute("SELECT message, paths, added, deleted FROM ledger.merge ORDER BY id").fetchall()
+    x, y = unicodedata.normalize("NFC", "dir\u0301x"), unicodedata.normalize("NFC", "dir\u0301y")
+    assert [(msg, sorted(a), sorted(d)) for msg, _, a, d in rows[1:]] == [
+        ("file to directory", ["pkg/", "pkg/new.py"], ["pkg"]),
+        ("directory to file", ["pkg"], ["pkg/", "pkg/new.py"]),
+        ("renamed to the ledger's form", [f"{y}/", f"{y}/f.md"], [f"{x}/", f"{x}/f.md"]),
+    ]
+    # each name of the rename once, in the ledger's form; the directories that came are touched too
+    assert sorted(rows[3][1]) == sorted([nfc, "win/a.py", "tail.py", f"{x}/f.md", f"{y}/f.md", "win/", f"{y}/"])
