@@ -57,7 +57,7 @@ import psycopg
 
 from . import queries
 from .api import record_merges
-from .filestates import RefusedAnswer, answer_pending
+from .filestates import RefusedAnswer, answer_pending, normalized_paths
 from .models import MergeResult
 
 #: Merges per batch (:func:`read_merge_batches`, :func:`replay`).
@@ -671,25 +671,6 @@ def sanitised(m: GitMerge) -> GitMerge:
         return m
     trailer = "\n\n" + NOTE_TRAILER + "; ".join(notes)
     return replace(m, message=message[:MESSAGE_LIMIT - len(trailer)] + trailer)
-
-
-def normalized_paths(conn: psycopg.Connection[Any], names: Iterable[str]) -> dict[str, str]:
-    """Each of ``names`` mapped to the path the ledger stores for it
-    (``ledger.normalize_path``: NFC, backslashes as ``/``, surrounding white
-    space trimmed, ...), in one query on ``conn`` (in a savepoint). A name the
-    ledger refuses (LD001) makes the whole answer the names themselves: the
-    ledger then names the refused path when the merge is recorded."""
-    wanted = list(dict.fromkeys(names))
-    if not wanted:
-        return {}
-    try:
-        with conn.transaction():
-            rows = conn.execute(queries.NORMALIZE_PATHS, {"paths": wanted}).fetchall()
-    except psycopg.Error as exc:
-        if conn.broken or conn.closed or exc.sqlstate is None or not exc.sqlstate.startswith("LD"):
-            raise
-        return {p: p for p in wanted}
-    return {p: n for p, n in rows}
 
 
 def consistent(m: GitMerge, normalized: Mapping[str, str]) -> GitMerge:
