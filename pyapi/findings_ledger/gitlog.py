@@ -32,7 +32,10 @@ deleted, and the line ranges they changed (git's ``-U0`` hunks):
   message and, where git can tell them without the missing objects, its
   paths, added and deleted, but ``hunks=None`` and the reason in
   ``diff_error``: never a crash;
-* a path that is not valid UTF-8 raises ``ValueError`` naming the commit.
+* a path that is not valid UTF-8 comes back with its bytes as lone
+  surrogates (Python's ``surrogateescape``): :func:`sanitised` leaves it
+  out of the merge and names it escaped (``bad\\xff.txt``) in the
+  merge's replay note, as it does a name the ledger refuses.
 
 :func:`replay` records them in order through :func:`findings_ledger.record_merges`,
 one statement and one transaction per batch.
@@ -202,8 +205,8 @@ def read_merges(
     --since`` (``2026-01-01``, ``2.weeks``); ``renames=False`` turns rename
     detection off (``--no-renames``). The commits are listed at once (so
     ``len()`` is known) and read as the result is iterated. Raises
-    ``ValueError`` when git fails (not a repository, unknown revision) or a
-    path is not UTF-8; a commit whose diff cannot be read comes back with
+    ``ValueError`` when git fails (not a repository, unknown revision); a
+    path that is not UTF-8 holds its bytes as lone surrogates; a commit whose diff cannot be read comes back with
     ``hunks=None`` and ``diff_error`` set (see the module docstring)."""
     path = Path(repo)
     return GitHistory(path, list_commits(path, rev_range, since), renames)
@@ -485,7 +488,6 @@ def _parse_chunk(chunk: bytes) -> tuple[list[bytes], list[_Entry], bytes]:
     header, rest = fields[:4], fields[4].lstrip(b"\0")
     if rest.startswith(b"\n"):
         rest = rest[1:]
-    sha = header[0].decode("ascii", errors="replace")
     entries: list[_Entry] = []
     while rest.startswith(b":"):
         meta_raw, rest = rest.split(b"\0", 1)
@@ -493,12 +495,8 @@ def _parse_chunk(chunk: bytes) -> tuple[list[bytes], list[_Entry], bytes]:
         status = meta[4]
         width = 2 if status[0] in "RC" else 1
         *raw_paths, rest = rest.split(b"\0", width)
-        paths = []
-        for raw_path in raw_paths:
-            try:
-                paths.append(raw_path.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"commit {sha}: path {raw_path!r} is not valid UTF-8") from exc
+        # a name that is not UTF-8 keeps its bytes as lone surrogates; sanitised() leaves it out
+        paths = [raw_path.decode("utf-8", errors="surrogateescape") for raw_path in raw_paths]
         oids = tuple(o for o, mode in zip(meta[2:4], meta[0:2], strict=True)
                      if not _NULL_OID.match(o) and mode != "160000")
         entries.append(_Entry(status, tuple(paths), oids))
@@ -625,13 +623,33 @@ def _path_refused(path: str) -> str | None:
     """Why ``ledger.normalize_path`` would refuse ``path`` (LD001), for the
     refusals a real file name can meet: a control or format character
     (bidirectional overrides, zero-width characters), more than 4096
-    characters. None when the ledger accepts it (the ledger decides in the
+    characters; and a name that is not UTF-8 (its bytes kept as lone
+    surrogates), which no text column can hold. None when the ledger accepts it (the ledger decides in the
     end: this only keeps one such name from stopping a whole replay)."""
+    if any("\udc80" <= c <= "\udcff" for c in path):
+        return "not valid UTF-8"
     if len(path) > 4096:
         return "longer than 4096 characters"
     if any(unicodedata.category(c) in ("Cc", "Cf") or c in "\u2028\u2029" for c in path):
         return "a control or format character"
     return None
+
+
+def _escaped(path: str) -> str:
+    """``path`` in printable ASCII, unambiguously: a byte that is not UTF-8
+    as ``\\xff``, a character beyond printable ASCII as ``\\u202e`` (or
+    ``\\U0001f600``), a backslash doubled."""
+    out = []
+    for c in path:
+        if "\udc80" <= c <= "\udcff":
+            out.append(f"\\x{ord(c) - 0xDC00:02x}")
+        elif c == "\\":
+            out.append("\\\\")
+        elif " " <= c <= "~":
+            out.append(c)
+        else:
+            out.append(f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}")
+    return "".join(out)
 
 
 def sanitised(m: GitMerge) -> GitMerge:
@@ -648,7 +666,7 @@ def sanitised(m: GitMerge) -> GitMerge:
     if dropped:
         reasons = sorted({r for r in (_path_refused(p) for p in dropped) if r})
         notes.append(f"{len(dropped)} path(s) left out, not accepted by the ledger (LD001: {', '.join(reasons)}): "
-                     + ", ".join(p.encode("unicode_escape").decode("ascii") for p in dropped)[:1000])
+                     + ", ".join(_escaped(p) for p in dropped)[:1000])
         keep = set(m.paths) - set(dropped)
         m = replace(m, paths=tuple(p for p in m.paths if p in keep),
                     added=None if m.added is None else tuple(p for p in m.added if p in keep),

@@ -88,16 +88,36 @@ def test_git_failures_are_value_errors(repo: tuple[Path, dict[str, str]], tmp_pa
         list(gitlog.read_merges(tmp_path))  # not a repository
 
 
-def test_a_path_that_is_not_utf8_is_a_value_error(tmp_path: Path) -> None:
+def test_a_path_that_is_not_utf8_is_recorded_left_out_and_named_escaped(
+    tmp_path: Path, ledger_conn: psycopg.Connection, caplog: pytest.LogCaptureFixture
+) -> None:
     repo = tmp_path / "r"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    fd = os.open(os.fsencode(str(repo)) + b"/bad\xff.txt", os.O_CREAT | os.O_WRONLY)
-    os.close(fd)
+    (repo / "a.py").write_text("a\n", encoding="utf-8")
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "latin-1 name")
-    with pytest.raises(ValueError, match="not valid UTF-8"):
-        list(gitlog.read_merges(repo))
+    git(repo, "commit", "-q", "-m", "first")
+    os.mkdir(os.fsencode(str(repo)) + b"/d\xe9j\xe0")
+    for name in (b"/bad\xff.txt", b"/d\xe9j\xe0/x.txt"):
+        fd = os.open(os.fsencode(str(repo)) + name, os.O_CREAT | os.O_WRONLY)
+        os.close(fd)
+    (repo / "b.py").write_text("b\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "latin-1 names")
+    (repo / "c.py").write_text("c\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "after")
+    with caplog.at_level("WARNING", logger="findings_ledger.gitlog"):
+        results = gitlog.replay(ledger_conn, "repo", gitlog.read_merges(repo))
+    assert [r.recorded for r in results] == [True] * 3
+    rows = ledger_conn.execute("SELECT message, paths, added, deleted FROM ledger.merge ORDER BY id").fetchall()
+    note = ("Ledger-Replay-Note: 3 path(s) left out, not accepted by the ledger (LD001: not valid UTF-8): "
+            "bad\\xff.txt, d\\xe9j\\xe0/x.txt, d\\xe9j\\xe0/")
+    assert rows[1] == (f"latin-1 names\n\n{note}", ["b.py"], ["b.py"], [])
+    assert rows[2][:2] == ("after", ["c.py"])
+    sha = git(repo, "rev-parse", "HEAD~1")
+    assert [r.getMessage() for r in caplog.records] == [
+        f"commit {sha} recorded changed: {note.removeprefix(gitlog.NOTE_TRAILER)}"]
 
 
 def test_replay_supersedes_by_the_paths_of_each_commit(
