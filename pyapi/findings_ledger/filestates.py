@@ -16,8 +16,10 @@ What each path's state is (:func:`read_file_states`), at commit ``sha``:
   NFD name, a backslash, a trailing space, is read under that name), or
   null when the path does not exist at that commit, is not a file (a
   directory, a submodule), is over :data:`MAX_TEXT_BYTES`, contains a NUL
-  byte or is not valid UTF-8: a binary or oversized file is *absent of
-  text*, so ``file_contains`` on it does not hold and ``file_lacks`` does;
+  byte, is not valid UTF-8 or is a Git LFS pointer (:data:`LFS_POINTER`:
+  the file's content is in LFS storage, which is not read, ``git lfs``
+  or not): a binary, oversized or LFS file is *absent of text*, so
+  ``file_contains`` on it does not hold and ``file_lacks`` does;
 * a directory path (ending in ``/``): the path of one file under it
   (``git ls-tree -r --name-only``), a non-null value meaning "at least one
   file exists under it", or null when none does.
@@ -213,6 +215,16 @@ def _git_bytes(repo: Path, args: list[str]) -> bytes:
     return proc.stdout
 
 
+#: how a Git LFS pointer file starts (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md)
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\n"
+
+
+def _is_lfs_pointer(blob: bytes) -> bool:
+    """A Git LFS pointer (the spec bounds it to 1024 bytes): the file's
+    content lives in LFS storage, not in git, so its text is unknown."""
+    return len(blob) < 1024 and blob.startswith(LFS_POINTER)
+
+
 def normalized_paths(conn: psycopg.Connection[Any], names: Iterable[str]) -> dict[str, str]:
     """Each of ``names`` mapped to the path the ledger stores for it
     (``ledger.normalize_path``: NFC, backslashes as ``/``, surrounding white
@@ -233,7 +245,7 @@ def normalized_paths(conn: psycopg.Connection[Any], names: Iterable[str]) -> dic
 
 
 def _text(blob: bytes) -> str | None:
-    if len(blob) > MAX_TEXT_BYTES or b"\0" in blob:
+    if len(blob) > MAX_TEXT_BYTES or b"\0" in blob or _is_lfs_pointer(blob):
         return None
     try:
         return blob.decode("utf-8")
