@@ -19,6 +19,11 @@ deleted, and the line ranges they changed (git's ``-U0`` hunks):
   deleted) is in ``deleted`` as ``dir/``; every ancestor directory that
   changes existence counts (:class:`_Directories`: one ``git ls-tree`` of
   the range's first parent, then counts of files per directory);
+* a submodule (a gitlink, mode 160000) added, removed or bumped touches
+  its path and its directory (``vendor/lib`` and ``vendor/lib/``), so a
+  finding naming ``vendor/lib/`` is touched; which files inside changed is
+  the submodule's history, not read (a finding on ``vendor/lib/x.py`` is
+  not touched); ``vendor/lib/`` is in neither ``added`` nor ``deleted``;
 * paths are read with ``-z``, so spaces, quotes, backslashes and non-ASCII
   names come through exactly (no C-style quoting);
 * ``hunks`` maps a path to its ``[old_start, old_count, new_start,
@@ -478,6 +483,7 @@ class _Entry:
     status: str
     paths: tuple[str, ...]  # (path,) or (old, new)
     oids: tuple[str, ...]  # the blobs its diff reads
+    gitlink: bool = False  # a submodule (mode 160000) on either side
 
 
 def _parse_chunk(chunk: bytes) -> tuple[list[bytes], list[_Entry], bytes]:
@@ -499,7 +505,7 @@ def _parse_chunk(chunk: bytes) -> tuple[list[bytes], list[_Entry], bytes]:
         paths = [raw_path.decode("utf-8", errors="surrogateescape") for raw_path in raw_paths]
         oids = tuple(o for o, mode in zip(meta[2:4], meta[0:2], strict=True)
                      if not _NULL_OID.match(o) and mode != "160000")
-        entries.append(_Entry(status, tuple(paths), oids))
+        entries.append(_Entry(status, tuple(paths), oids, "160000" in meta[0:2]))
     return header, entries, rest.lstrip(b"\0")
 
 
@@ -572,6 +578,8 @@ def _build(header: list[bytes], entries: list[_Entry], hunks: dict[str, list[Hun
     deleted: list[str] = []
     for e in entries:
         paths.extend(e.paths)
+        if e.gitlink:  # a submodule's files changed: its directory is touched
+            paths.extend(f"{p}/" for p in e.paths)
         if e.status[0] in "RD":
             deleted.append(e.paths[0])
         if e.status[0] in "RCA":

@@ -352,3 +352,30 @@ def test_git_never_gives_contradicting_change_kinds(tmp_path: Path, ledger_conn:
     ]
     # each name of the rename once, in the ledger's form; the directories that came are touched too
     assert sorted(rows[3][1]) == sorted([nfc, "win/a.py", "tail.py", f"{x}/f.md", f"{y}/f.md", "win/", f"{y}/"])
+
+
+def test_a_submodule_bump_touches_its_directory(tmp_path: Path, ledger_conn: psycopg.Connection) -> None:
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "a.py").write_text("a\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first", date="2026-06-20T10:00:00+00:00")
+    one = git(repo, "rev-parse", "HEAD")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{one},vendor/lib")
+    git(repo, "commit", "-q", "-m", "add the submodule", date="2026-06-21T10:00:00+00:00")
+    git(repo, "update-index", "--cacheinfo", f"160000,{'1' * 40},vendor/lib")
+    git(repo, "commit", "-q", "-m", "bump the submodule", date="2026-06-22T10:00:00+00:00")
+    merges = list(gitlog.read_merges(repo))
+    assert [(m.paths, m.added, m.deleted) for m in merges[1:]] == [
+        (("vendor/lib", "vendor/lib/", "vendor/"), ("vendor/lib", "vendor/"), ()),
+        (("vendor/lib", "vendor/lib/"), (), ()),
+    ]
+    retire_drift_on_touch(ledger_conn, "sub")
+    observed = datetime(2026, 6, 21, 12, tzinfo=timezone.utc)  # after the submodule came
+    ids = {key: fl.add_finding(ledger_conn, "sub", key, paths=[path], kind="drift", finding_key=key,
+                               observed_at=observed).id
+           for key, path in (("dir", "vendor/lib/"), ("inside", "vendor/lib/src/x.py"))}
+    gitlog.replay(ledger_conn, "sub", merges)
+    active = {f.id for f in fl.active_findings(ledger_conn, "sub")}
+    assert ids["dir"] not in active and ids["inside"] in active
