@@ -52,8 +52,6 @@ from typing import Any
 
 import psycopg
 
-from . import queries
-
 _log = logging.getLogger(__name__)
 
 #: The largest file text sent (``ledger.record_file_states`` takes at most 1 MiB).
@@ -68,6 +66,9 @@ SELECT merge_id, commit_sha, array_agg(DISTINCT p ORDER BY p)
 """
 
 ANSWER = "SELECT finding_id, outcome, part FROM ledger.record_file_states(%s, %s::jsonb)"
+
+#: each of ``paths`` with its form in the ledger (``ledger.normalize_path``)
+NORMALIZE_PATHS = "SELECT p, ledger.normalize_path(p, 'path') FROM unnest(%(paths)s::text[]) AS p"
 
 
 def _has_commit(repo: Path, sha: str) -> bool:
@@ -236,7 +237,7 @@ def normalized_paths(conn: psycopg.Connection[Any], names: Iterable[str]) -> dic
         return {}
     try:
         with conn.transaction():
-            rows = conn.execute(queries.NORMALIZE_PATHS, {"paths": wanted}).fetchall()
+            rows = conn.execute(NORMALIZE_PATHS, {"paths": wanted}).fetchall()
     except psycopg.Error as exc:
         if conn.broken or conn.closed or exc.sqlstate is None or not exc.sqlstate.startswith("LD"):
             raise

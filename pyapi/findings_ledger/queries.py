@@ -52,9 +52,6 @@ RECORD_FILE_STATES = (
 #: the commits a scope holds (replay-git resuming after a reconnect)
 RECORDED_SHAS = "SELECT commit_sha FROM ledger.merge WHERE scope = %(scope)s"
 
-#: each of ``paths`` with its form in the ledger (``ledger.normalize_path``)
-NORMALIZE_PATHS = "SELECT p, ledger.normalize_path(p, 'path') FROM unnest(%(paths)s::text[]) AS p"
-
 PENDING_FILE_STATES = (
     "SELECT merge_id, commit_sha, scope, finding_id, paths, requested_at, request_id "
     "FROM ledger.pending_file_states(p_scope => %(scope)s::text)"
