@@ -99,7 +99,7 @@ def read_file_states(repo: str | Path, sha: str, paths: Iterable[str],
     ``normalize`` (names to their ledger paths, :func:`normalized_paths`) a
     path git does not hold under that exact name is looked up among the
     tree's real names (``git ls-tree -r -z``) whose ledger path it is: a name
-    macOS wrote in NFD (``docs/cafe\u0301.md`` for ``docs/café.md``), a
+    macOS wrote in NFD (``docs/cafe\\u0301.md`` for ``docs/café.md``), a
     backslash (``win\\a.py`` for ``win/a.py``), a trailing space. Without
     it only the exact name is asked. Raises ``ValueError`` when git fails."""
     r = Path(repo)

@@ -704,7 +704,7 @@ def consistent(m: GitMerge, normalized: Mapping[str, str]) -> GitMerge:
     normalised as the ledger does (``normalized``: a name to its ledger
     path), which the ledger refuses (LD003). git never lists one name as
     both added and deleted, but two names can be one ledger path: a rename
-    of ``docs/cafe\u0301.md`` (NFD, as macOS writes it) to ``docs/café.md``,
+    of ``docs/cafe\\u0301.md`` (NFD, as macOS writes it) to ``docs/café.md``,
     of ``a\\b.py`` to ``a/b.py``, of ``a.py `` to ``a.py``. That path
     exists before and after the merge: it is changed, neither added nor
     deleted (it stays in ``paths``); a deleted directory holding an added
