@@ -100,7 +100,8 @@ def lint_review(conn: psycopg.Connection[Any], review: str | os.PathLike[str], r
             problems.append(_refused(field, exc))
             continue
         assert row is not None
-        states = filestates.read_file_states(Path(repo), commit, row[1])
+        states = filestates.read_file_states(Path(repo), commit, row[1],
+                                             lambda names: filestates.normalized_paths(conn, names))
         with translate(), conn.cursor() as cur:
             cur.execute(LINT, {**params, "states": json.dumps(states)})
             problems.extend(CheckProblem(field, part, level, problem) for level, part, problem in cur.fetchall())

@@ -19,6 +19,11 @@ deleted, and the line ranges they changed (git's ``-U0`` hunks):
   deleted) is in ``deleted`` as ``dir/``; every ancestor directory that
   changes existence counts (:class:`_Directories`: one ``git ls-tree`` of
   the range's first parent, then counts of files per directory);
+* a submodule (a gitlink, mode 160000) added, removed or bumped touches
+  its path and its directory (``vendor/lib`` and ``vendor/lib/``), so a
+  finding naming ``vendor/lib/`` is touched; which files inside changed is
+  the submodule's history, not read (a finding on ``vendor/lib/x.py`` is
+  not touched); ``vendor/lib/`` is in neither ``added`` nor ``deleted``;
 * paths are read with ``-z``, so spaces, quotes, backslashes and non-ASCII
   names come through exactly (no C-style quoting);
 * ``hunks`` maps a path to its ``[old_start, old_count, new_start,
@@ -32,7 +37,10 @@ deleted, and the line ranges they changed (git's ``-U0`` hunks):
   message and, where git can tell them without the missing objects, its
   paths, added and deleted, but ``hunks=None`` and the reason in
   ``diff_error``: never a crash;
-* a path that is not valid UTF-8 raises ``ValueError`` naming the commit.
+* a path that is not valid UTF-8 comes back with its bytes as lone
+  surrogates (Python's ``surrogateescape``): :func:`sanitised` leaves it
+  out of the merge and names it escaped (``bad\\xff.txt``) in the
+  merge's replay note, as it does a name the ledger refuses.
 
 :func:`replay` records them in order through :func:`findings_ledger.record_merges`,
 one statement and one transaction per batch; :func:`preview_replay` shows
@@ -59,7 +67,7 @@ import psycopg
 from . import queries
 from .api import record_merges, set_hygiene_mode
 from .errors import checked_arguments
-from .filestates import RefusedAnswer, answer_pending
+from .filestates import RefusedAnswer, answer_pending, normalized_paths
 from .models import MergeResult
 
 #: Merges per batch (:func:`read_merge_batches`, :func:`replay`).
@@ -204,8 +212,8 @@ def read_merges(
     --since`` (``2026-01-01``, ``2.weeks``); ``renames=False`` turns rename
     detection off (``--no-renames``). The commits are listed at once (so
     ``len()`` is known) and read as the result is iterated. Raises
-    ``ValueError`` when git fails (not a repository, unknown revision) or a
-    path is not UTF-8; a commit whose diff cannot be read comes back with
+    ``ValueError`` when git fails (not a repository, unknown revision); a
+    path that is not UTF-8 holds its bytes as lone surrogates; a commit whose diff cannot be read comes back with
     ``hunks=None`` and ``diff_error`` set (see the module docstring)."""
     path = Path(repo)
     return GitHistory(path, list_commits(path, rev_range, since), renames)
@@ -477,6 +485,7 @@ class _Entry:
     status: str
     paths: tuple[str, ...]  # (path,) or (old, new)
     oids: tuple[str, ...]  # the blobs its diff reads
+    gitlink: bool = False  # a submodule (mode 160000) on either side
 
 
 def _parse_chunk(chunk: bytes) -> tuple[list[bytes], list[_Entry], bytes]:
@@ -487,7 +496,6 @@ def _parse_chunk(chunk: bytes) -> tuple[list[bytes], list[_Entry], bytes]:
     header, rest = fields[:4], fields[4].lstrip(b"\0")
     if rest.startswith(b"\n"):
         rest = rest[1:]
-    sha = header[0].decode("ascii", errors="replace")
     entries: list[_Entry] = []
     while rest.startswith(b":"):
         meta_raw, rest = rest.split(b"\0", 1)
@@ -495,15 +503,11 @@ def _parse_chunk(chunk: bytes) -> tuple[list[bytes], list[_Entry], bytes]:
         status = meta[4]
         width = 2 if status[0] in "RC" else 1
         *raw_paths, rest = rest.split(b"\0", width)
-        paths = []
-        for raw_path in raw_paths:
-            try:
-                paths.append(raw_path.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"commit {sha}: path {raw_path!r} is not valid UTF-8") from exc
+        # a name that is not UTF-8 keeps its bytes as lone surrogates; sanitised() leaves it out
+        paths = [raw_path.decode("utf-8", errors="surrogateescape") for raw_path in raw_paths]
         oids = tuple(o for o, mode in zip(meta[2:4], meta[0:2], strict=True)
                      if not _NULL_OID.match(o) and mode != "160000")
-        entries.append(_Entry(status, tuple(paths), oids))
+        entries.append(_Entry(status, tuple(paths), oids, "160000" in meta[0:2]))
     return header, entries, rest.lstrip(b"\0")
 
 
@@ -576,6 +580,8 @@ def _build(header: list[bytes], entries: list[_Entry], hunks: dict[str, list[Hun
     deleted: list[str] = []
     for e in entries:
         paths.extend(e.paths)
+        if e.gitlink:  # a submodule's files changed: its directory is touched
+            paths.extend(f"{p}/" for p in e.paths)
         if e.status[0] in "RD":
             deleted.append(e.paths[0])
         if e.status[0] in "RCA":
@@ -627,13 +633,33 @@ def _path_refused(path: str) -> str | None:
     """Why ``ledger.normalize_path`` would refuse ``path`` (LD001), for the
     refusals a real file name can meet: a control or format character
     (bidirectional overrides, zero-width characters), more than 4096
-    characters. None when the ledger accepts it (the ledger decides in the
+    characters; and a name that is not UTF-8 (its bytes kept as lone
+    surrogates), which no text column can hold. None when the ledger accepts it (the ledger decides in the
     end: this only keeps one such name from stopping a whole replay)."""
+    if any("\udc80" <= c <= "\udcff" for c in path):
+        return "not valid UTF-8"
     if len(path) > 4096:
         return "longer than 4096 characters"
     if any(unicodedata.category(c) in ("Cc", "Cf") or c in "\u2028\u2029" for c in path):
         return "a control or format character"
     return None
+
+
+def _escaped(path: str) -> str:
+    """``path`` in printable ASCII, unambiguously: a byte that is not UTF-8
+    as ``\\xff``, a character beyond printable ASCII as ``\\u202e`` (or
+    ``\\U0001f600``), a backslash doubled."""
+    out = []
+    for c in path:
+        if "\udc80" <= c <= "\udcff":
+            out.append(f"\\x{ord(c) - 0xDC00:02x}")
+        elif c == "\\":
+            out.append("\\\\")
+        elif " " <= c <= "~":
+            out.append(c)
+        else:
+            out.append(f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}")
+    return "".join(out)
 
 
 def sanitised(m: GitMerge) -> GitMerge:
@@ -650,7 +676,7 @@ def sanitised(m: GitMerge) -> GitMerge:
     if dropped:
         reasons = sorted({r for r in (_path_refused(p) for p in dropped) if r})
         notes.append(f"{len(dropped)} path(s) left out, not accepted by the ledger (LD001: {', '.join(reasons)}): "
-                     + ", ".join(p.encode("unicode_escape").decode("ascii") for p in dropped)[:1000])
+                     + ", ".join(_escaped(p) for p in dropped)[:1000])
         keep = set(m.paths) - set(dropped)
         m = replace(m, paths=tuple(p for p in m.paths if p in keep),
                     added=None if m.added is None else tuple(p for p in m.added if p in keep),
@@ -673,6 +699,30 @@ def sanitised(m: GitMerge) -> GitMerge:
         return m
     trailer = "\n\n" + NOTE_TRAILER + "; ".join(notes)
     return replace(m, message=message[:MESSAGE_LIMIT - len(trailer)] + trailer)
+
+
+def consistent(m: GitMerge, normalized: Mapping[str, str]) -> GitMerge:
+    """``m`` with added and deleted that do not contradict each other once
+    normalised as the ledger does (``normalized``: a name to its ledger
+    path), which the ledger refuses (LD003). git never lists one name as
+    both added and deleted, but two names can be one ledger path: a rename
+    of ``docs/cafe\\u0301.md`` (NFD, as macOS writes it) to ``docs/café.md``,
+    of ``a\\b.py`` to ``a/b.py``, of ``a.py `` to ``a.py``. That path
+    exists before and after the merge: it is changed, neither added nor
+    deleted (it stays in ``paths``); a deleted directory holding an added
+    path still exists, and is not deleted; an added directory holding a
+    deleted path existed before, and is not added."""
+    if not m.added or not m.deleted:
+        return m
+    added = {normalized.get(p, p) for p in m.added}
+    gone = {normalized.get(p, p) for p in m.deleted}
+    both = added & gone
+    stays = both | (gone & {d for a in added for d in _ancestors(a)})
+    was = both | (added & {d for g in gone for d in _ancestors(g)})
+    if not stays and not was:
+        return m
+    return replace(m, added=tuple(p for p in m.added if normalized.get(p, p) not in was),
+                   deleted=tuple(p for p in m.deleted if normalized.get(p, p) not in stays))
 
 
 def replay_note(m: GitMerge) -> str | None:
@@ -710,7 +760,10 @@ def replay(
     the ledger refuses or a message over its limit is recorded changed as
     :func:`sanitised` says (a WARNING on logger
     ``findings_ledger.gitlog`` names the commit; :func:`replay_note` gives
-    the change), so one odd commit does not stop the replay. With ``repo`` (the git repository the merges come
+    the change), so one odd commit does not stop the replay; two names of
+    one commit that are one ledger path (an NFD name renamed to its NFC
+    form) are recorded as that path changed (:func:`consistent`, one
+    ``ledger.normalize_path`` query per batch). With ``repo`` (the git repository the merges come
     from), the file-state requests the batch opened, and any the scope
     still has pending from an earlier run, are answered from git in the
     batch's transaction (:func:`findings_ledger.filestates.answer_pending`),
@@ -729,6 +782,9 @@ def replay(
                 on_refused(r)
 
     for batch in batches((sanitised(m) for m in merges), batch_size):
+        normalized = normalized_paths(conn, (p for m in batch for p in (*(m.added or ()), *(m.deleted or ()))
+                                             if m.added and m.deleted))
+        batch = [consistent(m, normalized) for m in batch]
         for m in batch:
             if note := replay_note(m):
                 _log.warning("commit %s recorded changed: %s", m.sha, note)

@@ -11,6 +11,10 @@
 --            deleting files under a directory does not say the directory
 --            is gone). A rename is its old path deleted and its new path
 --            added;
+--   added and deleted do not contradict each other (once normalised): no
+--            path is in both (a file cannot be both new and gone after one
+--            merge) and no added path is under a deleted directory (the
+--            directory exists after the merge);
 --   hunks    NULL (none) or an object {"<path>": [[old_start, old_count,
 --            new_start, new_count], ...]} as git diff -U0 prints them
 --            (@@ -a,b +c,d @@; a count of 0 is a pure insertion after line
@@ -23,8 +27,8 @@
 -- path present or absent are only audited as candidates; without hunks for a
 -- path, the file-level path rule applies to it.
 -- Cost: one pass over each array and one over the hunks.
--- Raises LD001 (a path that is not a path), LD003 (not a subset of paths, a
--- malformed hunk), LD004 (more than 100000 paths, more than 10000 hunks of
+-- Raises LD001 (a path that is not a path), LD003 (not a subset of paths,
+-- added and deleted contradicting each other, a malformed hunk), LD004 (more than 100000 paths, more than 10000 hunks of
 -- one path or 100000 of one merge), each naming the field
 -- (merge.added[2], merge.hunks["src/a.py"][1]) and the value; nothing is
 -- written on error.
@@ -36,6 +40,7 @@ AS $$
 DECLARE
     v_path text;
     v_ord  bigint;
+    v_at   bigint;
     v_text text;
     v_out  jsonb;
 BEGIN
@@ -62,6 +67,21 @@ BEGIN
             RAISE EXCEPTION 'invalid merge.deleted[%]: % is not one of merge.paths (nor a directory holding one of them)',
                 v_ord, quote_literal(v_path)
                 USING ERRCODE = 'LD003', HINT = 'added and deleted are subsets of paths: list every changed path in paths.';
+        END IF;
+    END IF;
+
+    IF NEW.added IS NOT NULL AND NEW.deleted IS NOT NULL THEN
+        SELECT a.p, a.o, d.p, d.o INTO v_path, v_ord, v_text, v_at
+          FROM unnest(NEW.added) WITH ORDINALITY AS a(p, o)
+          JOIN unnest(NEW.deleted) WITH ORDINALITY AS d(p, o)
+            ON a.p = d.p OR (d.p ~ '/$' AND left(a.p, length(d.p)) = d.p)
+         ORDER BY a.o, d.o LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'invalid merge.added[%] and merge.deleted[%]: % is added but %',
+                v_ord, v_at, quote_literal(v_path),
+                CASE WHEN v_text = v_path THEN 'also deleted' ELSE 'its directory ' || quote_literal(v_text) || ' is deleted' END
+                USING ERRCODE = 'LD003',
+                      HINT = 'A path is either added or deleted by one merge, and a deleted directory holds no added path: a file replaced by another of the same path is changed, neither added nor deleted.';
         END IF;
     END IF;
 
@@ -125,4 +145,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_merge__prepare_changes() IS
-'BEFORE INSERT/UPDATE OF paths, added, deleted, hunks trigger on ledger.merge: added and deleted (NULL: unknown) normalised and subsets of paths (deleted may name a directory, ending in /, that no longer exists), hunks (NULL: none) an object {"<path>": [[old_start, old_count, new_start, new_count], ...]} of integers >= 0 keyed by file paths among paths (normalised), at most 10000 hunks per path and 100000 per merge (LD004). Raises LD001, LD003, LD004 naming the field and the value.';
+'BEFORE INSERT/UPDATE OF paths, added, deleted, hunks trigger on ledger.merge: added and deleted (NULL: unknown) normalised and subsets of paths (deleted may name a directory, ending in /, that no longer exists), not contradicting each other (no path both added and deleted, no added path under a deleted directory), hunks (NULL: none) an object {"<path>": [[old_start, old_count, new_start, new_count], ...]} of integers >= 0 keyed by file paths among paths (normalised), at most 10000 hunks per path and 100000 per merge (LD004). Raises LD001, LD003, LD004 naming the field and the value.';

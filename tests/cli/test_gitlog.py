@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import unicodedata
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
 from findings_ledger import gitlog
+from findings_ledger.errors import ValueInvalid
 
 
 @pytest.fixture(scope="module")
@@ -86,16 +88,36 @@ def test_git_failures_are_value_errors(repo: tuple[Path, dict[str, str]], tmp_pa
         list(gitlog.read_merges(tmp_path))  # not a repository
 
 
-def test_a_path_that_is_not_utf8_is_a_value_error(tmp_path: Path) -> None:
+def test_a_path_that_is_not_utf8_is_recorded_left_out_and_named_escaped(
+    tmp_path: Path, ledger_conn: psycopg.Connection, caplog: pytest.LogCaptureFixture
+) -> None:
     repo = tmp_path / "r"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    fd = os.open(os.fsencode(str(repo)) + b"/bad\xff.txt", os.O_CREAT | os.O_WRONLY)
-    os.close(fd)
+    (repo / "a.py").write_text("a\n", encoding="utf-8")
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "latin-1 name")
-    with pytest.raises(ValueError, match="not valid UTF-8"):
-        list(gitlog.read_merges(repo))
+    git(repo, "commit", "-q", "-m", "first")
+    os.mkdir(os.fsencode(str(repo)) + b"/d\xe9j\xe0")
+    for name in (b"/bad\xff.txt", b"/d\xe9j\xe0/x.txt"):
+        fd = os.open(os.fsencode(str(repo)) + name, os.O_CREAT | os.O_WRONLY)
+        os.close(fd)
+    (repo / "b.py").write_text("b\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "latin-1 names")
+    (repo / "c.py").write_text("c\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "after")
+    with caplog.at_level("WARNING", logger="findings_ledger.gitlog"):
+        results = gitlog.replay(ledger_conn, "repo", gitlog.read_merges(repo))
+    assert [r.recorded for r in results] == [True] * 3
+    rows = ledger_conn.execute("SELECT message, paths, added, deleted FROM ledger.merge ORDER BY id").fetchall()
+    note = ("Ledger-Replay-Note: 3 path(s) left out, not accepted by the ledger (LD001: not valid UTF-8): "
+            "bad\\xff.txt, d\\xe9j\\xe0/x.txt, d\\xe9j\\xe0/")
+    assert rows[1] == (f"latin-1 names\n\n{note}", ["b.py"], ["b.py"], [])
+    assert rows[2][:2] == ("after", ["c.py"])
+    sha = git(repo, "rev-parse", "HEAD~1")
+    assert [r.getMessage() for r in caplog.records] == [
+        f"commit {sha} recorded changed: {note.removeprefix(gitlog.NOTE_TRAILER)}"]
 
 
 def test_replay_supersedes_by_the_paths_of_each_commit(
@@ -276,3 +298,84 @@ def test_batches_keep_the_order(hunk_repo: tuple[Path, dict[str, str]]) -> None:
     assert [len(b) for b in batches] == [3, 1]
     assert [m.sha for b in batches for m in b] == [shas[k] for k in ("add", "edit", "move", "merge")]
     assert len(gitlog.read_merges(path)) == 4
+
+
+def test_a_merge_whose_change_kinds_contradict_each_other_is_refused(ledger_conn: psycopg.Connection) -> None:
+    cases = [
+        (["pkg/new.py", "pkg/old.py"], ["pkg/new.py"], ["pkg/"],
+         "invalid merge.added[1] and merge.deleted[1]: 'pkg/new.py' is added but its directory 'pkg/' is deleted"),
+        (["a.py", "b.py"], ["b.py", "a.py"], ["./a.py"],
+         "invalid merge.added[2] and merge.deleted[1]: 'a.py' is added but also deleted"),
+    ]
+    for paths, added, deleted, message in cases:
+        with pytest.raises(ValueInvalid) as caught:
+            fl.record_merge(ledger_conn, "repo", "ab" * 20, paths, added=added, deleted=deleted)
+        assert message in str(caught.value)
+    assert ledger_conn.execute("SELECT count(*) FROM ledger.merge").fetchone() == (0,)
+
+
+def test_git_never_gives_contradicting_change_kinds(tmp_path: Path, ledger_conn: psycopg.Connection) -> None:
+    """A file replaced by a directory of the same name and back, and names
+    that are one ledger path renamed to it (NFD to NFC, a backslash, a
+    trailing space), replay; such a rename records the path changed."""
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    nfd, nfc = "docs/cafe\u0301.md", "docs/caf\u00e9.md"
+    for name in ("pkg", nfd, "win\\a.py", "tail.py ", "dir\u0301x/f.md"):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(f"{name}\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first")
+    git(repo, "rm", "-q", "pkg")
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "new.py").write_text("new\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "file to directory")
+    git(repo, "rm", "-q", "-r", "pkg")
+    (repo / "pkg").write_text("file again\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "directory to file")
+    renames = ((nfd, nfc), ("win\\a.py", "win/a.py"), ("tail.py ", "tail.py"), ("dir\u0301x/f.md", "dir\u0301y/f.md"))
+    for old, new in renames:
+        (repo / new).parent.mkdir(parents=True, exist_ok=True)
+        git(repo, "mv", old, new)
+    git(repo, "commit", "-q", "-m", "renamed to the ledger's form")
+    results = gitlog.replay(ledger_conn, "repo", gitlog.read_merges(repo))
+    assert [r.recorded for r in results] == [True] * 4
+    rows = ledger_conn.execute("SELECT message, paths, added, deleted FROM ledger.merge ORDER BY id").fetchall()
+    x, y = unicodedata.normalize("NFC", "dir\u0301x"), unicodedata.normalize("NFC", "dir\u0301y")
+    assert [(msg, sorted(a), sorted(d)) for msg, _, a, d in rows[1:]] == [
+        ("file to directory", ["pkg/", "pkg/new.py"], ["pkg"]),
+        ("directory to file", ["pkg"], ["pkg/", "pkg/new.py"]),
+        ("renamed to the ledger's form", [f"{y}/", f"{y}/f.md"], [f"{x}/", f"{x}/f.md"]),
+    ]
+    # each name of the rename once, in the ledger's form; the directories that came are touched too
+    assert sorted(rows[3][1]) == sorted([nfc, "win/a.py", "tail.py", f"{x}/f.md", f"{y}/f.md", "win/", f"{y}/"])
+
+
+def test_a_submodule_bump_touches_its_directory(tmp_path: Path, ledger_conn: psycopg.Connection) -> None:
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "a.py").write_text("a\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first", date="2026-06-20T10:00:00+00:00")
+    one = git(repo, "rev-parse", "HEAD")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{one},vendor/lib")
+    git(repo, "commit", "-q", "-m", "add the submodule", date="2026-06-21T10:00:00+00:00")
+    git(repo, "update-index", "--cacheinfo", f"160000,{'1' * 40},vendor/lib")
+    git(repo, "commit", "-q", "-m", "bump the submodule", date="2026-06-22T10:00:00+00:00")
+    merges = list(gitlog.read_merges(repo))
+    assert [(m.paths, m.added, m.deleted) for m in merges[1:]] == [
+        (("vendor/lib", "vendor/lib/", "vendor/"), ("vendor/lib", "vendor/"), ()),
+        (("vendor/lib", "vendor/lib/"), (), ()),
+    ]
+    retire_drift_on_touch(ledger_conn, "sub")
+    observed = datetime(2026, 6, 21, 12, tzinfo=timezone.utc)  # after the submodule came
+    ids = {key: fl.add_finding(ledger_conn, "sub", key, paths=[path], kind="drift", finding_key=key,
+                               observed_at=observed).id
+           for key, path in (("dir", "vendor/lib/"), ("inside", "vendor/lib/src/x.py"))}
+    gitlog.replay(ledger_conn, "sub", merges)
+    active = {f.id for f in fl.active_findings(ledger_conn, "sub")}
+    assert ids["dir"] not in active and ids["inside"] in active

@@ -100,8 +100,6 @@ CASES = [
           [Merge(("packages/af/af/nightshift.py",), {"a": "mention:path"}, deleted=())]),
     DCase("absent-without-change-kinds", {"a": F("packages/af/af/nightshift.py", expects="absent")},
           [Merge(("packages/af/af/nightshift.py",), {"a": "candidate:path"})]),
-    DCase("absent-deleted-and-added-again", {"a": F("old.py", expects="absent")},
-          [Merge(("old.py",), {"a": "mention:path"}, added=("old.py",), deleted=("old.py",))]),
     DCase("rename-is-delete-and-add",
           {"old": F("src/old.py", expects="absent"), "new": F("src/new.py", expects="present"),
            "any": F("src/old.py")},

@@ -249,3 +249,60 @@ def test_record_merge_with_a_repo_that_cannot_answer_is_refused(
     assert ledger_conn.execute("SELECT count(*) FROM ledger.merge WHERE scope = 'wrong-repo'").fetchone() == (0,)
     assert _pending(ledger_conn, "wrong-repo") == []
     assert _retired_by(ledger_conn, fid) == (None, None)
+
+
+def test_a_name_git_stores_in_another_form_is_read_under_it(tmp_path: Path, ledger_conn: psycopg.Connection) -> None:
+    """NFD as macOS writes names, a backslash, a trailing space: the ledger's
+    path is not git's name, and the file still has its TODO."""
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    names = {"docs/café.md": "docs/cafe\u0301.md", "win/a.py": "win\\a.py", "tail.py": "tail.py ",
+             "naïve/x.md": "nai\u0308ve/x.md"}
+    for name in names.values():
+        write(repo, name, "TODO: finish\n")
+    _commit(repo, "add", 1)
+    for name in names.values():
+        write(repo, name, "TODO: finish\nmore\n")  # touched, the TODO kept
+    touch = _commit(repo, "touch", 2)
+    normalize = lambda ns: gitlog.normalized_paths(ledger_conn, ns)  # noqa: E731
+    assert read_file_states(repo, touch, [*names, "naïve/", "gone.md"], normalize) == {
+        **{p: "TODO: finish\nmore\n" for p in names}, "naïve/": "nai\u0308ve/x.md", "gone.md": None}
+    ids = []
+    for path in ("docs/café.md", "win/a.py", "tail.py"):
+        check = {"file_lacks": {"path": path, "pattern": "TODO"}}
+        row = ledger_conn.execute(
+            "INSERT INTO ledger.finding (scope, title, kind, paths, observed_at, resolved_when) "
+            "VALUES ('forms', %s, 'drift', %s, %s, %s) RETURNING id",
+            (f"{path} has a TODO", [path], datetime(2026, 8, 1, 12, tzinfo=timezone.utc), json.dumps(check)),
+        ).fetchone()
+        assert row is not None
+        ids.append(row[0])
+    gitlog.replay(ledger_conn, "forms", gitlog.read_merges(repo), repo=repo)
+    assert [_retired_by(ledger_conn, fid) for fid in ids] == [(None, None)] * 3
+    assert _pending(ledger_conn, "forms") == []
+
+
+def test_a_git_lfs_pointer_is_absent_of_text(tmp_path: Path, ledger_conn: psycopg.Connection) -> None:
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    pointer = ("version https://git-lfs.github.com/spec/v1\n"
+               "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n")
+    write(repo, "model.bin", "old\n")
+    _commit(repo, "add", 1)
+    write(repo, "model.bin", pointer)
+    write(repo, "notes.md", "version https://git-lfs.github.com/spec/v1 is quoted in a note\n")
+    sha = _commit(repo, "move to LFS", 2)
+    assert read_file_states(repo, sha, ["model.bin", "notes.md"]) == {
+        "model.bin": None, "notes.md": "version https://git-lfs.github.com/spec/v1 is quoted in a note\n"}
+    check = {"file_contains": {"path": "model.bin", "pattern": "version"}}
+    row = ledger_conn.execute(
+        "INSERT INTO ledger.finding (scope, title, kind, paths, observed_at, resolved_when) "
+        "VALUES ('lfs', 'the model has no version', 'drift', %s, %s, %s) RETURNING id",
+        (["model.bin"], datetime(2026, 8, 1, 12, tzinfo=timezone.utc), json.dumps(check)),
+    ).fetchone()
+    assert row is not None
+    gitlog.replay(ledger_conn, "lfs", gitlog.read_merges(repo), repo=repo)
+    assert _retired_by(ledger_conn, row[0]) == (None, None)
+    assert _pending(ledger_conn, "lfs") == []

@@ -102,6 +102,8 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0044_scope_on_agent_task_and_inj": {"agent_task": "AccessExclusiveLock", "injection": "AccessExclusiveLock",
                                          "scope": "ShareRowExclusiveLock", "issue": "AccessShareLock",
                                          "finding": "AccessShareLock"},
+
+    "0045_refuse_contradicting_added": {},  # function replaced (tg_merge__prepare_changes)
 }
 
 STRENGTH = [
