@@ -111,7 +111,7 @@ test: export PYTHONDONTWRITEBYTECODE :=
 test: venv pgtap pgbouncer plpgsql-check node-deps ## run every test against a real PostgreSQL (parallel part on TEST_JOBS workers, then the serial part)
 	@par=0; ser=0; \
 	$(BIN)/pytest -n $(TEST_JOBS) --dist loadgroup --no-loadscope-reorder -m "not serial" --durations=10 || par=$$?; \
-	$(BIN)/pytest -m serial || ser=$$?; \
+	$(BIN)/pytest -m "serial and not stress_only" || ser=$$?; \
 	echo "make test: parallel part exit $$par, serial part exit $$ser"; \
 	[ $$par -eq 0 ] && [ $$ser -eq 0 ]
 

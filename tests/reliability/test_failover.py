@@ -528,6 +528,7 @@ def wait_for(what: str, check: Callable[[], bool], timeout: float = 20.0) -> Non
 
 
 @pytest.mark.stress
+@pytest.mark.stress_only  # a primary and standby pair per case: CI's make test-stress runs them
 @pytest.mark.parametrize(("kill_at", "outcome"), [("mid-copy", "none"), ("commit-unacknowledged", "all")])
 def test_a_copy_of_merges_cut_by_the_failover_is_whole_or_absent_and_redelivered_once(
         pair: Pair, kill_at: str, outcome: str) -> None:
@@ -636,6 +637,7 @@ def recheck_audit(conn: psycopg.Connection[Any], ids: list[int]) -> dict[int, li
 
 
 @pytest.mark.stress
+@pytest.mark.stress_only  # a primary and standby pair: CI's make test-stress runs it
 def test_a_recheck_answered_before_the_failover_is_refused_on_the_stale_connection_and_not_applied_twice(
         pair: Pair) -> None:
     """A verifier claims two recheck requests and answers the first on the primary
