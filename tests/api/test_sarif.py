@@ -299,9 +299,6 @@ def test_an_interrupted_replace_leaves_the_previous_set(ledger_conn: psycopg.Con
 def test_killed_mid_import_leaves_the_previous_set(ledger_dsn: str, tmp_path: Path) -> None:
     """A backend killed while the replace holds its locks: the previous set is exactly as it was."""
     with psycopg.connect(ledger_dsn, autocommit=True) as conn:
-        if conn.info.server_version < 140000:
-            pytest.skip("client_connection_check_interval is PostgreSQL 14 and later: on 13 a dead client's "
-                        "import runs on until it next writes to the client (docs/sarif.md)")
         fl.import_sarif(conn, SCOPE, write(tmp_path, minimal([result("R", "a.py", 1, fp="a")])), root=tmp_path)
         before = state(conn)
         big = minimal([result("R", f"f{i}.py", 1, fp=str(i)) for i in range(300)])
