@@ -152,6 +152,7 @@
 \ir functions/reconcile.sql
 \ir functions/enable_scope_rls.sql
 \ir functions/disable_scope_rls.sql
+\ir functions/create_publication.sql
 \ir indexes/finding_active_evidence_idx.sql
 \ir indexes/finding_prompt_order_idx.sql
 \ir triggers/agent_task___100_prepare.sql

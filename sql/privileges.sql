@@ -195,6 +195,7 @@ GRANT EXECUTE ON FUNCTION
 -- _file_slug, _object_ends) and the claim's (_resumed_row,
 -- _snapshot_changes, _check_task_transition) and the task transitions' _set_task_status: only SECURITY DEFINER
 -- functions run them, as the owner; the tg_* trigger functions;
--- enable_scope_rls / disable_scope_rls (the owner's switch); alembic_version;
+-- enable_scope_rls / disable_scope_rls (the owner's switch); create_publication (the owner's, for logical
+-- replication); alembic_version;
 -- finding_path (the path rule's index, written only by the SECURITY DEFINER
 -- trigger functions tg_finding__paths_insert and tg_finding__paths_update).
