@@ -223,6 +223,7 @@ NO_GRANTS = [
     # the owner's switch
     "ledger.enable_scope_rls()",
     "ledger.disable_scope_rls()",
+    "ledger.create_publication(text)",  # the owner's, for logical replication
     # trigger functions: EXECUTE is not checked when a trigger fires
     "ledger.tg_agent_task__guard_snapshot()",
     "ledger.tg_agent_task__prepare()",
@@ -468,6 +469,7 @@ DENIED = [
     ("ledger_writer", "SELECT ledger._apply_merge(1)"),
     ("ledger_writer", "SELECT * FROM ledger._revert_targets('s', 'x', 1)"),
     ("ledger_writer", "SELECT * FROM ledger.enable_scope_rls()"),
+    ("ledger_admin", "SELECT * FROM ledger.create_publication('p')"),
     ("ledger_writer", "SELECT * FROM ledger.read_audit('s')"),
     ("ledger_reader", "INSERT INTO ledger.finding (scope, title) VALUES ('s', 't')"),
     ("ledger_reader", "INSERT INTO ledger.merge (scope, commit_sha) VALUES ('s', 'abcd')"),
