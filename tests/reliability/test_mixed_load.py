@@ -12,7 +12,8 @@ is evaluated, and a backend killed while its task claim's lease is held.
   state: over a second of evaluation) is being evaluated inside record_file_states when its
   backend is terminated from another connection: nothing of the answer is written, no lock
   is left, a merge of the same scope goes through at once, and the answer given again ends
-  in a recorded outcome (the request answered, the finding settled).
+  in a recorded outcome (the request answered: held, the finding retired by rule check; or,
+  where evaluation is bounded by a limit, error with check_error in the audit).
 * A runtime claims a task with a lease and its backend is terminated: the task stays
   dispatched until the lease ends (no other claim takes it before), then the next claim takes
   it over: the expired task fails with lease_expired, a rerun of it (rerun_of_task_id) is
@@ -68,10 +69,11 @@ def test_sixteen_connections_of_every_kind_lose_nothing_acknowledged(
 
 
 def evaluating(observer: psycopg.Connection[Any], pid: int) -> bool:
-    """The backend ``pid`` runs record_file_states and waits for nothing (it is evaluating)."""
+    """The backend ``pid`` runs record_file_states and waits for no lock (it is evaluating: the
+    1 MiB text arrived with the statement, and nothing else holds the finding)."""
     row = observer.execute("SELECT state, wait_event_type, query FROM pg_stat_activity WHERE pid = %s",
                            (pid,)).fetchone()
-    return row is not None and row[0] == "active" and row[1] is None and "record_file_states" in row[2]
+    return row is not None and row[0] == "active" and row[1] != "Lock" and "record_file_states" in row[2]
 
 
 def test_a_backend_killed_while_a_check_pattern_is_evaluated_leaves_the_request_answerable(
@@ -134,13 +136,21 @@ def test_a_backend_killed_while_a_check_pattern_is_evaluated_leaves_the_request_
         evaluated = time.monotonic() - t0
     finally:
         writer.close()
-    assert [(o.finding_id, o.outcome) for o in outcomes] == [(fid, "held")]
+    # a recorded outcome: held (the text has no run of 250 after an a followed by c), or error
+    # (check_error audited) where the evaluation is bounded by a limit it reached
+    ((finding_id, recorded),) = [(o.finding_id, o.outcome) for o in outcomes]
+    assert finding_id == fid and recorded in ("held", "error")
     assert ledger_conn.execute("SELECT outcome, answered_at IS NOT NULL FROM ledger.file_state_request "
-                               "WHERE merge_id = %s", (merge.merge_id,)).fetchone() == ("held", True)
-    assert ledger_conn.execute("SELECT state, supersede_rule FROM ledger.finding_lifecycle WHERE id = %s",
-                               (fid,)).fetchone() == ("superseded", "check")
+                               "WHERE merge_id = %s", (merge.merge_id,)).fetchone() == (recorded, True)
+    state = ledger_conn.execute("SELECT state, supersede_rule FROM ledger.finding_lifecycle WHERE id = %s",
+                                (fid,)).fetchone()
+    actions = [a for _, a in ledger_conn.execute(audit, (fid,)).fetchall()]
+    if recorded == "held":
+        assert state == ("superseded", "check") and actions[-1] == "superseded"
+    else:
+        assert state[0] == "active" and actions[-1] == "check_error"
     assert fl.pending_file_states(ledger_conn, "slow") == []
-    print(f"\nkilled {killed_after:.2f} s into the answer; the full evaluation takes {evaluated:.2f} s")
+    print(f"\nkilled {killed_after:.2f} s into the answer; answered again: {recorded} in {evaluated:.2f} s")
 
 
 def test_a_backend_killed_while_its_task_lease_is_held_frees_the_task_when_the_lease_ends(
