@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 import tempfile
 import threading
 import time
@@ -111,6 +112,8 @@ class Worker:
         except BaseException as exc:  # noqa: BLE001 - reported by the test
             self.report.errors[self.report.kind] += 1
             self.report.error_text.append(f"{self.report.kind}: {type(exc).__name__}: {exc}")
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
     def _run(self) -> None:
         deadline = time.monotonic() + self.seconds
