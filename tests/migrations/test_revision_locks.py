@@ -104,6 +104,7 @@ EXPECTED: dict[str, dict[str, str]] = {
                                          "finding": "AccessShareLock"},
 
     "0045_refuse_contradicting_added": {},  # function replaced (tg_merge__prepare_changes)
+    "0046_create_publication_for_logi": {},  # function added (create_publication)
 }
 
 STRENGTH = [
