@@ -20,6 +20,7 @@
 \ir tables/recheck_request.sql
 \ir functions/_finding_state.sql
 \ir functions/_visible_scopes.sql
+\ir functions/_require_role.sql
 \ir views/active_finding.sql
 \ir views/finding_lifecycle.sql
 \ir views/pending_file_state.sql

@@ -46,6 +46,9 @@
 -- Raises LD002 (scope, finding_key or title missing), LD001-LD004 for a new
 -- finding's fields (see tg_finding__prepare), each naming field and value;
 -- LD401 for a scope outside ledger.scopes under row-level security.
+-- The caller must hold ledger_writer (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.report_finding(
     p_scope text,
     p_finding_key text,
@@ -75,6 +78,7 @@ DECLARE
     v_row   ledger.finding;
     v_state text;
 BEGIN
+    PERFORM ledger._require_role('ledger_writer', 'ledger.report_finding');
     PERFORM ledger._check_scope_access(v_scope, 'finding.scope');
     PERFORM ledger._check_text(p_title, 'finding.title', true, 1000);
     LOOP
@@ -127,4 +131,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.report_finding(text, text, text, text, text[], text, text, text, text, timestamptz, text, text, jsonb, text) IS
-'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run, observed_at, expects, task_group, resolved_when jsonb, observed_at_precision; the last two as the other fields of a new finding) -> TABLE(finding_id, outcome, state, report_count, reopen_count). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD401.';
+'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run, observed_at, expects, task_group, resolved_when jsonb, observed_at_precision; the last two as the other fields of a new finding) -> TABLE(finding_id, outcome, state, report_count, reopen_count). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD401. The caller must hold ledger_writer, else LD403.';

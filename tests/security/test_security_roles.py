@@ -184,6 +184,7 @@ PRIVILEGES: list[tuple[str, str, str]] = [
 #: Ledger objects no role (and not PUBLIC) may use directly, on purpose.
 NO_GRANTS = [
     "ledger.alembic_version",
+    "ledger._require_role(name,text)",  # the definers' check of their caller's role: only they call it
     "ledger.finding_path",  # the path rule's index: only the SECURITY DEFINER tg_finding__paths_* write it
     # only SECURITY DEFINER functions run these, as the owner
     "ledger._apply_merge(bigint,boolean)",
