@@ -92,6 +92,7 @@
 \ir functions/_overruled_by_person.sql
 \ir functions/_settle_rechecks.sql
 \ir functions/tg_finding__settle_rechecks.sql
+\ir functions/_report_finding.sql
 \ir functions/report_finding.sql
 \ir functions/_check_json_shape.sql
 \ir functions/replace_findings.sql

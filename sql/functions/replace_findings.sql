@@ -70,6 +70,9 @@
 -- FOR NO KEY UPDATE, so a re-review never deadlocks with merges,
 -- dismissals or re-reports; the absent set is taken from those locked
 -- findings, so a finding restored while the re-review runs stays active.
+-- Each present element is reported through ledger._report_finding, the
+-- work of ledger.report_finding without its role check: the caller's role
+-- is checked once per call, not once per element.
 -- Plans: no statement runs per element against ledger.finding but
 -- report_finding's lookup (one index probe, see report_finding) and the
 -- moved finding's UPDATE by id: the anchors before are read for the whole
@@ -252,7 +255,7 @@ BEGIN
         -- the tool says it no longer reports this one: not present
         CONTINUE WHEN v_state = 'absent';
         v_before := nullif(v_befores -> v_key, 'null');
-        SELECT r.* INTO v_rep FROM ledger.report_finding(
+        SELECT r.* INTO v_rep FROM ledger._report_finding(
             p_scope => v_scope, p_finding_key => v_key,
             p_title => ledger._check_text(v_elem ->> 'title', format('findings[%s].title', v_i), true, 1000),
             p_description => v_elem ->> 'description', p_paths => v_paths,

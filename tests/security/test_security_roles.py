@@ -185,6 +185,9 @@ PRIVILEGES: list[tuple[str, str, str]] = [
 NO_GRANTS = [
     "ledger.alembic_version",
     "ledger._require_role(name,text)",  # the definers' check of their caller's role: only they call it
+    # report_finding's work, also replace_findings' once per element (their role checked once per call)
+    "ledger._report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,"
+    "text)",
     "ledger.finding_path",  # the path rule's index: only the SECURITY DEFINER tg_finding__paths_* write it
     # only SECURITY DEFINER functions run these, as the owner
     "ledger._apply_merge(bigint,boolean)",
