@@ -13,6 +13,7 @@ Frozen files:
 * functions/fail_task.sql
 * functions/cancel_task.sql
 * functions/requeue_task.sql
+* functions/_report_finding.sql
 * functions/report_finding.sql
 * functions/replace_findings.sql
 * functions/dismiss_finding.sql
@@ -24,11 +25,11 @@ Frozen files:
 * functions/verify_finding.sql
 * functions/reconcile.sql
 
-0 ALTER FUNCTION, 0 COMMENT ON, 1 GRANT/REVOKE statement(s) in upgrade.sql.
+0 ALTER FUNCTION, 0 COMMENT ON, 2 GRANT/REVOKE statement(s) in upgrade.sql.
 
 Revision ID: 0046_definers_check_the_caller_r
 Revises: 0045_refuse_contradicting_added
-Create Date: 2026-12-07 05:41:31.294716
+Create Date: 2026-12-07 05:56:58.627740
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

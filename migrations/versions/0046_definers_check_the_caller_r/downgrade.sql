@@ -1,5 +1,6 @@
 -- 0046_definers_check_the_caller_r undone: the frozen state before it
 
+DROP FUNCTION ledger._report_finding(text, text, text, text, text[], text, text, text, text, timestamptz, text, text, jsonb, text);
 DROP FUNCTION ledger._require_role(name, text);
 \ir ../0020_task_transitions_one_helper/functions/start_task.sql
 \ir ../0020_task_transitions_one_helper/functions/complete_task.sql

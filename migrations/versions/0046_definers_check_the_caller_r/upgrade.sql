@@ -32,6 +32,7 @@ $ledger_revision_guard$;
 \ir functions/fail_task.sql
 \ir functions/cancel_task.sql
 \ir functions/requeue_task.sql
+\ir functions/_report_finding.sql
 \ir functions/report_finding.sql
 \ir functions/replace_findings.sql
 \ir functions/dismiss_finding.sql
@@ -42,4 +43,5 @@ $ledger_revision_guard$;
 \ir functions/answer_recheck.sql
 \ir functions/verify_finding.sql
 \ir functions/reconcile.sql
+REVOKE EXECUTE ON FUNCTION ledger._report_finding(text, text, text, text, text[], text, text, text, text, timestamptz, text, text, jsonb, text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION ledger._require_role(name, text) FROM PUBLIC;

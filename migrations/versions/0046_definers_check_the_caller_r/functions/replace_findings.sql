@@ -154,7 +154,7 @@ BEGIN
         -- the tool says it no longer reports this one: not present
         CONTINUE WHEN v_state = 'absent';
         v_before := nullif(v_befores -> v_key, 'null');
-        SELECT r.* INTO v_rep FROM ledger.report_finding(
+        SELECT r.* INTO v_rep FROM ledger._report_finding(
             p_scope => v_scope, p_finding_key => v_key,
             p_title => ledger._check_text(v_elem ->> 'title', format('findings[%s].title', v_i), true, 1000),
             p_description => v_elem ->> 'description', p_paths => v_paths,
