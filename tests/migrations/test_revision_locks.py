@@ -104,7 +104,7 @@ EXPECTED: dict[str, dict[str, str]] = {
                                          "finding": "AccessShareLock"},
 
     "0045_refuse_contradicting_added": {},  # function replaced (tg_merge__prepare_changes)
-    "0046_definers_check_the_caller_r": {},  # functions replaced (20 definers), _require_role created
+    "0046_definers_check_the_caller_r": {},  # functions replaced (20 definers), _require_role, _report_finding
 }
 
 STRENGTH = [
