@@ -20,6 +20,7 @@
 \ir tables/recheck_request.sql
 \ir functions/_finding_state.sql
 \ir functions/_visible_scopes.sql
+\ir functions/_require_role.sql
 \ir views/active_finding.sql
 \ir views/finding_lifecycle.sql
 \ir views/pending_file_state.sql
@@ -91,6 +92,7 @@
 \ir functions/_overruled_by_person.sql
 \ir functions/_settle_rechecks.sql
 \ir functions/tg_finding__settle_rechecks.sql
+\ir functions/_report_finding.sql
 \ir functions/report_finding.sql
 \ir functions/_check_json_shape.sql
 \ir functions/replace_findings.sql

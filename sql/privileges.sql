@@ -185,7 +185,9 @@ GRANT EXECUTE ON FUNCTION
     ledger.reconcile(text)
     TO ledger_admin;
 
--- Not granted to any ledger role, on purpose: _apply_merge, _apply_revert,
+-- Not granted to any ledger role, on purpose: _require_role (the definers' check of
+-- their caller's role), _report_finding (report_finding's and replace_findings' work),
+-- _apply_merge, _apply_revert,
 -- _revert_targets, _reopen_finding, _check_json_shape (replace_findings'
 -- argument check), record_merges' _insert_merges, reconcile's _other_merge_of_commit, the matcher's internals (_match_changes,
 -- _merge_decisions, _match_message, the checks' _eval_check, _merge_file_states, _settle_checks, lint_check's

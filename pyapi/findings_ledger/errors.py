@@ -262,6 +262,17 @@ class AuditAppendOnly(LedgerError):
     sqlstate = "LD402"
 
 
+class RoleRequired(LedgerError):
+    """LD403: a SECURITY DEFINER function called by a role that does not
+    hold the ledger role its EXECUTE is granted to (the SET ROLE role, else
+    the session user; a superuser and the owner pass). The message names the
+    function, the role needed and the caller. PostgreSQL refuses EXECUTE
+    first (42501) while the grants are in place; LD403 is what still refuses
+    the call when they were lost (a restore with ``--no-privileges``)."""
+
+    sqlstate = "LD403"
+
+
 class DowngradeRefused(LedgerError):
     """LD501: a downgrade below the baseline while the ledger holds rows
     (the message names how many of each table), or a revision's downgrade

@@ -6,7 +6,7 @@
 -- (ledger.enable_scope_rls), p_scope must be one of ledger._visible_scopes()
 -- (the setting ledger.scopes; see ledger._scope_visible), for every caller,
 -- the table owner included: the check also runs inside SECURITY DEFINER
--- functions, which cannot know who called them. Called by the
+-- functions, whose current_user is the owner whoever called them. Called by the
 -- _050_scope_access triggers on finding, merge, scope and issue, and by
 -- ledger.reconcile, report_finding and replace_findings.
 -- Raises LD401 (scope_denied) naming p_field, the scope and the setting.

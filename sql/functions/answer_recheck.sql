@@ -33,6 +33,9 @@
 -- request), LD401 (its scope is not the connection's), LD103 (never
 -- claimed, lease expired, leased to another verifier, or answered before
 -- with another answer or by another verifier).
+-- The caller must hold ledger_writer (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.answer_recheck(
     p_id bigint, p_resolved boolean, p_evidence text, p_verifier text)
 RETURNS ledger.recheck_request
@@ -47,6 +50,7 @@ DECLARE
     v_evidence text;
     v_verifier text;
 BEGIN
+    PERFORM ledger._require_role('ledger_writer', 'ledger.answer_recheck');
     IF p_id IS NULL OR p_resolved IS NULL THEN
         RAISE EXCEPTION '% is required', CASE WHEN p_id IS NULL THEN 'id' ELSE 'resolved' END USING ERRCODE = 'LD002';
     END IF;
@@ -106,4 +110,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.answer_recheck(bigint, boolean, text, text) IS
-'Answer a recheck request under the lease of p_verifier (required: the verifier the claim leased it to, lease not expired). The finding''s requests settle in merge order (ledger._settle_rechecks): resolved retires the finding at the first merge whose answer is resolved (rule recheck, audited superseded; would_supersede unless hygiene_mode on; waits while an earlier request is unanswered; recheck_overruled and no retirement for a merge before the finding''s latest decision by a person); false audits recheck_kept. A moot request stores the answer, audits recheck_moot and changes nothing. The same answer again is a no-op. (id bigint, resolved boolean, evidence text, verifier text) -> ledger.recheck_request. SECURITY DEFINER. Raises LD002, LD004, LD005, LD103 (not claimed, lease expired, another verifier''s lease, answered otherwise before), LD401; nothing written on error.';
+'Answer a recheck request under the lease of p_verifier (required: the verifier the claim leased it to, lease not expired). The finding''s requests settle in merge order (ledger._settle_rechecks): resolved retires the finding at the first merge whose answer is resolved (rule recheck, audited superseded; would_supersede unless hygiene_mode on; waits while an earlier request is unanswered; recheck_overruled and no retirement for a merge before the finding''s latest decision by a person); false audits recheck_kept. A moot request stores the answer, audits recheck_moot and changes nothing. The same answer again is a no-op. (id bigint, resolved boolean, evidence text, verifier text) -> ledger.recheck_request. SECURITY DEFINER. Raises LD002, LD004, LD005, LD103 (not claimed, lease expired, another verifier''s lease, answered otherwise before), LD401; nothing written on error. The caller must hold ledger_writer, else LD403.';

@@ -24,6 +24,9 @@
 -- LD003 (max outside 1-1000, a lease not positive or over a day), LD004
 -- (scope or verifier over 200 characters), LD401, LD005 (unknown scope: a
 -- misspelt scope is an error, not an empty queue).
+-- The caller must hold ledger_writer (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.claim_rechecks(
     p_scope text, p_verifier text, p_max integer, p_lease interval DEFAULT '10 minutes')
 RETURNS TABLE (id bigint, scope text, finding_id bigint, merge_id bigint, requested_at timestamptz,
@@ -38,6 +41,7 @@ DECLARE
     v_scope    text := ledger._check_text(p_scope, 'scope', true, 200);
     v_verifier text := ledger._check_text(p_verifier, 'verifier', true, 200);
 BEGIN
+    PERFORM ledger._require_role('ledger_writer', 'ledger.claim_rechecks');
     IF p_max IS NULL OR p_lease IS NULL THEN
         RAISE EXCEPTION '% is required', CASE WHEN p_max IS NULL THEN 'max' ELSE 'lease' END USING ERRCODE = 'LD002';
     END IF;
@@ -75,4 +79,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.claim_rechecks(text, text, integer, interval) IS
-'Claim up to max open recheck requests of a scope (not answered or settled, never claimed or lease expired, finding active), oldest first, with a lease of p_lease (default 10 minutes) from clock_timestamp(), and what a verifier needs: the finding''s title, description, paths, kind, severity, the merge''s commit_sha and subject (ledger._commit_subject). FOR UPDATE SKIP LOCKED: exactly once per lease. Answer with ledger.answer_recheck(id, resolved, evidence, verifier). (scope text, verifier text, max integer 1-1000, lease interval) -> TABLE(id, scope, finding_id, merge_id, requested_at, verifier, lease_until, title, description, paths, kind, severity, commit_sha, subject). SECURITY DEFINER. Raises LD002, LD003, LD004, LD005 (unknown scope), LD401.';
+'Claim up to max open recheck requests of a scope (not answered or settled, never claimed or lease expired, finding active), oldest first, with a lease of p_lease (default 10 minutes) from clock_timestamp(), and what a verifier needs: the finding''s title, description, paths, kind, severity, the merge''s commit_sha and subject (ledger._commit_subject). FOR UPDATE SKIP LOCKED: exactly once per lease. Answer with ledger.answer_recheck(id, resolved, evidence, verifier). (scope text, verifier text, max integer 1-1000, lease interval) -> TABLE(id, scope, finding_id, merge_id, requested_at, verifier, lease_until, title, description, paths, kind, severity, commit_sha, subject). SECURITY DEFINER. Raises LD002, LD003, LD004, LD005 (unknown scope), LD401. The caller must hold ledger_writer, else LD403.';

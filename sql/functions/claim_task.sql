@@ -62,6 +62,9 @@
 -- Raises LD002/LD003/LD004 for a missing or malformed p_runtime_id or
 -- p_agent_id, LD003 for a lease not positive or over a day and for an
 -- invalid ledger.snapshot_version setting.
+-- The caller must hold ledger_agent (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.claim_task(p_runtime_id text, p_agent_id text DEFAULT NULL,
                                              p_lease interval DEFAULT NULL)
 RETURNS TABLE (
@@ -105,6 +108,7 @@ DECLARE
     v_snapshot jsonb;
     v_expired ledger.agent_task;
 BEGIN
+    PERFORM ledger._require_role('ledger_agent', 'ledger.claim_task');
     IF p_lease <= interval '0' OR p_lease > interval '1 day' THEN
         RAISE EXCEPTION 'invalid lease: % (expected more than 0 and at most 1 day)', p_lease USING ERRCODE = 'LD003';
     END IF;
@@ -189,4 +193,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.claim_task(text, text, interval) IS
-'Claim the next task of a runtime (optionally of one agent; under row-level security only of the connection''s scopes) with FOR NO KEY UPDATE SKIP LOCKED: a task whose lease expired first (failed with lease_expired, a rerun of it queued and claimed, reclaimed_task_id naming it), else the next queued one; dispatch it with a lease of p_lease (NULL: none) and write its issue_snapshot in one UPDATE, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis, lease_expires_at, reclaimed_task_id). No row when there is no task. SECURITY DEFINER (ledger_agent). Raises LD002-LD004 for the arguments (LD003: a lease not positive or over a day), LD003 for an invalid ledger.snapshot_version.';
+'Claim the next task of a runtime (optionally of one agent; under row-level security only of the connection''s scopes) with FOR NO KEY UPDATE SKIP LOCKED: a task whose lease expired first (failed with lease_expired, a rerun of it queued and claimed, reclaimed_task_id naming it), else the next queued one; dispatch it with a lease of p_lease (NULL: none) and write its issue_snapshot in one UPDATE, and return (task_id, issue_id, agent_id, runtime_id, dispatch_count, dispatched_at, rerun_of_task_id, force_fresh_session, resume_session_id, resumed_task_id, anchor_task_id, issue_status, issue_assignee_type, issue_assignee_id, issue_priority, issue_state_delta_known, issue_changed_fields text[] in order title, description or NULL when unknown, delta_basis, lease_expires_at, reclaimed_task_id). No row when there is no task. SECURITY DEFINER (ledger_agent). Raises LD002-LD004 for the arguments (LD003: a lease not positive or over a day), LD003 for an invalid ledger.snapshot_version. The caller must hold ledger_agent, else LD403.';

@@ -23,6 +23,9 @@
 -- Raises LD005 (unknown id), LD002 (actor or reason missing), LD003
 -- (resolution not one of the four), LD004, LD302 (already dismissed:
 -- restore it first to change the decision).
+-- The caller must hold ledger_admin (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.dismiss_finding(
     p_finding_id bigint, p_resolution text, p_actor text, p_reason text)
 RETURNS ledger.finding_lifecycle
@@ -37,6 +40,7 @@ DECLARE
     v_row    ledger.finding;
     v_out    ledger.finding_lifecycle;
 BEGIN
+    PERFORM ledger._require_role('ledger_admin', 'ledger.dismiss_finding');
     IF v_resolution NOT IN ('accepted', 'false_positive', 'wont_fix', 'duplicate') THEN
         RAISE EXCEPTION 'invalid resolution: % (expected accepted, false_positive, wont_fix or duplicate)',
             quote_literal(p_resolution) USING ERRCODE = 'LD003';
@@ -80,4 +84,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.dismiss_finding(bigint, text, text, text) IS
-'A person dismisses a finding (accepted, false_positive, wont_fix, duplicate) with actor and reason; audited first; it also leaves the active set (superseded_at, rule dismissal) and no automation changes it again. SECURITY DEFINER (ledger_admin); a finding of a scope outside ledger.scopes under row-level security is unknown. (finding_id, resolution, actor, reason) -> ledger.finding_lifecycle. Raises LD002, LD003, LD004, LD005, LD302 (already dismissed).';
+'A person dismisses a finding (accepted, false_positive, wont_fix, duplicate) with actor and reason; audited first; it also leaves the active set (superseded_at, rule dismissal) and no automation changes it again. SECURITY DEFINER (ledger_admin); a finding of a scope outside ledger.scopes under row-level security is unknown. (finding_id, resolution, actor, reason) -> ledger.finding_lifecycle. Raises LD002, LD003, LD004, LD005, LD302 (already dismissed). The caller must hold ledger_admin, else LD403.';

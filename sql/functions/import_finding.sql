@@ -33,6 +33,9 @@
 -- a finding, which ledger_writer may not do directly; the lookup of an
 -- unchanged or retired finding trims with E'\x0b' (E'\v' is the letter v in
 -- PostgreSQL).
+-- The caller must hold ledger_writer (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.import_finding(
     p_scope text,
     p_title text,
@@ -60,6 +63,7 @@ DECLARE
     v_id       bigint;
     v_inserted boolean;
 BEGIN
+    PERFORM ledger._require_role('ledger_writer', 'ledger.import_finding');
     PERFORM set_config('ledger.reporting', 'on', true);
     IF p_finding_key IS NOT NULL THEN
         INSERT INTO ledger.finding AS f (scope, title, description, paths, kind, severity, finding_key, source,
@@ -149,4 +153,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.import_finding(text, text, text, text[], text, text, text, text, text, text[], text[], timestamptz, text, text, jsonb, text) IS
-'Insert or refresh an imported finding, identified by (scope, finding_key), else (scope, slug): no duplicates on re-import; a superseded or dismissed finding is left alone. (scope, title, description, paths, kind, severity, finding_key, source, slug, strong_keywords, tags, observed_at, expects, task_group, resolved_when jsonb, observed_at_precision; NULL keeps a stored value) -> TABLE(id, finding_key, slug, status inserted|updated|unchanged|retired). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD101, LD102, LD401, 23505 (slug of another finding).';
+'Insert or refresh an imported finding, identified by (scope, finding_key), else (scope, slug): no duplicates on re-import; a superseded or dismissed finding is left alone. (scope, title, description, paths, kind, severity, finding_key, source, slug, strong_keywords, tags, observed_at, expects, task_group, resolved_when jsonb, observed_at_precision; NULL keeps a stored value) -> TABLE(id, finding_key, slug, status inserted|updated|unchanged|retired). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD101, LD102, LD401, 23505 (slug of another finding). The caller must hold ledger_writer, else LD403.';

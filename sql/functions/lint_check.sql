@@ -27,10 +27,15 @@
 -- A check that does not validate raises what ledger.validate_check raises
 -- (LD001, LD003, LD004, LD105), naming p_field. Writes nothing.
 -- SECURITY DEFINER: it runs ledger._eval_check, which no ledger role may
--- call; it reads no table.
+-- call; it reads no table. STABLE, not IMMUTABLE: whether it answers
+-- depends on the caller's role, so no plan may fold its result into a
+-- constant.
+-- The caller must hold ledger_writer (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.lint_check(p_check jsonb, p_states jsonb, p_field text DEFAULT 'resolved_when')
 RETURNS TABLE (level text, part text, problem text)
-LANGUAGE plpgsql IMMUTABLE SECURITY DEFINER
+LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -41,6 +46,7 @@ DECLARE
     r        record;
     s        record;
 BEGIN
+    PERFORM ledger._require_role('ledger_writer', 'ledger.lint_check');
     FOR r IN SELECT l.part, t.pos, t.construct, t.are_form
                FROM ledger._check_leaves(p_check) AS l, ledger._pattern_traps(l.pattern) AS t
               WHERE t.exact ORDER BY l.ord, t.pos LOOP
@@ -78,4 +84,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.lint_check(jsonb, jsonb, text) IS
-'What is wrong with a check (resolved_when) on the tree it was written for: (check jsonb, states jsonb {"<path>": text | null} of every path it names, field text) -> rows (level error | warning, part text e.g. all[0].file_contains, problem text): warnings for constructs of another regex dialect the ledger rewrites, an error when the check holds already (ledger._eval_check), warnings for file_contains parts a stub of a name the pattern mentions would satisfy (ledger._lint_stubs appended to the file). Raises what ledger.validate_check raises. Writes nothing; SECURITY DEFINER, reads no table.';
+'What is wrong with a check (resolved_when) on the tree it was written for: (check jsonb, states jsonb {"<path>": text | null} of every path it names, field text) -> rows (level error | warning, part text e.g. all[0].file_contains, problem text): warnings for constructs of another regex dialect the ledger rewrites, an error when the check holds already (ledger._eval_check), warnings for file_contains parts a stub of a name the pattern mentions would satisfy (ledger._lint_stubs appended to the file). Raises what ledger.validate_check raises. Writes nothing; SECURITY DEFINER, reads no table. The caller must hold ledger_writer, else LD403.';

@@ -38,6 +38,9 @@
 -- commit_sha is malformed, LD007 naming both merges when its commit is
 -- another merge's of the scope (nothing is applied then: fix or delete the
 -- row and call again).
+-- The caller must hold ledger_admin (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.reconcile(p_scope text)
 RETURNS TABLE (merge_id bigint, decisions jsonb)
 LANGUAGE plpgsql
@@ -50,6 +53,7 @@ DECLARE
     v_sha   text;
     v_other bigint;
 BEGIN
+    PERFORM ledger._require_role('ledger_admin', 'ledger.reconcile');
     PERFORM ledger._check_scope_access(v_scope, 'reconcile.scope');
     IF NOT EXISTS (SELECT 1 FROM ledger.scope s WHERE s.scope = v_scope) THEN
         IF NOT EXISTS (SELECT 1 FROM ledger.merge m WHERE m.scope = v_scope)
@@ -137,4 +141,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.reconcile(text) IS
-'Apply, in id order and once, the merges of a scope that were written without the ledger triggers (processed = false, e.g. session_replication_role = replica): lower-case and check their commit_sha, normalise their paths and branch (and the scope''s active findings'' paths), mark them processed, run ledger._apply_merge and ledger._apply_revert. (scope text) -> TABLE(merge_id bigint, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). Idempotent. Raises LD001-LD005, LD007 (its commit, in full or abbreviated, is another merge''s of the scope), LD401.';
+'Apply, in id order and once, the merges of a scope that were written without the ledger triggers (processed = false, e.g. session_replication_role = replica): lower-case and check their commit_sha, normalise their paths and branch (and the scope''s active findings'' paths), mark them processed, run ledger._apply_merge and ledger._apply_revert. (scope text) -> TABLE(merge_id bigint, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). Idempotent. Raises LD001-LD005, LD007 (its commit, in full or abbreviated, is another merge''s of the scope), LD401. The caller must hold ledger_admin, else LD403.';

@@ -38,6 +38,9 @@
 -- 1 MiB, more than 10000 paths), LD104 (a path answered before with
 -- another state: another text, a text for a path answered null or decided
 -- absent, null for a path decided present), each naming the field and the value.
+-- The caller must hold ledger_writer (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.record_file_states(p_merge_id bigint, p_states jsonb)
 RETURNS TABLE (finding_id bigint, outcome text, part text)
 LANGUAGE plpgsql
@@ -56,6 +59,7 @@ DECLARE
     v_r      ledger.file_state_request;
     v_fid    bigint;
 BEGIN
+    PERFORM ledger._require_role('ledger_writer', 'ledger.record_file_states');
     IF p_merge_id IS NULL THEN
         RAISE EXCEPTION 'merge_id is required' USING ERRCODE = 'LD002';
     END IF;
@@ -144,4 +148,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.record_file_states(bigint, jsonb) IS
-'Answer a merge''s file-state requests: states {"<path>": "<file text>" | null (absent)} at its commit; a directory key "pkg/" with any string: a file under it. Settles each concerned finding in merge order (it retires at the first merge whose tree makes its check hold, rule check). Idempotent; any order. (merge_id bigint, states jsonb) -> TABLE(finding_id bigint, outcome text: held | failed | moot | overruled | error | waiting | pending, part text). Limits: 1 MiB per file text, 10000 paths. SECURITY DEFINER. Raises LD001, LD002, LD003 (not an object, not a string or null, a path not asked for, two keys naming one path), LD004, LD005 (unknown merge), LD104 (a path answered before with another state; a text for a path the merge decided present is that state), LD401; nothing written on error.';
+'Answer a merge''s file-state requests: states {"<path>": "<file text>" | null (absent)} at its commit; a directory key "pkg/" with any string: a file under it. Settles each concerned finding in merge order (it retires at the first merge whose tree makes its check hold, rule check). Idempotent; any order. (merge_id bigint, states jsonb) -> TABLE(finding_id bigint, outcome text: held | failed | moot | overruled | error | waiting | pending, part text). Limits: 1 MiB per file text, 10000 paths. SECURITY DEFINER. Raises LD001, LD002, LD003 (not an object, not a string or null, a path not asked for, two keys naming one path), LD004, LD005 (unknown merge), LD104 (a path answered before with another state; a text for a path the merge decided present is that state), LD401; nothing written on error. The caller must hold ledger_writer, else LD403.';

@@ -36,6 +36,9 @@
 -- tg_merge__prepare_changes), LD007 (a redelivery whose paths, message or
 -- branch differ from the recorded merge: tg_merge__check_redelivery), LD401
 -- (scope not allowed).
+-- The caller must hold ledger_writer (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.record_merge(
     p_scope text,
     p_commit_sha text,
@@ -55,6 +58,7 @@ AS $$
 DECLARE
     v_id bigint;
 BEGIN
+    PERFORM ledger._require_role('ledger_writer', 'ledger.record_merge');
     INSERT INTO ledger.merge (scope, commit_sha, paths, message, node_id, merged_at, branch, added, deleted, hunks)
     VALUES (p_scope, p_commit_sha, p_paths, p_message, p_node_id, p_merged_at, p_branch, p_added, p_deleted, p_hunks)
     ON CONFLICT (scope, commit_sha) DO NOTHING
@@ -75,4 +79,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.record_merge(text, text, text[], text, text, timestamptz, text, text[], text[], jsonb) IS
-'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). p_branch: the branch it landed on; p_added, p_deleted: the paths it added and deleted (NULL: unknown); p_hunks: {"<path>": [[old_start, old_count, new_start, new_count], ...]} (NULL: none). Redelivery (the same sha or an abbreviation, identical paths, message, branch) returns recorded=false and the original decisions. SECURITY DEFINER (returns audit rows). Raises LD001-LD004, LD007 (conflicting redelivery), LD401.';
+'Record a merge (INSERT ... ON CONFLICT DO NOTHING) and return (merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}). p_branch: the branch it landed on; p_added, p_deleted: the paths it added and deleted (NULL: unknown); p_hunks: {"<path>": [[old_start, old_count, new_start, new_count], ...]} (NULL: none). Redelivery (the same sha or an abbreviation, identical paths, message, branch) returns recorded=false and the original decisions. SECURITY DEFINER (returns audit rows). Raises LD001-LD004, LD007 (conflicting redelivery), LD401. The caller must hold ledger_writer, else LD403.';

@@ -39,6 +39,9 @@
 -- ('merges[3]: invalid merge.commit_sha: ...': the batch is recorded again
 -- element by element, in order, to find it; LD401 is the scope's, not an
 -- element's). Any error leaves nothing of the batch written (one statement).
+-- The caller must hold ledger_writer (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.record_merges(p_scope text, p_merges jsonb)
 RETURNS TABLE (ord integer, merge_id bigint, recorded boolean, decisions jsonb)
 LANGUAGE plpgsql
@@ -62,6 +65,7 @@ DECLARE
     v_msg   text;
     v_hint  text;
 BEGIN
+    PERFORM ledger._require_role('ledger_writer', 'ledger.record_merges');
     v_scope := ledger._check_scope(p_scope, 'merge.scope');
     IF p_merges IS NULL OR jsonb_typeof(p_merges) <> 'array' THEN
         RAISE EXCEPTION 'invalid merges: expected an array of merge objects, got %',
@@ -163,4 +167,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.record_merges(text, jsonb) IS
-'Record a batch of merges of one scope in one multi-row INSERT ... ON CONFLICT DO NOTHING, in array order, and return per element (ord integer 1-based, merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}), as ledger.record_merge returns for one. p_merges: a JSON array of at most 10,000 {commit_sha (required), paths [text], message, node_id, merged_at (ISO 8601 with offset), branch, added [text], deleted [text], hunks {"<path>": [[old_start, old_count, new_start, new_count], ...]}}. The same decisions as recording them one by one. SECURITY DEFINER (returns audit rows). Raises LD003 (not an array, not an object, unknown field, wrong JSON type, merged_at not ISO 8601 with offset: merges[i].<field>), LD002 (no commit_sha), LD004 (over 10,000), the merge rows'' LD001-LD004 (naming field and value), LD007, LD401; an error leaves nothing of the batch written.';
+'Record a batch of merges of one scope in one multi-row INSERT ... ON CONFLICT DO NOTHING, in array order, and return per element (ord integer 1-based, merge_id bigint, recorded boolean, decisions jsonb array of {finding_id, action, rule, evidence, reason, detail}), as ledger.record_merge returns for one. p_merges: a JSON array of at most 10,000 {commit_sha (required), paths [text], message, node_id, merged_at (ISO 8601 with offset), branch, added [text], deleted [text], hunks {"<path>": [[old_start, old_count, new_start, new_count], ...]}}. The same decisions as recording them one by one. SECURITY DEFINER (returns audit rows). Raises LD003 (not an array, not an object, unknown field, wrong JSON type, merged_at not ISO 8601 with offset: merges[i].<field>), LD002 (no commit_sha), LD004 (over 10,000), the merge rows'' LD001-LD004 (naming field and value), LD007, LD401; an error leaves nothing of the batch written. The caller must hold ledger_writer, else LD403.';

@@ -17,6 +17,9 @@
 -- p_runtime_id: another runtime's, or not dispatched or running: never
 -- claimed, or ended; a claim that took it over failed it with
 -- lease_expired).
+-- The caller must hold ledger_agent (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.renew_task_lease(p_task_id bigint, p_runtime_id text, p_lease interval)
 RETURNS timestamptz
 LANGUAGE plpgsql
@@ -28,6 +31,7 @@ DECLARE
     v_task    ledger.agent_task;
     v_until   timestamptz;
 BEGIN
+    PERFORM ledger._require_role('ledger_agent', 'ledger.renew_task_lease');
     IF p_task_id IS NULL OR p_lease IS NULL THEN
         RAISE EXCEPTION '% is required', CASE WHEN p_task_id IS NULL THEN 'task_id' ELSE 'lease' END
             USING ERRCODE = 'LD002';
@@ -61,4 +65,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.renew_task_lease(bigint, text, interval) IS
-'Extend the lease of a dispatched or running task held by runtime p_runtime_id to clock_timestamp() + p_lease (more than 0, at most 1 day) and return it; the runtime''s heartbeat. (task_id, runtime_id, lease) -> timestamptz. SECURITY DEFINER (ledger_agent). Raises LD002, LD003, LD005 (unknown or not visible), LD103 (another runtime''s task, or one not dispatched or running: never claimed, ended, or taken over after its lease expired).';
+'Extend the lease of a dispatched or running task held by runtime p_runtime_id to clock_timestamp() + p_lease (more than 0, at most 1 day) and return it; the runtime''s heartbeat. (task_id, runtime_id, lease) -> timestamptz. SECURITY DEFINER (ledger_agent). Raises LD002, LD003, LD005 (unknown or not visible), LD103 (another runtime''s task, or one not dispatched or running: never claimed, ended, or taken over after its lease expired). The caller must hold ledger_agent, else LD403.';

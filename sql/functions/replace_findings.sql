@@ -70,6 +70,9 @@
 -- FOR NO KEY UPDATE, so a re-review never deadlocks with merges,
 -- dismissals or re-reports; the absent set is taken from those locked
 -- findings, so a finding restored while the re-review runs stays active.
+-- Each present element is reported through ledger._report_finding, the
+-- work of ledger.report_finding without its role check: the caller's role
+-- is checked once per call, not once per element.
 -- Plans: no statement runs per element against ledger.finding but
 -- report_finding's lookup (one index probe, see report_finding) and the
 -- moved finding's UPDATE by id: the anchors before are read for the whole
@@ -93,6 +96,9 @@
 -- (naming finding.<field>); LD401 for a scope outside ledger.scopes under
 -- row-level security. The scope is created on first use. Nothing is
 -- written on error.
+-- The caller must hold ledger_writer (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.replace_findings(
     p_scope text,
     p_kind text,
@@ -141,6 +147,7 @@ DECLARE
                                   "baseline_state": "text", "suppression": "object"}'::jsonb;
     v_supp_shape constant jsonb := '{"kind": "text!", "status": "text", "justification": "text"}'::jsonb;
 BEGIN
+    PERFORM ledger._require_role('ledger_writer', 'ledger.replace_findings');
     PERFORM ledger._check_scope_access(v_scope, 'scope');
     IF v_cat IS NOT NULL AND v_tool IS NULL THEN
         RAISE EXCEPTION 'invalid category: % is given without a tool', quote_literal(v_cat) USING ERRCODE = 'LD003';
@@ -248,7 +255,7 @@ BEGIN
         -- the tool says it no longer reports this one: not present
         CONTINUE WHEN v_state = 'absent';
         v_before := nullif(v_befores -> v_key, 'null');
-        SELECT r.* INTO v_rep FROM ledger.report_finding(
+        SELECT r.* INTO v_rep FROM ledger._report_finding(
             p_scope => v_scope, p_finding_key => v_key,
             p_title => ledger._check_text(v_elem ->> 'title', format('findings[%s].title', v_i), true, 1000),
             p_description => v_elem ->> 'description', p_paths => v_paths,
@@ -338,4 +345,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.replace_findings(text, text, text, jsonb, text, text, text) IS
-'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). With tool (and category): a re-analysis replacing only the findings whose source is tool or tool/category, rule reanalysis, re-reported findings take the new paths and anchors (audited anchor_moved), baseline_state absent counts as not present. An element with an accepted suppression (suppression {kind inSource|external, status accepted (default)|underReview|rejected, justification}) counts as not present, the suppression in the audit detail. Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source, baseline_state, suppression}: other fields and other JSON types are LD003, actor, tool, category) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede, anchors_moved). Re-reviews of a scope serialise on its scope row. Raises LD001-LD004, LD303, LD401.';
+'A re-review''s complete new set for a scope (and optionally a kind): present findings are added, kept or reopened (dismissed ones stay dismissed), absent active ones are superseded with rule rereview (audited first; dry: would_supersede; off: nothing). With tool (and category): a re-analysis replacing only the findings whose source is tool or tool/category, rule reanalysis, re-reported findings take the new paths and anchors (audited anchor_moved), baseline_state absent counts as not present. An element with an accepted suppression (suppression {kind inSource|external, status accepted (default)|underReview|rejected, justification}) counts as not present, the suppression in the audit detail. Findings locked in one id-ordered pass; SECURITY DEFINER (ledger_writer). (scope, kind, review_run, findings jsonb array of {finding_key, title, description, paths, severity, kind, source, baseline_state, suppression}: other fields and other JSON types are LD003, actor, tool, category) -> TABLE(added, kept, reopened, still_dismissed, superseded, would_supersede, anchors_moved). Re-reviews of a scope serialise on its scope row. Raises LD001-LD004, LD303, LD401. The caller must hold ledger_writer, else LD403.';

@@ -32,9 +32,13 @@
 -- not update findings nor write the audit directly. The scope must be one
 -- the connection may use (ledger._check_scope_access: per-scope row-level
 -- security).
--- Plans: the lookup of (scope, finding_key) keeps one cached generic plan
--- for the session, and that plan is always an index scan of
--- finding_scope_finding_key_key, whatever the table's size or statistics
+-- The work is ledger._report_finding's (not granted), which
+-- ledger.replace_findings calls once per element after checking its own
+-- caller once.
+-- Plans (ledger._report_finding's): the lookup of (scope, finding_key)
+-- keeps one cached generic plan for the session, and that plan is always
+-- an index scan of finding_scope_finding_key_key, whatever the table's size
+-- or statistics
 -- (as tg_finding__lifecycle's): SET enable_seqscan = off and
 -- enable_bitmapscan = off (no scan of the table, nor a bitmap of the
 -- scope's rows, cheapest while the table is small), and the redundant
@@ -46,6 +50,9 @@
 -- Raises LD002 (scope, finding_key or title missing), LD001-LD004 for a new
 -- finding's fields (see tg_finding__prepare), each naming field and value;
 -- LD401 for a scope outside ledger.scopes under row-level security.
+-- The caller must hold ledger_writer (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.report_finding(
     p_scope text,
     p_finding_key text,
@@ -65,66 +72,16 @@ RETURNS TABLE (finding_id bigint, outcome text, state text, report_count integer
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
-SET enable_seqscan = off
-SET enable_bitmapscan = off
 AS $$
-DECLARE
-    v_scope text := ledger._check_text(p_scope, 'finding.scope', true, 200);
-    v_key   text := ledger._check_text(p_finding_key, 'finding.finding_key', true, 200);
-    v_run   text := ledger._check_text(p_review_run, 'finding.review_run', false, 200);
-    v_row   ledger.finding;
-    v_state text;
 BEGIN
-    PERFORM ledger._check_scope_access(v_scope, 'finding.scope');
-    PERFORM ledger._check_text(p_title, 'finding.title', true, 1000);
-    LOOP
-        SELECT f.* INTO v_row FROM ledger.finding f
-         WHERE f.scope = v_scope AND f.finding_key = v_key
-           AND (f.scope, f.finding_key) >= (v_scope, v_key)
-           FOR NO KEY UPDATE;
-        EXIT WHEN FOUND;
-        PERFORM set_config('ledger.reporting', 'on', true);
-        INSERT INTO ledger.finding AS f
-               (scope, finding_key, title, description, paths, kind, severity, source, review_run,
-                observed_at, expects, task_group, resolved_when, observed_at_precision)
-        VALUES (v_scope, v_key, p_title, p_description, p_paths, p_kind, p_severity, p_source, v_run,
-                p_observed_at, p_expects, p_task_group, p_resolved_when, p_observed_at_precision)
-        ON CONFLICT (scope, finding_key) DO NOTHING
-        RETURNING f.* INTO v_row;
-        PERFORM set_config('ledger.reporting', '', true);
-        IF v_row.id IS NOT NULL THEN
-            finding_id := v_row.id;
-            outcome := 'new';
-            state := 'active';
-            report_count := v_row.report_count;
-            reopen_count := v_row.reopen_count;
-            RETURN NEXT;
-            RETURN;
-        END IF;
-        -- a concurrent transaction inserted the key first: read it, locked
-    END LOOP;
-
-    v_state := ledger._finding_state(v_row.superseded_at, v_row.dismissed_at);
-    IF v_state = 'superseded' THEN
-        PERFORM ledger._reopen_finding(v_row, 'reopened', 'rereport', coalesce(p_source, v_run), NULL,
-                                       coalesce(v_run, p_source), NULL,
-                                       jsonb_strip_nulls(jsonb_build_object('review_run', v_run, 'source', p_source)));
-        outcome := 'reopened';
-        state := 'active';
-    ELSE
-        outcome := CASE v_state WHEN 'active' THEN 'duplicate' ELSE 'still_dismissed' END;
-        state := v_state;
-    END IF;
-
-    UPDATE ledger.finding f
-       SET report_count = f.report_count + 1,
-           last_reported_at = now(),
-           review_run = coalesce(v_run, f.review_run)
-     WHERE f.id = v_row.id
-    RETURNING f.id, f.report_count, f.reopen_count INTO finding_id, report_count, reopen_count;
-    RETURN NEXT;
+    PERFORM ledger._require_role('ledger_writer', 'ledger.report_finding');
+    RETURN QUERY
+        SELECT r.finding_id, r.outcome, r.state, r.report_count, r.reopen_count
+          FROM ledger._report_finding(p_scope, p_finding_key, p_title, p_description, p_paths, p_kind,
+                                      p_severity, p_source, p_review_run, p_observed_at, p_expects,
+                                      p_task_group, p_resolved_when, p_observed_at_precision) AS r;
 END
 $$;
 
 COMMENT ON FUNCTION ledger.report_finding(text, text, text, text, text[], text, text, text, text, timestamptz, text, text, jsonb, text) IS
-'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run, observed_at, expects, task_group, resolved_when jsonb, observed_at_precision; the last two as the other fields of a new finding) -> TABLE(finding_id, outcome, state, report_count, reopen_count). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD401.';
+'Report a finding by (scope, finding_key): new (inserted), duplicate (active: re-report counted), reopened (was superseded: active again, audited), still_dismissed (a person dismissed it: unchanged but counted). (scope, finding_key, title, description, paths, kind, severity, source, review_run, observed_at, expects, task_group, resolved_when jsonb, observed_at_precision; the last two as the other fields of a new finding) -> TABLE(finding_id, outcome, state, report_count, reopen_count). SECURITY DEFINER (ledger_writer). Raises LD001-LD004, LD401. The caller must hold ledger_writer, else LD403.';

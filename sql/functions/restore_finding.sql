@@ -15,6 +15,9 @@
 -- (ledger._scope_visible) is unknown.
 -- Raises LD005 (unknown id), LD002 (actor or reason missing), LD004, LD302
 -- (the finding is already active).
+-- The caller must hold ledger_admin (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.restore_finding(p_finding_id bigint, p_actor text, p_reason text)
 RETURNS ledger.finding_lifecycle
 LANGUAGE plpgsql
@@ -27,6 +30,7 @@ DECLARE
     v_row    ledger.finding;
     v_out    ledger.finding_lifecycle;
 BEGIN
+    PERFORM ledger._require_role('ledger_admin', 'ledger.restore_finding');
     SELECT f.* INTO v_row FROM ledger.finding f
      WHERE f.id = p_finding_id AND ledger._scope_visible(f.scope)
        FOR NO KEY UPDATE;
@@ -44,4 +48,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.restore_finding(bigint, text, text) IS
-'Undo a supersession or a dismissal: the finding is active again, audited (restored, manual, actor, reason, what was undone), reopen_count + 1. SECURITY DEFINER (ledger_admin); a finding of a scope outside ledger.scopes under row-level security is unknown. (finding_id, actor, reason) -> ledger.finding_lifecycle. Raises LD002, LD004, LD005, LD302 (already active).';
+'Undo a supersession or a dismissal: the finding is active again, audited (restored, manual, actor, reason, what was undone), reopen_count + 1. SECURITY DEFINER (ledger_admin); a finding of a scope outside ledger.scopes under row-level security is unknown. (finding_id, actor, reason) -> ledger.finding_lifecycle. Raises LD002, LD004, LD005, LD302 (already active). The caller must hold ledger_admin, else LD403.';

@@ -12,14 +12,18 @@
 -- no UPDATE on ledger.agent_task (a direct UPDATE could dispatch a task
 -- outside ledger.claim_task). The lock, the check and the UPDATE are
 -- ledger._set_task_status's, as for every task transition.
+-- The caller must hold ledger_agent (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.start_task(p_task_id bigint, p_session_id text DEFAULT NULL)
 RETURNS ledger.agent_task
 LANGUAGE sql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+    SELECT ledger._require_role('ledger_agent', 'ledger.start_task');
     SELECT * FROM ledger._set_task_status(p_task_id, 'running', p_session_id, NULL)
 $$;
 
 COMMENT ON FUNCTION ledger.start_task(bigint, text) IS
-'Start a dispatched task: status running, started_at set, optionally the provider session_id. (task_id, session_id) -> ledger.agent_task. SECURITY DEFINER (ledger_agent). Raises LD005 (unknown task), LD201 (not dispatched), LD003/LD004 (session_id).';
+'Start a dispatched task: status running, started_at set, optionally the provider session_id. (task_id, session_id) -> ledger.agent_task. SECURITY DEFINER (ledger_agent). Raises LD005 (unknown task), LD201 (not dispatched), LD003/LD004 (session_id). The caller must hold ledger_agent, else LD403.';

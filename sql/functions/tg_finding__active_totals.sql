@@ -18,6 +18,12 @@
 -- and its own, and inserts exactly what it deleted, so the sums never change.
 -- SECURITY DEFINER (fixed search_path, schema-qualified names): no role may
 -- write ledger.scope_active_total. Raises nothing of its own.
+-- Checks no caller role (ledger._require_role): it fires for whoever may
+-- INSERT into ledger.finding (the table privilege, ledger_writer's; the
+-- owner's alone after a restore without privileges) and inside the
+-- definers that update findings, each of which checked its own caller's
+-- role (a writer's merge, an admin's dismissal, an agent's verdict): one
+-- role here would refuse the others.
 CREATE OR REPLACE FUNCTION ledger.tg_finding__active_totals()
 RETURNS trigger
 LANGUAGE plpgsql

@@ -8,6 +8,11 @@
 -- right when findings change afterwards. SECURITY DEFINER (fixed
 -- search_path, schema-qualified names): writers insert findings, and no role
 -- may write ledger.finding_path. Raises nothing of its own.
+-- Checks no caller role (ledger._require_role): it fires for whoever may
+-- INSERT into ledger.finding, and that is the gate: the table privilege
+-- (ledger_writer's; the owner's alone after a restore without privileges)
+-- or a definer that checked its caller (report_finding, replace_findings,
+-- import_finding).
 CREATE OR REPLACE FUNCTION ledger.tg_finding__paths_insert()
 RETURNS trigger
 LANGUAGE plpgsql

@@ -13,6 +13,11 @@
 -- search_path, schema-qualified names): the supersede trigger and the
 -- lifecycle functions update findings, and no role may write
 -- ledger.finding_path. Raises nothing of its own.
+-- Checks no caller role (ledger._require_role): no ledger role may UPDATE
+-- ledger.finding, so it fires only for the owner and inside the definers,
+-- each of which checked its own caller's role (a writer's merge or
+-- re-report, an admin's dismissal, an agent's verdict): one role here would
+-- refuse the others.
 CREATE OR REPLACE FUNCTION ledger.tg_finding__paths_update()
 RETURNS trigger
 LANGUAGE plpgsql

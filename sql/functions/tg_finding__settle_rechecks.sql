@@ -10,6 +10,11 @@
 -- is locked by the UPDATE that fires this. SECURITY DEFINER (fixed
 -- search_path, schema-qualified names): no role may update the recheck
 -- queue. Raises nothing of its own.
+-- Checks no caller role (ledger._require_role): no ledger role may UPDATE
+-- ledger.finding, so it fires only for the owner and inside the definers,
+-- each of which checked its own caller's role (a writer's merge or
+-- re-review, an admin's dismissal, an agent's verdict): one role here
+-- would refuse the others.
 CREATE OR REPLACE FUNCTION ledger.tg_finding__settle_rechecks()
 RETURNS trigger
 LANGUAGE plpgsql

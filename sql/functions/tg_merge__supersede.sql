@@ -40,6 +40,12 @@
 -- audited, although it may not UPDATE the supersession columns of
 -- ledger.finding nor write ledger.supersession.
 -- Raises nothing of its own.
+-- Checks no caller role (ledger._require_role): it fires for whoever may
+-- INSERT into ledger.merge, and that is the gate: the table privilege
+-- (ledger_writer's; a restore without privileges leaves it to the owner
+-- alone, PostgreSQL granting PUBLIC nothing on a table) or
+-- ledger.record_merge / record_merges, which check ledger_writer first.
+-- So the check costs nothing per merge.
 CREATE OR REPLACE FUNCTION ledger.tg_merge__supersede()
 RETURNS trigger
 LANGUAGE plpgsql

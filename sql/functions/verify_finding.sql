@@ -59,6 +59,9 @@
 -- verifier), LD004 (evidence over 10000 characters, verifier over 200),
 -- LD005 (unknown finding), LD302 (the finding is superseded or dismissed),
 -- LD401 (scope denied).
+-- The caller must hold ledger_agent (ledger._require_role, before any table is read
+-- or written; LD403 otherwise), so a lost REVOKE of its EXECUTE is not an
+-- escalation.
 CREATE OR REPLACE FUNCTION ledger.verify_finding(
     p_finding_id bigint, p_verdict text, p_evidence text, p_verifier text)
 RETURNS ledger.supersession
@@ -78,6 +81,7 @@ DECLARE
     v_action   text;
     v_out      ledger.supersession;
 BEGIN
+    PERFORM ledger._require_role('ledger_agent', 'ledger.verify_finding');
     IF p_finding_id IS NULL THEN
         RAISE EXCEPTION 'finding_id is required' USING ERRCODE = 'LD002';
     END IF;
@@ -162,4 +166,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.verify_finding(bigint, text, text, text) IS
-'An agent''s verdict on a finding it was shown (a flagged one: its latest touch after the last still_true verdict, restore or reopen is the merge judged). resolved: audit superseded (rule verified, evidence, actor = verifier, merge_id = the touch) then the finding is superseded by that merge (by the verifier without one); would_supersede under hygiene_mode dry or off. still_true: audit verified_still_true, which clears the flag (touches count after it). A finding superseded while the call waited for its lock: audit already_superseded, returned. SECURITY DEFINER (ledger_agent). (finding_id bigint, verdict text: resolved | still_true, evidence text, verifier text) -> ledger.supersession (the audit row written). Raises LD002, LD003, LD004, LD005, LD302 (finding superseded or dismissed), LD401; nothing written on error.';
+'An agent''s verdict on a finding it was shown (a flagged one: its latest touch after the last still_true verdict, restore or reopen is the merge judged). resolved: audit superseded (rule verified, evidence, actor = verifier, merge_id = the touch) then the finding is superseded by that merge (by the verifier without one); would_supersede under hygiene_mode dry or off. still_true: audit verified_still_true, which clears the flag (touches count after it). A finding superseded while the call waited for its lock: audit already_superseded, returned. SECURITY DEFINER (ledger_agent). (finding_id bigint, verdict text: resolved | still_true, evidence text, verifier text) -> ledger.supersession (the audit row written). Raises LD002, LD003, LD004, LD005, LD302 (finding superseded or dismissed), LD401; nothing written on error. The caller must hold ledger_agent, else LD403.';

@@ -9,13 +9,13 @@ lines here (or to NO_GRANTS): an unclassified ledger object fails the test.
 
 from __future__ import annotations
 
-from typing import Any
+import re
 
 import psycopg
 import pytest
 from alembic import command
 from support.migrations import below_baseline
-from support.security import ROLES, as_role
+from support.security import ROLES, actual_privileges, as_role
 from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
@@ -184,6 +184,10 @@ PRIVILEGES: list[tuple[str, str, str]] = [
 #: Ledger objects no role (and not PUBLIC) may use directly, on purpose.
 NO_GRANTS = [
     "ledger.alembic_version",
+    "ledger._require_role(name,text)",  # the definers' check of their caller's role: only they call it
+    # report_finding's work, also replace_findings' once per element (their role checked once per call)
+    "ledger._report_finding(text,text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,"
+    "text)",
     "ledger.finding_path",  # the path rule's index: only the SECURITY DEFINER tg_finding__paths_* write it
     # only SECURITY DEFINER functions run these, as the owner
     "ledger._apply_merge(bigint,boolean)",
@@ -250,39 +254,12 @@ NO_GRANTS = [
     "ledger.tg_supersession__notify()",
 ]
 
-ACTUAL = """
-WITH grantee AS (
-    SELECT oid, rolname::text AS name FROM pg_roles WHERE rolname = ANY (%(roles)s)
-    UNION ALL SELECT 0, 'PUBLIC'
-)
-SELECT g.name, a.privilege_type, 'schema ledger'
-  FROM pg_namespace n, aclexplode(n.nspacl) a JOIN grantee g ON g.oid = a.grantee
- WHERE n.nspname = 'ledger'
-UNION ALL
-SELECT g.name, a.privilege_type, c.oid::regclass::text
-  FROM pg_class c, aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a JOIN grantee g ON g.oid = a.grantee
- WHERE c.relnamespace = 'ledger'::regnamespace
-UNION ALL
-SELECT g.name, a.privilege_type, c.oid::regclass::text || '(' || att.attname || ')'
-  FROM pg_class c JOIN pg_attribute att ON att.attrelid = c.oid, aclexplode(att.attacl) a
-  JOIN grantee g ON g.oid = a.grantee
- WHERE c.relnamespace = 'ledger'::regnamespace
-UNION ALL
-SELECT g.name, a.privilege_type, p.oid::regprocedure::text
-  FROM pg_proc p, aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a JOIN grantee g ON g.oid = a.grantee
- WHERE p.pronamespace = 'ledger'::regnamespace
-"""
-
 OBJECTS = """
 SELECT c.oid::regclass::text FROM pg_class c
  WHERE c.relnamespace = 'ledger'::regnamespace AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
 UNION ALL
 SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = 'ledger'::regnamespace
 """
-
-
-def actual_privileges(conn: psycopg.Connection[Any]) -> set[tuple[str, str, str]]:
-    return {tuple(r) for r in conn.execute(ACTUAL, {"roles": list(ROLES)}).fetchall()}  # type: ignore[misc]
 
 
 def test_roles_exist_nologin_without_password(ledger_conn: psycopg.Connection) -> None:
@@ -359,6 +336,37 @@ def test_security_definer_functions_pin_search_path(ledger_conn: psycopg.Connect
     # turns off sequential and bitmap scans so that its lookup's cached plan probes the unique index
     planner = {"jit=off", "max_parallel_workers_per_gather=0", "enable_seqscan=off", "enable_bitmapscan=off"}
     assert all(r[1][0] == "search_path=pg_catalog, pg_temp" and set(r[1][1:]) <= planner for r in rows)
+
+
+#: The first statement of a definer a role calls: the check of its caller's role.
+ROLE_CHECK = re.compile(
+    r"^\s*(?:#variable_conflict \w+\s*)?(?:DECLARE\b.*?\n)?BEGIN\n"  # PL/pgSQL: the body's first statement
+    r"\s*PERFORM ledger\._require_role\('(\w+)', '([\w.]+)'\);"
+    r"|^\s*SELECT ledger\._require_role\('(\w+)', '([\w.]+)'\);",  # SQL: the first statement
+    re.S)
+
+
+def test_every_definer_a_role_calls_checks_that_role_first(ledger_conn: psycopg.Connection) -> None:
+    """A lost REVOKE is not an escalation: each SECURITY DEFINER function but
+    the trigger functions begins with ledger._require_role naming itself and
+    the one role PRIVILEGES grants its EXECUTE to. The trigger functions
+    check no role (their headers say why: the table privilege or the calling
+    definer is the gate)."""
+    rows = ledger_conn.execute(
+        "SELECT p.oid::regprocedure::text, p.proname::text, p.prosrc, p.prorettype = 'trigger'::regtype "
+        "FROM pg_proc p WHERE p.pronamespace = 'ledger'::regnamespace AND p.prosecdef ORDER BY 1").fetchall()
+    checked = 0
+    for signature, name, body, is_trigger in rows:
+        if is_trigger:
+            assert "_require_role" not in body, signature
+            continue
+        match = ROLE_CHECK.match(body)
+        assert match is not None, f"{signature} does not begin with ledger._require_role"
+        role, function = match.group(1) or match.group(3), match.group(2) or match.group(4)
+        granted = sorted(r for r, privilege, obj in PRIVILEGES if privilege == "EXECUTE" and obj == signature)
+        assert (function, [role]) == (f"ledger.{name}", granted), signature
+        checked += 1
+    assert checked == 20
 
 
 def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn: psycopg.Connection) -> None:

@@ -16,6 +16,38 @@ ROLES = ("ledger_writer", "ledger_reader", "ledger_agent", "ledger_admin")
 TABLES = ("scope", "finding", "merge", "supersession", "issue", "agent_task", "injection")
 
 
+#: Every privilege PUBLIC and the roles given as %(roles)s hold on schema ledger and its tables,
+#: columns and functions: (grantee, privilege, object), the object "schema ledger", a relation,
+#: relation(column) or a function signature (a NULL ACL read as the owner's default).
+PRIVILEGES_QUERY = """
+WITH grantee AS (
+    SELECT oid, rolname::text AS name FROM pg_roles WHERE rolname = ANY (%(roles)s)
+    UNION ALL SELECT 0, 'PUBLIC'
+)
+SELECT g.name, a.privilege_type, 'schema ledger'
+  FROM pg_namespace n, aclexplode(n.nspacl) a JOIN grantee g ON g.oid = a.grantee
+ WHERE n.nspname = 'ledger'
+UNION ALL
+SELECT g.name, a.privilege_type, c.oid::regclass::text
+  FROM pg_class c, aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a JOIN grantee g ON g.oid = a.grantee
+ WHERE c.relnamespace = 'ledger'::regnamespace
+UNION ALL
+SELECT g.name, a.privilege_type, c.oid::regclass::text || '(' || att.attname || ')'
+  FROM pg_class c JOIN pg_attribute att ON att.attrelid = c.oid, aclexplode(att.attacl) a
+  JOIN grantee g ON g.oid = a.grantee
+ WHERE c.relnamespace = 'ledger'::regnamespace
+UNION ALL
+SELECT g.name, a.privilege_type, p.oid::regprocedure::text
+  FROM pg_proc p, aclexplode(coalesce(p.proacl, acldefault('f', p.proowner))) a JOIN grantee g ON g.oid = a.grantee
+ WHERE p.pronamespace = 'ledger'::regnamespace
+"""
+
+
+def actual_privileges(conn: psycopg.Connection[Any], roles: tuple[str, ...] = ROLES) -> set[tuple[str, str, str]]:
+    """What PUBLIC and ``roles`` (the four ledger roles) hold in schema ledger (:data:`PRIVILEGES_QUERY`)."""
+    return {tuple(r) for r in conn.execute(PRIVILEGES_QUERY, {"roles": list(roles)}).fetchall()}  # type: ignore[misc]
+
+
 def counts(conn: psycopg.Connection[Any]) -> dict[str, int]:
     """Row count of every ledger table (read as the connection's current role)."""
     out = {}
