@@ -291,6 +291,12 @@ BEGIN
                                 to_char(p_merged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                                 to_char(d.observed AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
                 ELSE d.outcome_reason END,
+           CASE WHEN d.outcome = 'anchor_moved' AND d.moving THEN
+               -- a moved anchor: where it went, and the pieces that are not anchor bookkeeping
+               jsonb_strip_nulls(jsonb_build_object(
+                   'anchor_moves', mv.anchor_moves, 'anchors_after', mv.anchors_after,
+                   'paths_after', mv.paths_after, 'pieces', pc.others))
+           ELSE
            jsonb_strip_nulls(jsonb_build_object(
                'finding_key', d.finding_key, 'slug', d.slug, 'title', d.title, 'kind', d.kind,
                'expects', CASE WHEN d.expects <> 'change' THEN d.expects END,
@@ -304,11 +310,12 @@ BEGIN
                'anchor_moves', CASE WHEN d.moving THEN mv.anchor_moves END,
                'anchors_after', CASE WHEN d.moving THEN mv.anchors_after END,
                'paths_after', CASE WHEN d.moving THEN mv.paths_after END))
-           || jsonb_build_object('pieces', pc.pieces)
+           || jsonb_build_object('pieces', pc.pieces) END
       FROM (SELECT r.*, coalesce(p_merged_at < r.observed, false) AS before,
                    v_skip IS NULL AND NOT coalesce(p_merged_at < r.observed, false) AND r.outcome <> 'supersede'
                        AS moving
-              FROM ranked r WHERE r.rn = 1) AS d
+              -- an anchor that did not move decides nothing: no row
+              FROM ranked r WHERE r.rn = 1 AND r.outcome <> 'anchor_kept') AS d
       LEFT JOIN moves mv ON mv.fid = d.fid
       -- every piece of each finding, aggregated once (one pass over ranked)
       LEFT JOIN (SELECT x.fid,
@@ -319,8 +326,19 @@ BEGIN
                        'finding_path', x.finding_path, 'touched_path', CASE WHEN x.r = 'path' THEN x.txt END,
                        'anchor_from', x.anchor_from, 'anchor_to', x.anchor_to))
                        ORDER BY x.outcome_rank, x.rule_rank, x.seg NULLS LAST, x.pos_from NULLS LAST, x.txt,
-                                x.finding_path) AS pieces
-              FROM ranked x GROUP BY x.fid) AS pc ON pc.fid = d.fid
+                                x.finding_path)
+                       FILTER (WHERE x.outcome <> 'anchor_kept') AS pieces,
+                   jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+                       'rule', x.r, 'form', x.form, 'text', x.txt, 'line', x.ln, 'context', x.ctx,
+                       'verb', x.vb, 'outcome', x.outcome, 'reason', x.outcome_reason,
+                       'also_matches', CASE WHEN cardinality(x.others) > 0 THEN to_jsonb(x.others) END,
+                       'finding_path', x.finding_path, 'touched_path', CASE WHEN x.r = 'path' THEN x.txt END,
+                       'anchor_from', x.anchor_from, 'anchor_to', x.anchor_to))
+                       ORDER BY x.outcome_rank, x.rule_rank, x.seg NULLS LAST, x.pos_from NULLS LAST, x.txt,
+                                x.finding_path)
+                       FILTER (WHERE x.outcome NOT IN ('anchor_kept', 'anchor_moved')) AS others
+              FROM ranked x WHERE x.fid IN (SELECT r.fid FROM ranked r WHERE r.rn = 1 AND r.outcome <> 'anchor_kept')
+             GROUP BY x.fid) AS pc ON pc.fid = d.fid
      ORDER BY d.fid;
 END
 $$;
