@@ -12,7 +12,8 @@
 -- resolution verb, unambiguous), the scope's touch modes and the findings'
 -- checks, under the scope's policy. Per the scope's hygiene_mode:
 --   on   one audit row per decision (superseded, ambiguous, candidate,
---        mention, skipped, with rule, exact evidence, reason and detail) is
+--        mention, skipped, anchor_moved, with rule, exact evidence, reason
+--        and detail; none for an anchor the merge did not move) is
 --        written first, in the same transaction; then every finding decided
 --        'supersede' gets superseded_at = now(), superseded_by = the merge's
 --        node_id (its commit sha when it has none),
@@ -209,4 +210,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._apply_merge(bigint, boolean) IS
-'What one merge decides (shared by the _200_supersede trigger and reconcile): ledger._merge_decisions (path rule with line anchors, change kinds and causality, commit-message rules, touch modes, checks, scope policy). hygiene_mode on: audit rows first (superseded, check_requested, recheck_requested, flagged, ambiguous, anchor_moved, candidate, anchor_kept, mention, skipped, not_before_observed), then supersedes, moves anchors, queues recheck requests, opens file-state requests (answered at once when added/deleted decide the check) and settles them in merge order; dry: would_supersede, would_recheck, would_flag, anchors move; off: nothing. Findings locked in id order FOR NO KEY UPDATE; a lost race is audited already_superseded. (merge_id bigint, may_match boolean: the message pre-filter''s answer or NULL) -> void. Raises nothing.';
+'What one merge decides (shared by the _200_supersede trigger and reconcile): ledger._merge_decisions (path rule with line anchors, change kinds and causality, commit-message rules, touch modes, checks, scope policy). hygiene_mode on: audit rows first (superseded, check_requested, recheck_requested, flagged, ambiguous, anchor_moved, candidate, mention, skipped, not_before_observed; none for an anchor that did not move), then supersedes, moves anchors, queues recheck requests, opens file-state requests (answered at once when added/deleted decide the check) and settles them in merge order; dry: would_supersede, would_recheck, would_flag, anchors move; off: nothing. Findings locked in id order FOR NO KEY UPDATE; a lost race is audited already_superseded. (merge_id bigint, may_match boolean: the message pre-filter''s answer or NULL) -> void. Raises nothing.';

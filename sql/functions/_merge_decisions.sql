@@ -49,7 +49,11 @@
 --   candidate     a resolving path piece for a kind the path rule does not
 --                 supersede, or a present/absent finding the merge's change
 --                 kinds cannot decide;
---   anchor_kept   the merge changed an anchored file only below its lines;
+--   anchor_kept   the merge changed an anchored file only below its lines
+--                 (or away from them, none above): it decides nothing, and
+--                 a finding whose best outcome it is gets no row at all (no
+--                 reason, no detail); the piece is left out of the
+--                 detail.pieces of the finding's other rows;
 --   mention       anything else (see the reason);
 --   skipped       its rule is not in the scope's enabled_rules.
 -- A finding's action is its best outcome in that order (rules ranked key,
@@ -70,7 +74,11 @@
 -- Anchors move (detail.anchor_moves [{path, to_path, from, to}] and
 -- detail.anchors_after, with detail.paths_after when an anchored file was
 -- renamed; applied by ledger._apply_merge) unless the finding is
--- superseded, the merge skipped or older than the finding.
+-- superseded, the merge skipped or older than the finding. An anchor_moved
+-- row that moves the anchor has a slim detail: {anchor_moves,
+-- anchors_after, paths_after, pieces} where pieces holds only the pieces
+-- that are not anchor bookkeeping (absent when there are none): the
+-- finding's record of where its anchor went and which merge moved it.
 -- Stages of the query: pieces (every piece of evidence), with_finding (its
 -- finding row), facts (the finding's columns and the policy facts the
 -- piece needs), verdicts (the verdict under the policy, policy_reason),
@@ -81,7 +89,8 @@
 -- every finding are aggregated once, grouped by finding, and joined to its
 -- best piece; the kind's touch mode is looked up only for resolving path
 -- pieces, the only ones that read it.
--- detail: {finding_key, slug, title, kind, expects, resolved_when, touch_mode, pieces: [{rule, form,
+-- detail (every row but a moving anchor_moved): {finding_key, slug, title, kind, expects, resolved_when,
+-- touch_mode, pieces: [{rule, form,
 -- text, line, context, verb, outcome, reason, also_matches, finding_path,
 -- touched_path, anchor_from, anchor_to}]} plus finding_path and
 -- touched_path when the deciding piece is a path. Rows are ordered by
@@ -344,4 +353,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._merge_decisions(text, text, text[], text, timestamptz, text[], text[], jsonb, boolean) IS
-'Decisions a merge (message, touched paths, branch, merged_at, added, deleted, hunks) takes for the active findings of a scope under its policy: supersede, check (a checked finding: its check decides on the merge''s tree), recheck / flag (the kind''s touch mode), ambiguous, anchor_moved, candidate, anchor_kept, mention, skipped (rule disabled or merge off the default branch) or not_before_observed (merged before the finding was observed), with the deciding rule, the exact evidence, the reason, the anchor moves and every piece in detail. (scope, message, paths text[], branch, merged_at, added text[], deleted text[], hunks jsonb, may_match boolean: the pre-filter''s answer, NULL to ask it) -> TABLE(finding_id, action, rule, evidence, reason, detail jsonb). Changes nothing. Raises nothing.';
+'Decisions a merge (message, touched paths, branch, merged_at, added, deleted, hunks) takes for the active findings of a scope under its policy: supersede, check (a checked finding: its check decides on the merge''s tree), recheck / flag (the kind''s touch mode), ambiguous, anchor_moved (slim detail: anchor_moves, anchors_after, paths_after), candidate, mention, skipped (rule disabled or merge off the default branch) or not_before_observed (merged before the finding was observed), with the deciding rule, the exact evidence, the reason, the anchor moves and every piece in detail. (scope, message, paths text[], branch, merged_at, added text[], deleted text[], hunks jsonb, may_match boolean: the pre-filter''s answer, NULL to ask it) -> TABLE(finding_id, action, rule, evidence, reason, detail jsonb). Changes nothing. Raises nothing.';
