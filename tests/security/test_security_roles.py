@@ -32,6 +32,7 @@ ROW_HELPERS = [
     "ledger._normalize_branch(text,text)",
     "ledger._text_kept(text,integer)",  # the triggers' fast paths (inlined: EXECUTE is still checked)
     "ledger._scope_kept(text)",
+    "ledger._check_merge_changes(text[],text[],text[],jsonb)",  # a merge's change kinds off the fast path
 ]
 #: What every role that reads finds useful: pure functions and the lifecycle reads.
 READS = [
