@@ -67,7 +67,9 @@
 -- dismissed are not active and are never looked at.
 -- jit and parallel workers are off for the merge's statements (SET clauses
 -- here, not on the matcher's functions, which are PL/pgSQL so that their
--- queries are planned once per session).
+-- queries are planned once per session), and plan_cache_mode is
+-- force_generic_plan: the supersede UPDATE, the audit INSERT and the lock
+-- are planned once per session, not on every call.
 -- Runs with the rights of its caller: EXECUTE is granted to no ledger role;
 -- the SECURITY DEFINER callers run it as the owner. An unknown id does
 -- nothing. Raises nothing of its own.
@@ -82,6 +84,12 @@ SET search_path = pg_catalog, pg_temp
 -- default 1% estimate for && on a GIN index would otherwise launch them)
 SET jit = off
 SET max_parallel_workers_per_gather = 0
+-- one generic plan per statement for the session: with the arrays of ids
+-- folded in, a custom plan of the supersede UPDATE looks cheaper than the
+-- generic one (which estimates unnest and = ANY at their defaults), so the
+-- plan cache kept planning it again on every call; every statement here is
+-- a primary-key lookup by an array of ids, whatever the arrays hold
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_merge    ledger.merge;
