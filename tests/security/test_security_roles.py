@@ -379,6 +379,7 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
         "ledger._normalize_branch(text,text)",
         "ledger._scope_kept(text)", "ledger._severity_rank(text)", "ledger._significant(text)",
         "ledger._text_kept(text,integer)",
+        "ledger._touch_mode(jsonb,text)", "ledger._default_touch_mode(text)",
         "ledger._token_chars()", "ledger._token_regex(boolean)", "ledger._token_split_regex()",
         "ledger._unicode_class(text)",
         "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,text)",
