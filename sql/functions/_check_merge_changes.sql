@@ -39,7 +39,7 @@
 CREATE OR REPLACE FUNCTION ledger._check_merge_changes(
     p_paths text[], p_added text[], p_deleted text[], p_hunks jsonb,
     OUT o_added text[], OUT o_deleted text[], OUT o_hunks jsonb)
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
