@@ -133,6 +133,7 @@
 \ir functions/tg_merge__prepare_branch.sql
 \ir functions/tg_merge__check_redelivery.sql
 \ir functions/tg_merge__immutable.sql
+\ir functions/_check_merge_changes.sql
 \ir functions/tg_merge__prepare_changes.sql
 \ir functions/import_finding.sql
 \ir functions/workspace_scope.sql

@@ -27,7 +27,8 @@ GRANT EXECUTE ON FUNCTION
     ledger._scope_visible(text),
     ledger._normalize_branch(text, text),
     ledger._text_kept(text, integer),
-    ledger._scope_kept(text)
+    ledger._scope_kept(text),
+    ledger._check_merge_changes(text[], text[], text[], jsonb)
     TO ledger_writer, ledger_admin;
 
 -- ledger_writer: insert findings, merges, issues, tasks, injections; report and

@@ -118,11 +118,11 @@ class Decision:
     ``action``: ``superseded``, ``would_supersede`` (dry mode),
     ``already_superseded`` (a concurrent merge won), ``ambiguous`` (the
     evidence also names another finding), ``anchor_moved`` (the merge changed
-    lines above the finding's anchor: it moved, ``detail["anchor_moves"]``),
-    ``candidate`` (a path match the scope's policy does not act on, or a
-    present/absent finding the merge's change kinds cannot decide),
-    ``anchor_kept`` (the merge changed the file away from the anchored
-    lines), ``mention`` (named, not resolved), ``skipped`` (rule disabled,
+    lines above the finding's anchor: it moved; a slim ``detail`` with
+    ``anchor_moves``, ``anchors_after`` and ``paths_after`` after a followed
+    rename), ``candidate`` (a path match the scope's policy does not act on,
+    or a present/absent finding the merge's change kinds cannot decide),
+    ``mention`` (named, not resolved), ``skipped`` (rule disabled,
     or a merge on another branch: then one decision has ``finding_id``
     None) and ``not_before_observed`` (the merge is older than the
     finding's ``observed_at``).
@@ -130,7 +130,9 @@ class Decision:
     ``evidence``: the touched path or the exact message text that matched.
     ``reason``: why, in words. ``detail``: ``finding_key``, ``slug``,
     ``title``, ``kind`` and ``pieces`` (every piece of evidence with its
-    rule, form, text, line, context, verb, outcome and reason).
+    rule, form, text, line, context, verb, outcome and reason). A merge that
+    touched an anchored file away from its lines and moved nothing decides
+    nothing for that finding: no decision, no audit row.
     """
 
     finding_id: int | None

@@ -12,7 +12,8 @@
 -- resolution verb, unambiguous), the scope's touch modes and the findings'
 -- checks, under the scope's policy. Per the scope's hygiene_mode:
 --   on   one audit row per decision (superseded, ambiguous, candidate,
---        mention, skipped, with rule, exact evidence, reason and detail) is
+--        mention, skipped, anchor_moved, with rule, exact evidence, reason
+--        and detail; none for an anchor the merge did not move) is
 --        written first, in the same transaction; then every finding decided
 --        'supersede' gets superseded_at = now(), superseded_by = the merge's
 --        node_id (its commit sha when it has none),
@@ -66,7 +67,9 @@
 -- dismissed are not active and are never looked at.
 -- jit and parallel workers are off for the merge's statements (SET clauses
 -- here, not on the matcher's functions, which are PL/pgSQL so that their
--- queries are planned once per session).
+-- queries are planned once per session), and plan_cache_mode is
+-- force_generic_plan: the supersede UPDATE, the audit INSERT and the lock
+-- are planned once per session, not on every call.
 -- Runs with the rights of its caller: EXECUTE is granted to no ledger role;
 -- the SECURITY DEFINER callers run it as the owner. An unknown id does
 -- nothing. Raises nothing of its own.
@@ -81,6 +84,12 @@ SET search_path = pg_catalog, pg_temp
 -- default 1% estimate for && on a GIN index would otherwise launch them)
 SET jit = off
 SET max_parallel_workers_per_gather = 0
+-- one generic plan per statement for the session: with the arrays of ids
+-- folded in, a custom plan of the supersede UPDATE looks cheaper than the
+-- generic one (which estimates unnest and = ANY at their defaults), so the
+-- plan cache kept planning it again on every call; every statement here is
+-- a primary-key lookup by an array of ids, whatever the arrays hold
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_merge    ledger.merge;
@@ -209,4 +218,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._apply_merge(bigint, boolean) IS
-'What one merge decides (shared by the _200_supersede trigger and reconcile): ledger._merge_decisions (path rule with line anchors, change kinds and causality, commit-message rules, touch modes, checks, scope policy). hygiene_mode on: audit rows first (superseded, check_requested, recheck_requested, flagged, ambiguous, anchor_moved, candidate, anchor_kept, mention, skipped, not_before_observed), then supersedes, moves anchors, queues recheck requests, opens file-state requests (answered at once when added/deleted decide the check) and settles them in merge order; dry: would_supersede, would_recheck, would_flag, anchors move; off: nothing. Findings locked in id order FOR NO KEY UPDATE; a lost race is audited already_superseded. (merge_id bigint, may_match boolean: the message pre-filter''s answer or NULL) -> void. Raises nothing.';
+'What one merge decides (shared by the _200_supersede trigger and reconcile): ledger._merge_decisions (path rule with line anchors, change kinds and causality, commit-message rules, touch modes, checks, scope policy). hygiene_mode on: audit rows first (superseded, check_requested, recheck_requested, flagged, ambiguous, anchor_moved, candidate, mention, skipped, not_before_observed; none for an anchor that did not move), then supersedes, moves anchors, queues recheck requests, opens file-state requests (answered at once when added/deleted decide the check) and settles them in merge order; dry: would_supersede, would_recheck, would_flag, anchors move; off: nothing. Findings locked in id order FOR NO KEY UPDATE; a lost race is audited already_superseded. (merge_id bigint, may_match boolean: the message pre-filter''s answer or NULL) -> void. Raises nothing.';

@@ -5,13 +5,13 @@
 -- drift: flag (a touch of an unchecked drift finding leaves it in the
 -- prompts, audited as flagged, with the touching merges listed by
 -- read_prompt_findings as touched_by); every other kind: retire (the path
--- rule supersedes on a resolving touch). Raises nothing.
+-- rule supersedes on a resolving touch). Raises nothing. No SET clause,
+-- every name qualified: inlined into ledger._touch_mode and its callers.
 CREATE OR REPLACE FUNCTION ledger._default_touch_mode(p_kind text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT CASE WHEN p_kind = 'drift' THEN 'flag' ELSE 'retire' END
+    SELECT CASE WHEN p_kind OPERATOR(pg_catalog.=) 'drift'::text THEN 'flag'::text ELSE 'retire'::text END
 $$;
 
 COMMENT ON FUNCTION ledger._default_touch_mode(text) IS

@@ -49,7 +49,11 @@
 --   candidate     a resolving path piece for a kind the path rule does not
 --                 supersede, or a present/absent finding the merge's change
 --                 kinds cannot decide;
---   anchor_kept   the merge changed an anchored file only below its lines;
+--   anchor_kept   the merge changed an anchored file only below its lines
+--                 (or away from them, none above): it decides nothing, and
+--                 a finding whose best outcome it is gets no row at all (no
+--                 reason, no detail); the piece is left out of the
+--                 detail.pieces of the finding's other rows;
 --   mention       anything else (see the reason);
 --   skipped       its rule is not in the scope's enabled_rules.
 -- A finding's action is its best outcome in that order (rules ranked key,
@@ -70,7 +74,11 @@
 -- Anchors move (detail.anchor_moves [{path, to_path, from, to}] and
 -- detail.anchors_after, with detail.paths_after when an anchored file was
 -- renamed; applied by ledger._apply_merge) unless the finding is
--- superseded, the merge skipped or older than the finding.
+-- superseded, the merge skipped or older than the finding. An anchor_moved
+-- row that moves the anchor has a slim detail: {anchor_moves,
+-- anchors_after, paths_after, pieces} where pieces holds only the pieces
+-- that are not anchor bookkeeping (absent when there are none): the
+-- finding's record of where its anchor went and which merge moved it.
 -- Stages of the query: pieces (every piece of evidence), with_finding (its
 -- finding row), facts (the finding's columns and the policy facts the
 -- piece needs), verdicts (the verdict under the policy, policy_reason),
@@ -81,7 +89,8 @@
 -- every finding are aggregated once, grouped by finding, and joined to its
 -- best piece; the kind's touch mode is looked up only for resolving path
 -- pieces, the only ones that read it.
--- detail: {finding_key, slug, title, kind, expects, resolved_when, touch_mode, pieces: [{rule, form,
+-- detail (every row but a moving anchor_moved): {finding_key, slug, title, kind, expects, resolved_when,
+-- touch_mode, pieces: [{rule, form,
 -- text, line, context, verb, outcome, reason, also_matches, finding_path,
 -- touched_path, anchor_from, anchor_to}]} plus finding_path and
 -- touched_path when the deciding piece is a path. Rows are ordered by
@@ -291,6 +300,12 @@ BEGIN
                                 to_char(p_merged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                                 to_char(d.observed AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
                 ELSE d.outcome_reason END,
+           CASE WHEN d.outcome = 'anchor_moved' AND d.moving THEN
+               -- a moved anchor: where it went, and the pieces that are not anchor bookkeeping
+               jsonb_strip_nulls(jsonb_build_object(
+                   'anchor_moves', mv.anchor_moves, 'anchors_after', mv.anchors_after,
+                   'paths_after', mv.paths_after, 'pieces', pc.others))
+           ELSE
            jsonb_strip_nulls(jsonb_build_object(
                'finding_key', d.finding_key, 'slug', d.slug, 'title', d.title, 'kind', d.kind,
                'expects', CASE WHEN d.expects <> 'change' THEN d.expects END,
@@ -304,11 +319,12 @@ BEGIN
                'anchor_moves', CASE WHEN d.moving THEN mv.anchor_moves END,
                'anchors_after', CASE WHEN d.moving THEN mv.anchors_after END,
                'paths_after', CASE WHEN d.moving THEN mv.paths_after END))
-           || jsonb_build_object('pieces', pc.pieces)
+           || jsonb_build_object('pieces', pc.pieces) END
       FROM (SELECT r.*, coalesce(p_merged_at < r.observed, false) AS before,
                    v_skip IS NULL AND NOT coalesce(p_merged_at < r.observed, false) AND r.outcome <> 'supersede'
                        AS moving
-              FROM ranked r WHERE r.rn = 1) AS d
+              -- an anchor that did not move decides nothing: no row
+              FROM ranked r WHERE r.rn = 1 AND r.outcome <> 'anchor_kept') AS d
       LEFT JOIN moves mv ON mv.fid = d.fid
       -- every piece of each finding, aggregated once (one pass over ranked)
       LEFT JOIN (SELECT x.fid,
@@ -319,11 +335,22 @@ BEGIN
                        'finding_path', x.finding_path, 'touched_path', CASE WHEN x.r = 'path' THEN x.txt END,
                        'anchor_from', x.anchor_from, 'anchor_to', x.anchor_to))
                        ORDER BY x.outcome_rank, x.rule_rank, x.seg NULLS LAST, x.pos_from NULLS LAST, x.txt,
-                                x.finding_path) AS pieces
-              FROM ranked x GROUP BY x.fid) AS pc ON pc.fid = d.fid
+                                x.finding_path)
+                       FILTER (WHERE x.outcome <> 'anchor_kept') AS pieces,
+                   jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+                       'rule', x.r, 'form', x.form, 'text', x.txt, 'line', x.ln, 'context', x.ctx,
+                       'verb', x.vb, 'outcome', x.outcome, 'reason', x.outcome_reason,
+                       'also_matches', CASE WHEN cardinality(x.others) > 0 THEN to_jsonb(x.others) END,
+                       'finding_path', x.finding_path, 'touched_path', CASE WHEN x.r = 'path' THEN x.txt END,
+                       'anchor_from', x.anchor_from, 'anchor_to', x.anchor_to))
+                       ORDER BY x.outcome_rank, x.rule_rank, x.seg NULLS LAST, x.pos_from NULLS LAST, x.txt,
+                                x.finding_path)
+                       FILTER (WHERE x.outcome NOT IN ('anchor_kept', 'anchor_moved')) AS others
+              FROM ranked x WHERE x.fid IN (SELECT r.fid FROM ranked r WHERE r.rn = 1 AND r.outcome <> 'anchor_kept')
+             GROUP BY x.fid) AS pc ON pc.fid = d.fid
      ORDER BY d.fid;
 END
 $$;
 
 COMMENT ON FUNCTION ledger._merge_decisions(text, text, text[], text, timestamptz, text[], text[], jsonb, boolean) IS
-'Decisions a merge (message, touched paths, branch, merged_at, added, deleted, hunks) takes for the active findings of a scope under its policy: supersede, check (a checked finding: its check decides on the merge''s tree), recheck / flag (the kind''s touch mode), ambiguous, anchor_moved, candidate, anchor_kept, mention, skipped (rule disabled or merge off the default branch) or not_before_observed (merged before the finding was observed), with the deciding rule, the exact evidence, the reason, the anchor moves and every piece in detail. (scope, message, paths text[], branch, merged_at, added text[], deleted text[], hunks jsonb, may_match boolean: the pre-filter''s answer, NULL to ask it) -> TABLE(finding_id, action, rule, evidence, reason, detail jsonb). Changes nothing. Raises nothing.';
+'Decisions a merge (message, touched paths, branch, merged_at, added, deleted, hunks) takes for the active findings of a scope under its policy: supersede, check (a checked finding: its check decides on the merge''s tree), recheck / flag (the kind''s touch mode), ambiguous, anchor_moved (slim detail: anchor_moves, anchors_after, paths_after), candidate, mention, skipped (rule disabled or merge off the default branch) or not_before_observed (merged before the finding was observed), with the deciding rule, the exact evidence, the reason, the anchor moves and every piece in detail. (scope, message, paths text[], branch, merged_at, added text[], deleted text[], hunks jsonb, may_match boolean: the pre-filter''s answer, NULL to ask it) -> TABLE(finding_id, action, rule, evidence, reason, detail jsonb). Changes nothing. Raises nothing.';

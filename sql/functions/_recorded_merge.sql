@@ -19,7 +19,9 @@
 -- are in byte order ("C") on both columns, so no other index of the table
 -- can serve them, and the function sets enable_seqscan = off: a plan cached
 -- while the table was nearly empty (a fresh ledger's first COPY or replay)
--- cannot be a scan of the scope's merges. Used by the redelivery trigger
+-- cannot be a scan of the scope's merges; plan_cache_mode =
+-- force_generic_plan: each statement is planned once per session, not on
+-- every call. Used by the redelivery trigger
 -- _120_redelivery and by ledger.record_merge.
 -- Raises LD007 (merge_conflict) when p_commit_sha matches two or more
 -- recorded merges of the scope by abbreviation (give the full sha), naming
@@ -29,6 +31,10 @@ RETURNS bigint
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 SET enable_seqscan = off
+-- one generic plan per statement for the session: the custom plans of the
+-- range probes (cheaper on paper with the sha folded in) were planned again
+-- on every call, which cost more than the probes
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_id    bigint;

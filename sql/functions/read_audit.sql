@@ -11,6 +11,10 @@
 -- control or format characters, at most 120 characters; NULL for rows no
 -- merge wrote), so
 -- that a person reviewing a decision sees the commit, not an internal id.
+-- Anchor bookkeeping: an anchor_moved row per merge that moved a finding's
+-- anchor (detail.anchor_moves {path, to_path, from, to}, anchors_after,
+-- paths_after); a merge that touched an anchored file without moving the
+-- anchor wrote no row for it.
 -- Raises LD005 (not_found) for an unknown scope, and for a finding or merge
 -- id that is not one of the scope's (an empty answer would hide a mistyped
 -- id). Under per-scope row-level security a scope the connection may not

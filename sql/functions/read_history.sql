@@ -12,6 +12,11 @@
 --   every audit row of the finding (superseded, would_supersede,
 --                already_superseded, reopened, not_reopened, dismissed,
 --                restored, ...) with its rule, actor, reason and evidence;
+--                an anchor_moved event per merge that moved the finding's
+--                anchor (detail.anchor_moves: from and to, anchors_after,
+--                paths_after after a followed rename; commit_sha the merge
+--                that moved it); a merge that touched its file without
+--                moving the anchor is no event;
 --                for a merge's decision, actor is the audit's actor or else
 --                the merge's node_id or else 'merge <sha>', and commit_sha the
 --                merge's commit;

@@ -2,34 +2,32 @@
 -- paths, added, deleted, hunks ON ledger.merge, after _110_branch)
 --
 -- Validates and normalises what a merge says about the kind of each change,
--- however the row is written (docs/matching.md, "Change kinds", "Line anchors"):
---   added    NULL (unknown) or the paths it added: normalised like paths
---            (ledger.normalize_paths), each one of paths;
---   deleted  NULL (unknown) or the paths it deleted, each one of paths, or a
---            directory (ending in /) that holds one of paths: the directory
---            no longer exists after the merge (the writer knows the tree;
---            deleting files under a directory does not say the directory
---            is gone). A rename is its old path deleted and its new path
---            added;
---   added and deleted do not contradict each other (once normalised): no
---            path is in both (a file cannot be both new and gone after one
---            merge) and no added path is under a deleted directory (the
---            directory exists after the merge);
---   hunks    NULL (none) or an object {"<path>": [[old_start, old_count,
---            new_start, new_count], ...]} as git diff -U0 prints them
---            (@@ -a,b +c,d @@; a count of 0 is a pure insertion after line
---            a, or a pure deletion): each key a file path that, normalised,
---            is one of paths (stored normalised, each path once), each value
---            an array of 4-element arrays of integers from 0 to 2147483647;
---            at most 10000 hunks per path and 100000 per merge (LD004, as
---            paths are bounded); a directory (ending in /) is no key.
+-- however the row is written: added, deleted and hunks as
+-- ledger._check_merge_changes checks and stores them (docs/matching.md,
+-- "Change kinds", "Line anchors"; NULL added/deleted: unknown, NULL hunks:
+-- none).
+-- Fast path, one query, for an INSERT whose values are already normal (the
+-- common case: a writer that sends git's paths): added and deleted
+-- one-dimensional from index 1, without NULLs or duplicates, each element
+-- one of paths (which ledger.tg_merge__prepare, _100_prepare, has
+-- normalised: an element equal to one of them is normal), no deleted
+-- directory (ending in /), no path both added and deleted; hunks an object
+-- whose keys are each one of paths (not a directory), each value an array
+-- of at most 10000 hunks [a, b, c, d] of integers from 0 to 2147483647, at
+-- most 100000 hunks in all. Such a row is stored as written, which is what
+-- the full checks return for it (tests/sql/test_merge_changes_fast_path.py
+-- feeds every malformed merge of the hardening tests through both); any
+-- other row, and every UPDATE (paths not normalised by this statement), goes
+-- through ledger._check_merge_changes, which raises the errors.
 -- A merge needs none of them: without added/deleted, findings that expect a
 -- path present or absent are only audited as candidates; without hunks for a
 -- path, the file-level path rule applies to it.
--- Cost: one pass over each array and one over the hunks.
--- Raises LD001 (a path that is not a path), LD003 (not a subset of paths,
--- added and deleted contradicting each other, a malformed hunk), LD004 (more than 100000 paths, more than 10000 hunks of
--- one path or 100000 of one merge), each naming the field
+-- Cost: one query (hashed subplans over paths: linear in the paths, the
+-- added/deleted paths and the hunks) on the fast path.
+-- Raises (through ledger._check_merge_changes) LD001 (a path that is not a
+-- path), LD003 (not a subset of paths, added and deleted contradicting each
+-- other, a malformed hunk), LD004 (more than 100000 paths, more than 10000
+-- hunks of one path or 100000 of one merge), each naming the field
 -- (merge.added[2], merge.hunks["src/a.py"][1]) and the value; nothing is
 -- written on error.
 CREATE OR REPLACE FUNCTION ledger.tg_merge__prepare_changes()
@@ -38,111 +36,53 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_path text;
-    v_ord  bigint;
-    v_at   bigint;
-    v_text text;
-    v_out  jsonb;
+    v_normal boolean;
 BEGIN
-    IF NEW.added IS NOT NULL THEN
-        NEW.added := ledger.normalize_paths(NEW.added, 'merge.added', 100000);
-        SELECT x.p, x.o INTO v_path, v_ord
-          FROM unnest(NEW.added) WITH ORDINALITY AS x(p, o)
-         WHERE x.p NOT IN (SELECT q FROM unnest(NEW.paths) AS q)
-         ORDER BY x.o LIMIT 1;
-        IF FOUND THEN
-            RAISE EXCEPTION 'invalid merge.added[%]: % is not one of merge.paths', v_ord, quote_literal(v_path)
-                USING ERRCODE = 'LD003', HINT = 'added and deleted are subsets of paths: list every changed path in paths.';
+    IF NEW.added IS NULL AND NEW.deleted IS NULL AND NEW.hunks IS NULL THEN
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        SELECT (NEW.added IS NULL OR cardinality(NEW.added) = 0
+                OR (array_ndims(NEW.added) = 1 AND array_lower(NEW.added, 1) = 1
+                    AND NOT EXISTS (SELECT 1 FROM unnest(NEW.added) AS a(p)
+                                     WHERE a.p IS NULL OR a.p NOT IN (SELECT q FROM unnest(NEW.paths) AS q))
+                    AND (SELECT count(DISTINCT a.p) FROM unnest(NEW.added) AS a(p)) = cardinality(NEW.added)))
+           AND (NEW.deleted IS NULL OR cardinality(NEW.deleted) = 0
+                OR (array_ndims(NEW.deleted) = 1 AND array_lower(NEW.deleted, 1) = 1
+                    AND NOT EXISTS (SELECT 1 FROM unnest(NEW.deleted) AS d(p)
+                                     WHERE d.p IS NULL OR right(d.p, 1) = '/'
+                                        OR d.p NOT IN (SELECT q FROM unnest(NEW.paths) AS q))
+                    AND (SELECT count(DISTINCT d.p) FROM unnest(NEW.deleted) AS d(p)) = cardinality(NEW.deleted)))
+           AND (NEW.added IS NULL OR NEW.deleted IS NULL
+                OR NOT EXISTS (SELECT 1 FROM unnest(NEW.added) AS a(p)
+                                WHERE a.p IN (SELECT d FROM unnest(NEW.deleted) AS d)))
+           AND (NEW.hunks IS NULL
+                OR (jsonb_typeof(NEW.hunks) = 'object'
+                    AND (SELECT coalesce(bool_and(
+                                    CASE WHEN jsonb_typeof(e.value) <> 'array' OR right(e.key, 1) = '/'
+                                              OR e.key NOT IN (SELECT q FROM unnest(NEW.paths) AS q) THEN false
+                                         WHEN jsonb_array_length(e.value) > 10000 THEN false
+                                         ELSE NOT EXISTS (
+                                             SELECT 1 FROM jsonb_array_elements(e.value) AS h(x)
+                                              WHERE CASE WHEN h.x::text !~ '^\[[0-9]{1,10}, [0-9]{1,10}, [0-9]{1,10}, [0-9]{1,10}\]$'
+                                                         THEN true
+                                                         ELSE greatest((h.x ->> 0)::bigint, (h.x ->> 1)::bigint,
+                                                                       (h.x ->> 2)::bigint, (h.x ->> 3)::bigint) > 2147483647
+                                                    END)
+                                    END), true)
+                                AND coalesce(sum(CASE WHEN jsonb_typeof(e.value) = 'array'
+                                                      THEN jsonb_array_length(e.value) END), 0) <= 100000
+                           FROM jsonb_each(NEW.hunks) AS e)))
+          INTO v_normal;
+        IF v_normal THEN
+            RETURN NEW;
         END IF;
     END IF;
-
-    IF NEW.deleted IS NOT NULL THEN
-        NEW.deleted := ledger.normalize_paths(NEW.deleted, 'merge.deleted', 100000);
-        SELECT x.p, x.o INTO v_path, v_ord
-          FROM unnest(NEW.deleted) WITH ORDINALITY AS x(p, o)
-         WHERE x.p NOT IN (SELECT q FROM unnest(NEW.paths) AS q)
-           AND (x.p !~ '/$' OR NOT EXISTS (SELECT 1 FROM unnest(NEW.paths) AS q WHERE left(q, length(x.p)) = x.p))
-         ORDER BY x.o LIMIT 1;
-        IF FOUND THEN
-            RAISE EXCEPTION 'invalid merge.deleted[%]: % is not one of merge.paths (nor a directory holding one of them)',
-                v_ord, quote_literal(v_path)
-                USING ERRCODE = 'LD003', HINT = 'added and deleted are subsets of paths: list every changed path in paths.';
-        END IF;
-    END IF;
-
-    IF NEW.added IS NOT NULL AND NEW.deleted IS NOT NULL THEN
-        SELECT a.p, a.o, d.p, d.o INTO v_path, v_ord, v_text, v_at
-          FROM unnest(NEW.added) WITH ORDINALITY AS a(p, o)
-          JOIN unnest(NEW.deleted) WITH ORDINALITY AS d(p, o)
-            ON a.p = d.p OR (d.p ~ '/$' AND left(a.p, length(d.p)) = d.p)
-         ORDER BY a.o, d.o LIMIT 1;
-        IF FOUND THEN
-            RAISE EXCEPTION 'invalid merge.added[%] and merge.deleted[%]: % is added but %',
-                v_ord, v_at, quote_literal(v_path),
-                CASE WHEN v_text = v_path THEN 'also deleted' ELSE 'its directory ' || quote_literal(v_text) || ' is deleted' END
-                USING ERRCODE = 'LD003',
-                      HINT = 'A path is either added or deleted by one merge, and a deleted directory holds no added path: a file replaced by another of the same path is changed, neither added nor deleted.';
-        END IF;
-    END IF;
-
-    IF NEW.hunks IS NOT NULL THEN
-        IF jsonb_typeof(NEW.hunks) <> 'object' THEN
-            RAISE EXCEPTION 'invalid merge.hunks: % is not an object {"<path>": [[old_start, old_count, new_start, new_count], ...]}',
-                left(NEW.hunks::text, 200) USING ERRCODE = 'LD003';
-        END IF;
-        SELECT e.key, e.value::text INTO v_path, v_text
-          FROM jsonb_each(NEW.hunks) AS e WHERE jsonb_typeof(e.value) <> 'array' LIMIT 1;
-        IF FOUND THEN
-            RAISE EXCEPTION 'invalid merge.hunks[%]: % is not an array of hunks', quote_literal(v_path), left(v_text, 200)
-                USING ERRCODE = 'LD003';
-        END IF;
-        SELECT e.key, jsonb_array_length(e.value)::bigint INTO v_path, v_ord
-          FROM jsonb_each(NEW.hunks) AS e WHERE jsonb_array_length(e.value) > 10000 LIMIT 1;
-        IF FOUND THEN
-            RAISE EXCEPTION 'invalid merge.hunks[%]: % hunks, at most 10000 per path are accepted', quote_literal(v_path), v_ord
-                USING ERRCODE = 'LD004', HINT = 'Leave the path''s hunks out: the file-level path rule then applies to it.';
-        END IF;
-        SELECT sum(jsonb_array_length(e.value)) INTO v_ord FROM jsonb_each(NEW.hunks) AS e;
-        IF v_ord > 100000 THEN
-            RAISE EXCEPTION 'invalid merge.hunks: % hunks, at most 100000 per merge are accepted', v_ord
-                USING ERRCODE = 'LD004', HINT = 'Leave the hunks of the largest files out: the file-level path rule then applies to them.';
-        END IF;
-        SELECT e.key, h.o, h.x::text INTO v_path, v_ord, v_text
-          FROM jsonb_each(NEW.hunks) AS e, jsonb_array_elements(e.value) WITH ORDINALITY AS h(x, o)
-         WHERE jsonb_typeof(h.x) <> 'array' OR jsonb_array_length(h.x) <> 4
-            OR h.x::text !~ '^\[[0-9]{1,10}, [0-9]{1,10}, [0-9]{1,10}, [0-9]{1,10}\]$'
-            OR greatest((h.x ->> 0)::bigint, (h.x ->> 1)::bigint, (h.x ->> 2)::bigint, (h.x ->> 3)::bigint) > 2147483647
-         LIMIT 1;
-        IF FOUND THEN
-            RAISE EXCEPTION 'invalid merge.hunks[%][%]: % is not [old_start, old_count, new_start, new_count] (integers from 0 to 2147483647)',
-                quote_literal(v_path), v_ord, left(v_text, 200) USING ERRCODE = 'LD003';
-        END IF;
-        SELECT n.key, n.path INTO v_text, v_path
-          FROM (SELECT e.key, ledger.normalize_path(e.key, 'merge.hunks') AS path FROM jsonb_each(NEW.hunks) AS e) AS n
-         WHERE n.path NOT IN (SELECT q FROM unnest(NEW.paths) AS q) OR n.path ~ '/$'
-         LIMIT 1;
-        IF FOUND AND v_path ~ '/$' THEN
-            RAISE EXCEPTION 'invalid merge.hunks[%]: % is a directory (hunks are keyed by a changed file)',
-                quote_literal(v_text), quote_literal(v_path)
-                USING ERRCODE = 'LD003', HINT = 'Key each file''s hunks by its path, one of merge.paths, without a trailing /.';
-        ELSIF FOUND THEN
-            RAISE EXCEPTION 'invalid merge.hunks[%]: % is not one of merge.paths', quote_literal(v_text), quote_literal(v_path)
-                USING ERRCODE = 'LD003', HINT = 'hunks are keyed by the changed file, one of paths.';
-        END IF;
-        SELECT jsonb_object_agg(n.path, n.value), count(*) - count(DISTINCT n.path), min(n.path) FILTER (WHERE n.dup)
-          INTO v_out, v_ord, v_path
-          FROM (SELECT ledger.normalize_path(e.key, 'merge.hunks') AS path, e.value,
-                       count(*) OVER (PARTITION BY ledger.normalize_path(e.key, 'merge.hunks')) > 1 AS dup
-                  FROM jsonb_each(NEW.hunks) AS e) AS n;
-        IF v_ord > 0 THEN
-            RAISE EXCEPTION 'invalid merge.hunks: % is named more than once (once normalised)', quote_literal(v_path)
-                USING ERRCODE = 'LD003';
-        END IF;
-        NEW.hunks := coalesce(v_out, '{}');
-    END IF;
+    SELECT c.o_added, c.o_deleted, c.o_hunks INTO NEW.added, NEW.deleted, NEW.hunks
+      FROM ledger._check_merge_changes(NEW.paths, NEW.added, NEW.deleted, NEW.hunks) AS c;
     RETURN NEW;
 END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_merge__prepare_changes() IS
-'BEFORE INSERT/UPDATE OF paths, added, deleted, hunks trigger on ledger.merge: added and deleted (NULL: unknown) normalised and subsets of paths (deleted may name a directory, ending in /, that no longer exists), not contradicting each other (no path both added and deleted, no added path under a deleted directory), hunks (NULL: none) an object {"<path>": [[old_start, old_count, new_start, new_count], ...]} of integers >= 0 keyed by file paths among paths (normalised), at most 10000 hunks per path and 100000 per merge (LD004). Raises LD001, LD003, LD004 naming the field and the value.';
+'BEFORE INSERT/UPDATE OF paths, added, deleted, hunks trigger on ledger.merge: added and deleted (NULL: unknown) normalised and subsets of paths (deleted may name a directory, ending in /, that no longer exists), not contradicting each other (no path both added and deleted, no added path under a deleted directory), hunks (NULL: none) an object {"<path>": [[old_start, old_count, new_start, new_count], ...]} of integers >= 0 keyed by file paths among paths (normalised), at most 10000 hunks per path and 100000 per merge (LD004). One query for an INSERT whose values are already normal (stored as written); every other row through ledger._check_merge_changes. Raises LD001, LD003, LD004 naming the field and the value.';

@@ -123,11 +123,11 @@ CASES = [
     DCase("anchor-hunk-overlaps", A42,
           [Merge(("src/a.py",), {"a": "superseded:path"}, hunks={"src/a.py": [[40, 6, 40, 7]]})], {"a"}),
     DCase("anchor-hunk-far-below", A42,
-          [Merge(("src/a.py",), {"a": "anchor_kept:path"}, hunks={"src/a.py": [[100, 11, 100, 11]]})],
+          [Merge(("src/a.py",), {}, hunks={"src/a.py": [[100, 11, 100, 11]]})],
           anchors={"a": {"src/a.py": [42, 42]}}),
     DCase("anchor-moves-with-inserted-lines", A42,
           [Merge(("src/a.py",), {"a": "anchor_moved:path"}, hunks={"src/a.py": [[0, 0, 1, 10]]}),
-           Merge(("src/a.py",), {"a": "anchor_kept:path"}, hunks={"src/a.py": [[42, 1, 42, 1]]}, at=2),
+           Merge(("src/a.py",), {}, hunks={"src/a.py": [[42, 1, 42, 1]]}, at=2),
            Merge(("src/a.py",), {"a": "superseded:path"}, hunks={"src/a.py": [[52, 1, 52, 2]]}, at=3)], {"a"}),
     DCase("anchor-moves-with-removed-lines", A42,
           [Merge(("src/a.py",), {"a": "anchor_moved:path"}, hunks={"src/a.py": [[10, 5, 9, 0], [60, 2, 55, 1]]})],
@@ -136,7 +136,7 @@ CASES = [
           [Merge(("src/a.py",), {"a": "anchor_moved:path"}, hunks={"src/a.py": [[41, 0, 42, 3]]})],
           anchors={"a": {"src/a.py": [45, 45]}}),
     DCase("anchor-insert-right-below", A42,
-          [Merge(("src/a.py",), {"a": "anchor_kept:path"}, hunks={"src/a.py": [[42, 0, 43, 3]]})],
+          [Merge(("src/a.py",), {}, hunks={"src/a.py": [[42, 0, 43, 3]]})],
           anchors={"a": {"src/a.py": [42, 42]}}),
     DCase("anchor-range-insert-inside", {"a": F("src/b.py:40-48")},
           [Merge(("src/b.py",), {"a": "superseded:path"}, hunks={"src/b.py": [[44, 0, 45, 2]]})], {"a"}),
@@ -149,7 +149,7 @@ CASES = [
           [Merge(("src/a.py", "src/b.py"), {"a": "superseded:path"}, hunks={"src/b.py": [[1, 1, 1, 1]]})], {"a"}),
     DCase("anchor-no-hunks-at-all", A42, [Merge(("src/a.py",), {"a": "superseded:path"})], {"a"}),
     DCase("anchor-empty-hunk-list", A42,
-          [Merge(("src/a.py",), {"a": "anchor_kept:path"}, hunks={"src/a.py": []})],
+          [Merge(("src/a.py",), {}, hunks={"src/a.py": []})],
           anchors={"a": {"src/a.py": [42, 42]}}),
     DCase("anchor-file-deleted", A42,
           [Merge(("src/a.py",), {"a": "superseded:path"}, deleted=("src/a.py",), hunks={"src/a.py": []})], {"a"}),
@@ -160,7 +160,7 @@ CASES = [
     DCase("anchor-follows-a-rename", {"a": F("src/a.py:42", "docs/x.md")},
           [Merge(("src/a.py", "lib/a.py"), {"a": "anchor_moved:path"}, deleted=("src/a.py",), added=("lib/a.py",),
                  hunks={"src/a.py": [[1, 1, 1, 3]]}),
-           Merge(("lib/a.py",), {"a": "anchor_kept:path"}, hunks={"lib/a.py": [[42, 1, 42, 1]]}, at=2),
+           Merge(("lib/a.py",), {}, hunks={"lib/a.py": [[42, 1, 42, 1]]}, at=2),
            Merge(("lib/a.py",), {"a": "superseded:path"}, hunks={"lib/a.py": [[44, 1, 44, 1]]}, at=3)], {"a"}),
     DCase("anchor-rename-changing-the-line", A42,
           [Merge(("src/a.py", "lib/a.py"), {"a": "superseded:path"}, deleted=("src/a.py",), added=("lib/a.py",),
@@ -176,7 +176,7 @@ CASES = [
           [Merge(("src/a.py",), {"a": "superseded:path"}, hunks={"src/a.py": [[45, 1, 45, 1]]})], {"a"},
           policy={"line_context": 3}),
     DCase("anchor-context-0", A42,
-          [Merge(("src/a.py",), {"a": "anchor_kept:path"}, hunks={"src/a.py": [[43, 1, 43, 1]]})],
+          [Merge(("src/a.py",), {}, hunks={"src/a.py": [[43, 1, 43, 1]]})],
           anchors={"a": {"src/a.py": [42, 42]}}),
     DCase("anchor-review-kind", {"a": F("src/a.py:42", kind="review"), "b": F("src/a.py:90", kind="review")},
           [Merge(("src/a.py",), {"a": "candidate:path", "b": "anchor_moved:path"},
@@ -208,7 +208,9 @@ def test_the_table_covers_every_rule() -> None:
     assert len({c.id for c in CASES}) == len(CASES) >= 40
     actions = {e.split(":")[0] for c in CASES for m in c.merges for e in m.expect.values()}
     assert actions >= {"superseded", "would_supersede", "not_before_observed", "candidate", "mention",
-                       "anchor_moved", "anchor_kept"}
+                       "anchor_moved"}
+    # an anchored file touched away from the lines, none above: no row at all
+    assert any(m.hunks and not m.expect for c in CASES for m in c.merges)
 
 
 def insert_findings(conn: psycopg.Connection[Any], scope: str, case: DCase) -> dict[int, str]:

@@ -105,8 +105,8 @@ EXPECTED: dict[str, dict[str, str]] = {
 
     "0045_refuse_contradicting_added": {},  # function replaced (tg_merge__prepare_changes)
     "0046_create_publication_for_logi": {},  # function added (create_publication)
-
     "0047_definers_check_the_caller_r": {},  # functions replaced (20 definers), _require_role, _report_finding
+    "0048_floor_no_kept_anchor_rows_f": {},  # functions replaced and added (_merge_decisions, _check_merge_changes)
 }
 
 STRENGTH = [

@@ -160,3 +160,112 @@ def test_immediate_stop_under_load_loses_no_committed_merge(crash_cluster: clust
     assert acked <= present, sorted(acked - present)[:5]
     assert present <= acked | in_doubt, sorted(present - acked - in_doubt)[:5]
     print(f"\ncrash: {len(acked)} acknowledged merges survived, {len(in_doubt)} in doubt, {stats}")
+
+
+def anchored_scope(conn: psycopg.Connection[Any]) -> tuple[int, int]:
+    """Two line-anchored drift findings on src/a.py (lines 42 and 5), under
+    touch mode retire: a merge that adds 3 lines after line 20 moves the
+    first one's anchor and keeps the second's (no audit row for it)."""
+    retire_drift_on_touch(conn, "spec")
+    moved = fl.add_finding(conn, "spec", "moved", paths=["src/a.py:42"], kind="drift").id
+    kept = fl.add_finding(conn, "spec", "kept", paths=["src/a.py:5"], kind="drift").id
+    return moved, kept
+
+
+ANCHOR_MERGE = ("INSERT INTO ledger.merge (scope, commit_sha, paths, hunks) "
+                "VALUES ('spec', 'abcd', '{src/a.py}', '{\"src/a.py\": [[20, 0, 21, 3]]}')")
+
+
+def check_anchor_merge_redelivered(conn: psycopg.Connection[Any], moved: int, kept: int) -> None:
+    """After a lost merge: the anchors are where they were, no audit row;
+    the merge delivered again moves the first anchor once, audited once
+    (anchor_moved, which merge), and writes no row for the one it keeps."""
+    anchors = dict(conn.execute("SELECT id, anchors FROM ledger.finding ORDER BY id").fetchall())
+    assert anchors == {moved: {"src/a.py": [42, 42]}, kept: {"src/a.py": [5, 5]}}
+    assert conn.execute("SELECT count(*) FROM ledger.supersession").fetchone() == (0,)
+    conn.execute(ANCHOR_MERGE)
+    anchors = dict(conn.execute("SELECT id, anchors FROM ledger.finding ORDER BY id").fetchall())
+    assert anchors == {moved: {"src/a.py": [45, 45]}, kept: {"src/a.py": [5, 5]}}
+    rows = conn.execute("SELECT a.finding_id, a.action, m.commit_sha, a.detail -> 'anchors_after' "
+                        "FROM ledger.supersession a JOIN ledger.merge m ON m.id = a.merge_id").fetchall()
+    assert rows == [(moved, "anchor_moved", "abcd", {"src/a.py": [45, 45]})]
+
+
+@pytest.mark.parametrize("where", ["before_audit", "after_audit_before_anchor_update"])
+def test_backend_terminated_between_a_merge_and_its_anchor_bookkeeping_loses_nothing(
+    ledger_conn: psycopg.Connection, ledger_dsn: str, where: str
+) -> None:
+    moved, kept = anchored_scope(ledger_conn)
+    before = counts(ledger_conn)
+    blocker = psycopg.connect(ledger_dsn)
+    victim = connect_as(ledger_dsn, "ledger_writer")
+    pid = victim.info.backend_pid
+    outcome: dict[str, BaseException] = {}
+
+    def run_merge() -> None:
+        try:
+            victim.execute(ANCHOR_MERGE)
+        except BaseException as exc:  # noqa: BLE001 - the test inspects it
+            outcome["error"] = exc
+
+    try:
+        blocker.execute(BLOCKERS["before_audit" if where == "before_audit" else "after_audit_before_update"])
+        thread = threading.Thread(target=run_merge)
+        thread.start()
+        wait_until_blocked(ledger_conn, pid)
+        locks = victim_locks(ledger_conn, pid)
+        assert ("ledger.merge", "RowExclusiveLock", True) in locks
+        if where == "after_audit_before_anchor_update":
+            # the anchor_moved row is written, the anchor UPDATE waits
+            assert ("ledger.supersession", "RowExclusiveLock", True) in locks
+            assert ("ledger.finding", "RowExclusiveLock", False) in locks
+        assert ledger_conn.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
+        thread.join(60)
+        assert not thread.is_alive()
+    finally:
+        blocker.rollback()
+        blocker.close()
+        victim.close()
+    assert isinstance(outcome.get("error"), psycopg.OperationalError)
+    assert counts(ledger_conn) == before
+    check_anchor_merge_redelivered(ledger_conn, moved, kept)
+
+
+def test_a_crash_between_a_merge_and_its_anchor_bookkeeping_loses_nothing(crash_cluster: cluster.Cluster) -> None:
+    """pg_ctl stop -m immediate while the merge's anchor UPDATE waits (its
+    audit row written, uncommitted): after recovery from WAL nothing of the
+    merge is there, and delivering it again moves the anchor once."""
+    with psycopg.connect(crash_cluster.dsn("postgres"), autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS crash_anchor WITH (FORCE)")
+        admin.execute("CREATE DATABASE crash_anchor")
+    dsn = crash_cluster.dsn("crash_anchor")
+    fl.migrate(dsn)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        moved, kept = anchored_scope(conn)
+        conn.execute("CHECKPOINT")  # the findings are durable (the throwaway cluster commits asynchronously)
+    blocker = psycopg.connect(dsn)
+    victim = psycopg.connect(dsn, autocommit=True)
+    pid = victim.info.backend_pid
+    outcome: dict[str, BaseException] = {}
+
+    def run_merge() -> None:
+        try:
+            victim.execute(ANCHOR_MERGE)
+        except BaseException as exc:  # noqa: BLE001 - the test inspects it
+            outcome["error"] = exc
+
+    blocker.execute(BLOCKERS["after_audit_before_update"])
+    thread = threading.Thread(target=run_merge)
+    thread.start()
+    with psycopg.connect(dsn, autocommit=True) as observer:
+        wait_until_blocked(observer, pid)
+        assert ("ledger.supersession", "RowExclusiveLock", True) in victim_locks(observer, pid)
+    assert cluster.stop_cluster(crash_cluster, mode="immediate")
+    thread.join(60)
+    assert not thread.is_alive() and isinstance(outcome.get("error"), psycopg.OperationalError)
+    for c in (blocker, victim):
+        c.close()
+    cluster.ensure_cluster(crash_cluster)  # crash recovery from WAL
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM ledger.merge").fetchone() == (0,)
+        check_anchor_merge_redelivered(conn, moved, kept)

@@ -39,14 +39,14 @@ def anchors(conn: psycopg.Connection[Any], fid: int) -> Any:
 
 def test_the_largest_hunk_below_an_anchor_keeps_it(ledger_conn: psycopg.Connection[Any]) -> None:
     fid = anchored(ledger_conn, "ov1", "src/a.py:42")
-    assert merge(ledger_conn, "ov1", "aaaa0001", {"src/a.py": [[MAX, MAX, 1, 1]]}) == [("anchor_kept", "path")]
+    assert merge(ledger_conn, "ov1", "aaaa0001", {"src/a.py": [[MAX, MAX, 1, 1]]}) == []  # kept: no row
     assert anchors(ledger_conn, fid) == ({"src/a.py": [42, 42]}, True)
 
 
 def test_an_anchor_on_the_last_line_number_with_line_context(ledger_conn: psycopg.Connection[Any]) -> None:
     fid = anchored(ledger_conn, "ov3", f"src/a.py:{MAX}")
     ledger_conn.execute("SELECT ledger.set_match_policy('ov3', p_line_context => 3)")
-    assert merge(ledger_conn, "ov3", "bbbb0001", {"src/a.py": [[5, 1, 5, 1]]}) == [("anchor_kept", "path")]
+    assert merge(ledger_conn, "ov3", "bbbb0001", {"src/a.py": [[5, 1, 5, 1]]}) == []  # kept: no row
     assert merge(ledger_conn, "ov3", "bbbb0002", {"src/a.py": [[MAX, 1, MAX, 1]]}) == [("superseded", "path")]
     assert anchors(ledger_conn, fid)[1] is False
 
