@@ -43,8 +43,9 @@ deleted, and the line ranges they changed (git's ``-U0`` hunks):
   merge's replay note, as it does a name the ledger refuses.
 
 :func:`replay` records them in order through :func:`findings_ledger.record_merges`,
-one statement and one transaction per batch; :func:`preview_replay` shows
-what a replay would decide and rolls it back.
+one statement and one transaction per batch, reading the next batch from
+git in a background thread while it records the current one (:func:`ahead`);
+:func:`preview_replay` shows what a replay would decide and rolls it back.
 """
 
 from __future__ import annotations
