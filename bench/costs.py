@@ -48,6 +48,7 @@ from typing import Any
 import psycopg
 
 from findings_ledger import api, gitlog
+from findings_ledger.filestates import normalized_paths
 
 MINIMAL = """
 CREATE SCHEMA IF NOT EXISTS bench_min;
@@ -111,10 +112,13 @@ def rows_of_commits(commits: Sequence[Any]) -> list[Row]:
             for c in commits]
 
 
-def rows_of_merges(merges: Sequence[gitlog.GitMerge]) -> list[Row]:
-    """Rows of merges read from git, as replay-git records them."""
+def rows_of_merges(conn: psycopg.Connection[Any], merges: Sequence[gitlog.GitMerge]) -> list[Row]:
+    """Rows of merges read from git, as replay-git records them
+    (:func:`gitlog.sanitised`, then :func:`gitlog.consistent`)."""
     out = []
-    for m in (gitlog.sanitised(m) for m in merges):
+    clean = [gitlog.sanitised(m) for m in merges]
+    normalized = normalized_paths(conn, (p for m in clean if m.added and m.deleted for p in (*m.added, *m.deleted)))
+    for m in (gitlog.consistent(m, normalized) for m in clean):
         h = m.hunks_json()
         out.append(Row(m.sha, m.message, m.paths, m.committed_at, m.added, m.deleted,
                        None if h is None else json.dumps(h)))
@@ -299,7 +303,7 @@ def bench_replay_git(conn: psycopg.Connection[Any], rep: Any, repo: Path, histor
     git's CPU against the ledger's, and the pipelined replay's wall time
     against reading alone and recording alone (each replay rolled back)."""
     scope = "real-agent-fox-replay"
-    picked = anchored_findings(conn, scope, rows_of_merges(merges), anchored, kind)
+    picked = anchored_findings(conn, scope, rows_of_merges(conn, merges), anchored, kind)
     conn.execute("ANALYZE ledger.finding")
     git_s, git_wall = git_cpu(repo, history.shas, history.renames)
     with conn.transaction(force_rollback=True):

@@ -492,7 +492,7 @@ def bench_costs(conn: psycopg.Connection[Any], cpu: Callable[[], int], viper: Co
     costs.report_service(rep, viper.repository, s)
     services.append(s)
     if fox is not None:
-        rows = costs.rows_of_merges(fox.merges)
+        rows = costs.rows_of_merges(conn, fox.merges)
         costs.anchored_findings(conn, "cost-agent-fox", rows, ANCHORED, ANCHOR_KIND)
         f = costs.record_service(conn, "cost-agent-fox", rows, cpu)
         costs.report_service(rep, "agent-fox", f)
