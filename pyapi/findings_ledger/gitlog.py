@@ -58,7 +58,7 @@ import tempfile
 import threading
 import time
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import islice
@@ -602,7 +602,7 @@ def _build(header: list[bytes], entries: list[_Entry], hunks: dict[str, list[Hun
     )
 
 
-def batches(merges: Iterable[GitMerge], size: int = BATCH_SIZE) -> Iterator[list[GitMerge]]:
+def batches(merges: Iterable[GitMerge], size: int = BATCH_SIZE) -> Generator[list[GitMerge], None, None]:
     """``merges`` in lists of at most ``size``, in order."""
     it = iter(merges)
     while batch := list(islice(it, size)):
@@ -613,7 +613,7 @@ _T = TypeVar("_T")
 _END = object()
 
 
-def ahead(items: Iterable[_T], depth: int = 2) -> Iterator[_T]:
+def ahead(items: Iterable[_T], depth: int = 2) -> Generator[_T, None, None]:
     """``items`` in order, produced by a background thread at most ``depth``
     items ahead of the consumer: while the caller records one batch, the
     next is read from git (its ``git log -p`` process and the parsing of
@@ -849,28 +849,32 @@ def replay(
                 on_refused(r)
 
     read = batches((sanitised(m) for m in merges), batch_size)
-    for batch in ahead(read) if pipeline else read:
-        normalized = normalized_paths(conn, (p for m in batch for p in (*(m.added or ()), *(m.deleted or ()))
-                                             if m.added and m.deleted))
-        batch = [consistent(m, normalized) for m in batch]
-        for m in batch:
-            if note := replay_note(m):
-                _log.warning("commit %s recorded changed: %s", m.sha, note)
-        rows = [{"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
-                 "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in batch]
-        with conn.transaction():
-            done = record_merges(conn, scope, rows)
-            if repo is not None:
-                answers = answer_pending(conn, scope, repo)
-                refused(answers)
-                if set(answers.answered) & {r.merge_id for r in done}:
-                    again = record_merges(conn, scope, rows)
-                    done = [replace(first, decisions=later.decisions)
-                            for first, later in zip(done, again, strict=True)]
-        results.extend(done)
-        if on_merge is not None:
-            for m, res in zip(batch, done, strict=True):
-                on_merge(m, res)
+    source = ahead(read) if pipeline else read
+    try:
+        for batch in source:
+            normalized = normalized_paths(conn, (p for m in batch for p in (*(m.added or ()), *(m.deleted or ()))
+                                                 if m.added and m.deleted))
+            batch = [consistent(m, normalized) for m in batch]
+            for m in batch:
+                if note := replay_note(m):
+                    _log.warning("commit %s recorded changed: %s", m.sha, note)
+            rows = [{"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
+                     "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in batch]
+            with conn.transaction():
+                done = record_merges(conn, scope, rows)
+                if repo is not None:
+                    answers = answer_pending(conn, scope, repo)
+                    refused(answers)
+                    if set(answers.answered) & {r.merge_id for r in done}:
+                        again = record_merges(conn, scope, rows)
+                        done = [replace(first, decisions=later.decisions)
+                                for first, later in zip(done, again, strict=True)]
+            results.extend(done)
+            if on_merge is not None:
+                for m, res in zip(batch, done, strict=True):
+                    on_merge(m, res)
+    finally:
+        source.close()  # a pipelined read stops with the replay (its git process ends)
     if repo is not None and not results:
         with conn.transaction():
             refused(answer_pending(conn, scope, repo))

@@ -6,6 +6,7 @@ batch written."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,7 @@ def test_a_batch_the_ledger_refuses_stops_both_at_the_same_merge(ledger_conn: ps
         with pytest.raises(ValueInvalid) as exc:
             gitlog.replay(ledger_conn, scope, refused(), batch_size=3, pipeline=pipeline)
         errors[scope] = (type(exc.value), exc.value.sqlstate, str(exc.value))
+        assert not [t for t in threading.enumerate() if t.name == "findings-ledger-git-reader"]
     assert "'nowhere.py' is not one of merge.paths" in errors["piped"][2]
     assert errors["serial"] == errors["piped"]
     serial, piped = _recorded(ledger_conn, "serial"), _recorded(ledger_conn, "piped")
