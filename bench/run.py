@@ -649,7 +649,7 @@ def bench_bulk(conn: psycopg.Connection[Any], sizes: Sizes, rep: Report) -> None
         row = rep.add("bulk recording", f"{name}, {len(batch)} merges", [t], "same into the bare table", [b],
                       merges=len(batch), merges_per_s=round(len(batch) / (t / 1000), 1),
                       bare_merges_per_s=round(len(batch) / (b / 1000), 1))
-        if name != "single-row INSERT":
+        if name == "multi-row INSERT":
             rep.target(f"bulk: {name} of {len(batch)} merges <= 10x the bare table", row["ratio"], 10.0,
                        row["ratio"] <= 10.0)
     batch_rows = rows[:sizes.batch_merges]

@@ -43,24 +43,27 @@ deleted, and the line ranges they changed (git's ``-U0`` hunks):
   merge's replay note, as it does a name the ledger refuses.
 
 :func:`replay` records them in order through :func:`findings_ledger.record_merges`,
-one statement and one transaction per batch; :func:`preview_replay` shows
-what a replay would decide and rolls it back.
+one statement and one transaction per batch, reading the next batch from
+git in a background thread while it records the current one (:func:`ahead`);
+:func:`preview_replay` shows what a replay would decide and rolls it back.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
 import re
 import subprocess
 import tempfile
+import threading
 import time
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import islice
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import psycopg
 
@@ -599,11 +602,66 @@ def _build(header: list[bytes], entries: list[_Entry], hunks: dict[str, list[Hun
     )
 
 
-def batches(merges: Iterable[GitMerge], size: int = BATCH_SIZE) -> Iterator[list[GitMerge]]:
+def batches(merges: Iterable[GitMerge], size: int = BATCH_SIZE) -> Generator[list[GitMerge], None, None]:
     """``merges`` in lists of at most ``size``, in order."""
     it = iter(merges)
     while batch := list(islice(it, size)):
         yield batch
+
+
+_T = TypeVar("_T")
+_END = object()
+
+
+def ahead(items: Iterable[_T], depth: int = 2) -> Generator[_T, None, None]:
+    """``items`` in order, produced by a background thread at most ``depth``
+    items ahead of the consumer: while the caller records one batch, the
+    next is read from git (its ``git log -p`` process and the parsing of
+    its output). An exception the producer raises is raised here after the
+    items it produced before it, so the caller sees what a plain loop
+    would: every item before the failure, then the same exception. When
+    the caller stops early (an exception of its own, ``close()``), the
+    producer stops after the item it is producing and closes ``items``
+    (which ends a ``git log`` it was reading)."""
+    out: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                out.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        it = iter(items)
+        try:
+            for item in it:
+                if not put((item, None)):
+                    return
+            put((_END, None))
+        except BaseException as exc:  # handed to the consumer, raised there
+            put((_END, exc))
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
+
+    thread = threading.Thread(target=produce, name="findings-ledger-git-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, exc = out.get()
+            if exc is not None:
+                raise exc
+            if item is _END:
+                return
+            yield item
+    finally:
+        stop.set()
+        thread.join()
 
 
 def read_merge_batches(
@@ -747,6 +805,7 @@ def replay(
     batch_size: int = BATCH_SIZE,
     repo: str | Path | None = None,
     on_refused: Callable[[RefusedAnswer], None] | None = None,
+    pipeline: bool = True,
 ) -> list[MergeResult]:
     """Record ``merges`` in order into ``scope`` with their added, deleted
     and hunks; returns one :class:`MergeResult` per merge. Each batch of
@@ -773,7 +832,15 @@ def replay(
     were taken for merges of the batch, the batch's results are read again
     (a redelivery of the same rows returns every audit row of each merge),
     so each result's decisions include what the answers decided (rule
-    ``check``) and ``recorded`` stays what the first write said."""
+    ``check``) and ``recorded`` stays what the first write said.
+
+    With ``pipeline`` (the default) the next batch is read (``git log -p``
+    and its parsing, when ``merges`` is a :class:`GitHistory`) in a
+    background thread while the current one is recorded (:func:`ahead`),
+    so the wall time approaches the larger of reading and recording; the
+    rows, their order and the errors are those of ``pipeline=False``: a
+    read that fails raises its exception after the batches before it are
+    recorded, and nothing of the batch it was reading is written."""
     results = []
 
     def refused(answers: Any) -> None:
@@ -781,28 +848,33 @@ def replay(
             if on_refused is not None:
                 on_refused(r)
 
-    for batch in batches((sanitised(m) for m in merges), batch_size):
-        normalized = normalized_paths(conn, (p for m in batch for p in (*(m.added or ()), *(m.deleted or ()))
-                                             if m.added and m.deleted))
-        batch = [consistent(m, normalized) for m in batch]
-        for m in batch:
-            if note := replay_note(m):
-                _log.warning("commit %s recorded changed: %s", m.sha, note)
-        rows = [{"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
-                 "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in batch]
-        with conn.transaction():
-            done = record_merges(conn, scope, rows)
-            if repo is not None:
-                answers = answer_pending(conn, scope, repo)
-                refused(answers)
-                if set(answers.answered) & {r.merge_id for r in done}:
-                    again = record_merges(conn, scope, rows)
-                    done = [replace(first, decisions=later.decisions)
-                            for first, later in zip(done, again, strict=True)]
-        results.extend(done)
-        if on_merge is not None:
-            for m, res in zip(batch, done, strict=True):
-                on_merge(m, res)
+    read = batches((sanitised(m) for m in merges), batch_size)
+    source = ahead(read) if pipeline else read
+    try:
+        for batch in source:
+            normalized = normalized_paths(conn, (p for m in batch for p in (*(m.added or ()), *(m.deleted or ()))
+                                                 if m.added and m.deleted))
+            batch = [consistent(m, normalized) for m in batch]
+            for m in batch:
+                if note := replay_note(m):
+                    _log.warning("commit %s recorded changed: %s", m.sha, note)
+            rows = [{"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
+                     "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in batch]
+            with conn.transaction():
+                done = record_merges(conn, scope, rows)
+                if repo is not None:
+                    answers = answer_pending(conn, scope, repo)
+                    refused(answers)
+                    if set(answers.answered) & {r.merge_id for r in done}:
+                        again = record_merges(conn, scope, rows)
+                        done = [replace(first, decisions=later.decisions)
+                                for first, later in zip(done, again, strict=True)]
+            results.extend(done)
+            if on_merge is not None:
+                for m, res in zip(batch, done, strict=True):
+                    on_merge(m, res)
+    finally:
+        source.close()  # a pipelined read stops with the replay (its git process ends)
     if repo is not None and not results:
         with conn.transaction():
             refused(answer_pending(conn, scope, repo))

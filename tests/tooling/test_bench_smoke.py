@@ -18,6 +18,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import run as bench  # noqa: E402
 
+import real_work  # noqa: E402
+
 
 def test_quick_benchmark_writes_every_case(ledger_server: dict[str, Any], tmp_path: Path) -> None:
     server = psycopg.conninfo.make_conninfo(**ledger_server)
@@ -40,9 +42,23 @@ def test_quick_benchmark_writes_every_case(ledger_server: dict[str, Any], tmp_pa
     bulk = {r["params"].split(",")[0] for r in data["rows"] if r["case"] == "bulk recording"}
     assert {"single-row INSERT", "multi-row INSERT", "COPY"} <= bulk
     targets = " ".join(t["target"] for t in data["targets"])
-    for words in ("2 KB message", "empty message", "linear in paths", "scale-free", "bulk: COPY", "replay",
-                  "import of", "import linear", "claim with snapshot", "app-side"):
+    for words in ("2 KB message", "empty message", "linear in paths", "scale-free", "bulk: multi-row INSERT",
+                  "replay", "import of", "import linear", "claim with snapshot", "app-side",
+                  "p95 inside the server", "1 -> 2 connections into different scopes"):
         assert words in targets, words
+    # the targets these replace are gone
+    for words in ("bulk: COPY", "throughput rises from 1 to 2 connections", "more than one that decides nothing",
+                  "of every corpus repository <= 10x", "the ledger's time <= git's"):
+        assert words not in targets, words
+    if real_work.CORPUS.exists():  # what users pay, against baselines of the same run (bench/costs.py)
+        for words in ("spf13/viper: backend CPU at the median merge <= 3x the minimal path-rule trigger",
+                      "agent-fox: backend CPU at the median merge", "hygiene on minus dry <= 1 ms",
+                      "marginal CPU of an anchored finding", "WAL per recorded merge <= 4x",
+                      "do not grow with kept anchors", "the ledger's CPU <= 2x git log -p",
+                      "replay-git pipelined: wall time"):
+            assert words in targets, words
+        costs = {r["params"].split(":")[0] for r in data["rows"] if r["case"] == "cost per merge"}
+        assert {"spf13/viper", "agent-fox"} <= costs
     assert {g["input"] for g in data["growth"]} >= {"findings", "paths", "message bytes", "hunks",
                                                      "batch size (ms per merge)"}
     # the per-function profile of one merge names the trigger's functions, with their SET clauses: the

@@ -135,7 +135,8 @@ def replay_git(dsn: str | None, repo: str, scope: str, rev_range: str, since: st
     262,144 characters is recorded without that path or with the message
     cut, a trailer line in its message saying so, and a warning line naming
     it. Commits already recorded have
-    no second effect, so rerunning resumes. Each batch of merges is one
+    no second effect, so rerunning resumes. The next batch is read from git
+    while the current one is recorded. Each batch of merges is one
     transaction, with the answers to the file-state requests its merges
     opened for checked findings (read from REPO at each commit; a rerun
     answers any left pending). An answer the ledger refuses (a state
