@@ -157,19 +157,38 @@ def fold_plan(sql_dir: Path, versions: Path, replaced: list[nr.Revision]) -> nr.
     target = nr.sql_state(sql_dir)
     new_tables = {k.split(" ", 1)[1] for k, o in target.objects.items()
                   if o.kind == "table" and k not in released.objects}
+    # a removed index may be over a removed function: both go in the transaction, the index first
+    # (a concurrent drop would come after the function's), and come back in the downgrade's
+    gone = {k.split(" ", 1)[1] for k, o in released.objects.items() if o.kind == "index" and k not in target.objects}
+    index_drops = [f"DROP INDEX IF EXISTS {name};" for name in sorted(gone)]
+    result.concurrently = [s for s in result.concurrently
+                           if s not in {f"DROP INDEX CONCURRENTLY IF EXISTS {name};" for name in gone}]
+    index_restores = [re.sub(r"\bCONCURRENTLY\s+", "", t) for k in released.objects if k.split(" ", 1)[1] in gone
+                      and released.objects[k].kind == "index" for t in released.objects[k].texts]
+    restored = {f"DROP INDEX CONCURRENTLY IF EXISTS {name};" for name in gone}
+    keep, skip = [], False
+    for statement in result.downgrade_concurrently:
+        if statement in restored:
+            skip = True  # its CREATE INDEX CONCURRENTLY follows: both move into downgrade.sql
+            continue
+        if skip:
+            skip = False
+            continue
+        keep.append(statement)
+    result.downgrade_concurrently = keep
     up = [s for s in result.upgrade if not s.startswith(nr.TODO)]
     drops = [s for s in up if s.startswith(("DROP ", nr.FORGOTTEN))]
     tables = [s for s in up if s.startswith("\\ir tables/")]
     rest = [s for s in up if s not in drops and s not in tables]
     steps = carried_steps(replaced, "upgrade.sql", new_tables)
-    result.upgrade = [*drops, *tables, *(["-- the replaced revisions' table and data steps"] if steps else []),
+    result.upgrade = [*index_drops, *drops, *tables, *(["-- the replaced revisions' table and data steps"] if steps else []),
                       *steps, *rest]
     down_steps = carried_steps(list(reversed(replaced)), "downgrade.sql", new_tables)
     first = next((i for i, s in enumerate(result.downgrade) if s.startswith(nr.TODO)), None)
     kept = [s for s in result.downgrade if not s.startswith(nr.TODO)]
     if first is None:
         first = next((i for i, s in enumerate(kept) if s.startswith("DROP TABLE")), len(kept))
-    result.downgrade = [*kept[:first], *down_steps, *kept[first:]]
+    result.downgrade = [*kept[:first], *down_steps, *kept[first:], *index_restores]
     result.todos = 0
     return result
 
