@@ -41,15 +41,24 @@ import psycopg
 
 from .revisions import migrations_dir
 
+
+def _privileges(acl: str, default: str, owner: str) -> str:
+    """SQL: the privileges of an ACL column as sorted ``grantee:privilege`` text (``*``: grantable),
+    NULL read as ``default``, the owner's own left out."""
+    return (f"(SELECT string_agg(g, ',' ORDER BY g) FROM (SELECT CASE WHEN x.grantee = 0 THEN 'PUBLIC' "
+            f"ELSE x.grantee::regrole::text END || ':' || x.privilege_type || "
+            f"CASE WHEN x.is_grantable THEN '*' ELSE '' END AS g "
+            f"FROM aclexplode(coalesce({acl}, {default})) x WHERE x.grantee <> {owner}) y)")
+
 #: one row per catalog object of the ``ledger`` schema (alembic's version table left out):
 #: its identity and an md5 of what defines it (definition, attributes, privileges, comment);
-#: ACL entries are sorted, so the order grants were given in does not count
-CATALOG = r"""
-WITH ns AS (SELECT 'ledger'::regnamespace AS oid),
-acl(o, a) AS (SELECT NULL::oid, NULL::aclitem[])
+#: privileges are read as (grantee, privilege) pairs, sorted, the owner's left out and a NULL ACL
+#: read as its default, so neither the order of the grants nor the owning role counts
+CATALOG = """
+WITH ns AS (SELECT 'ledger'::regnamespace AS oid)
 SELECT 'relation ' || c.oid::regclass::text,
        md5(concat_ws('|', c.relkind, c.relrowsecurity, c.relforcerowsecurity,
-                     (SELECT string_agg(x::text, ',' ORDER BY x::text) FROM unnest(c.relacl) x),
+                     {acl_c_relacl},
                      obj_description(c.oid, 'pg_class'),
                      CASE WHEN c.relkind IN ('v', 'm') THEN pg_get_viewdef(c.oid) END))
   FROM pg_class c, ns
@@ -58,7 +67,7 @@ UNION ALL
 SELECT 'column ' || a.attrelid::regclass::text || '.' || quote_ident(a.attname),
        md5(concat_ws('|', format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attidentity, a.attgenerated,
                      pg_get_expr(d.adbin, d.adrelid), a.attcollation,
-                     (SELECT string_agg(x::text, ',' ORDER BY x::text) FROM unnest(a.attacl) x),
+                     {acl_a_attacl},
                      col_description(a.attrelid, a.attnum)))
   FROM pg_attribute a
   JOIN pg_class c ON c.oid = a.attrelid
@@ -79,7 +88,7 @@ SELECT 'index ' || i.indexrelid::regclass::text,
 UNION ALL
 SELECT 'function ' || p.oid::regprocedure::text,
        md5(concat_ws('|', pg_get_functiondef(p.oid),
-                     (SELECT string_agg(x::text, ',' ORDER BY x::text) FROM unnest(p.proacl) x),
+                     {acl_p_proacl},
                      obj_description(p.oid, 'pg_proc')))
   FROM pg_proc p, ns
  WHERE p.pronamespace = ns.oid AND p.prokind IN ('f', 'p', 'w')
@@ -104,10 +113,14 @@ SELECT 'type ' || t.oid::regtype::text,
  WHERE t.typnamespace = ns.oid AND t.typtype IN ('e', 'd')
 UNION ALL
 SELECT 'schema ledger',
-       md5(concat_ws('|', (SELECT string_agg(x::text, ',' ORDER BY x::text) FROM unnest(n.nspacl) x),
+       md5(concat_ws('|', {acl_n_nspacl},
                      obj_description(n.oid, 'pg_namespace')))
   FROM pg_namespace n, ns WHERE n.oid = ns.oid
-"""
+""".format(
+    acl_c_relacl=_privileges("c.relacl", "acldefault('r', c.relowner)", "c.relowner"),
+    acl_a_attacl=_privileges("a.attacl", "'{}'::aclitem[]", "c.relowner"),
+    acl_p_proacl=_privileges("p.proacl", "acldefault('f', p.proowner)", "p.proowner"),
+    acl_n_nspacl=_privileges("n.nspacl", "acldefault('n', n.nspowner)", "n.nspowner"))
 
 
 class FoldRefused(RuntimeError):
