@@ -181,8 +181,8 @@ def fold_plan(sql_dir: Path, versions: Path, replaced: list[nr.Revision]) -> nr.
     tables = [s for s in up if s.startswith("\\ir tables/")]
     rest = [s for s in up if s not in drops and s not in tables]
     steps = carried_steps(replaced, "upgrade.sql", new_tables)
-    result.upgrade = [*index_drops, *drops, *tables, *(["-- the replaced revisions' table and data steps"] if steps else []),
-                      *steps, *rest]
+    header = ["-- the replaced revisions' table and data steps"] if steps else []
+    result.upgrade = [*index_drops, *drops, *tables, *header, *steps, *rest]
     down_steps = carried_steps(list(reversed(replaced)), "downgrade.sql", new_tables)
     first = next((i for i, s in enumerate(result.downgrade) if s.startswith(nr.TODO)), None)
     kept = [s for s in result.downgrade if not s.startswith(nr.TODO)]

@@ -48,7 +48,9 @@ def _privileges(acl: str, default: str, owner: str) -> str:
     return (f"(SELECT string_agg(g, ',' ORDER BY g) FROM (SELECT CASE WHEN x.grantee = 0 THEN 'PUBLIC' "
             f"ELSE x.grantee::regrole::text END || ':' || x.privilege_type || "
             f"CASE WHEN x.is_grantable THEN '*' ELSE '' END AS g "
-            f"FROM aclexplode(coalesce({acl}, {default})) x WHERE x.grantee <> {owner}) y)")
+            f"FROM aclexplode(CASE WHEN cardinality(coalesce({acl}, {default})) > 0 "
+            f"THEN coalesce({acl}, {default}) END) x "
+            f"WHERE x.grantee <> {owner}) y)")
 
 #: one row per catalog object of the ``ledger`` schema (alembic's version table left out):
 #: its identity and an md5 of what defines it (definition, attributes, privileges, comment);
@@ -118,7 +120,7 @@ SELECT 'schema ledger',
   FROM pg_namespace n, ns WHERE n.oid = ns.oid
 """.format(
     acl_c_relacl=_privileges("c.relacl", "acldefault('r', c.relowner)", "c.relowner"),
-    acl_a_attacl=_privileges("a.attacl", "'{}'::aclitem[]", "c.relowner"),
+    acl_a_attacl=_privileges("a.attacl", "NULL::aclitem[]", "c.relowner"),
     acl_p_proacl=_privileges("p.proacl", "acldefault('f', p.proowner)", "p.proowner"),
     acl_n_nspacl=_privileges("n.nspacl", "acldefault('n', n.nspowner)", "n.nspowner"))
 
