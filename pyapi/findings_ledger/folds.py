@@ -81,12 +81,12 @@ UNION ALL
 SELECT 'constraint ' || k.conrelid::regclass::text || '.' || quote_ident(k.conname),
        md5(concat_ws('|', pg_get_constraintdef(k.oid), k.convalidated, obj_description(k.oid, 'pg_constraint')))
   FROM pg_constraint k, ns
- WHERE k.connamespace = ns.oid AND k.conrelid <> 0 AND k.conrelid <> 'ledger.alembic_version'::regclass
+ WHERE k.connamespace = ns.oid AND k.conrelid <> 0 AND k.conrelid <> coalesce(to_regclass('ledger.alembic_version'), 0)
 UNION ALL
 SELECT 'index ' || i.indexrelid::regclass::text,
        md5(concat_ws('|', pg_get_indexdef(i.indexrelid), i.indisvalid, obj_description(i.indexrelid, 'pg_class')))
   FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid CROSS JOIN ns
- WHERE c.relnamespace = ns.oid AND i.indrelid <> 'ledger.alembic_version'::regclass
+ WHERE c.relnamespace = ns.oid AND i.indrelid <> coalesce(to_regclass('ledger.alembic_version'), 0)
 UNION ALL
 SELECT 'function ' || p.oid::regprocedure::text,
        md5(concat_ws('|', pg_get_functiondef(p.oid),
