@@ -116,8 +116,11 @@ def carried_steps(revs: list[nr.Revision], script: str, new_tables: set[str]) ->
     """The statements the replaced revisions' ``script`` (upgrade.sql or
     downgrade.sql) hold written by hand that no catalog shows: table steps
     and data steps, in the order given. ALTER TABLE on a table the fold
-    creates whole is left out (its CREATE TABLE is the end state)."""
+    creates whole is left out (its CREATE TABLE is the end state), and so is
+    a data step on such a table, but for a backfill into it (an INSERT in an
+    upgrade) and the steps on it after one."""
     out: list[str] = []
+    filled: set[str] = set()
     for rev in revs:
         path = rev.directory / script
         if not path.exists():
@@ -137,8 +140,14 @@ def carried_steps(revs: list[nr.Revision], script: str, new_tables: set[str]) ->
                 continue
             if kind not in _TABLE_STEPS:
                 continue
-            if kind == "AlterTableStmt" and _target(st.node) in new_tables:
-                continue
+            target = _target(st.node)
+            if target in new_tables:
+                # created whole by the fold (empty on a database at the last release), or dropped whole
+                # by its downgrade: only a backfill into it, and what follows one, is carried
+                if kind == "InsertStmt" and script == "upgrade.sql":
+                    filled.add(target)
+                elif kind == "AlterTableStmt" or target not in filled:
+                    continue
             out.append(st.text)
     return out
 
