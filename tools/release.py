@@ -197,6 +197,9 @@ def fold_plan(sql_dir: Path, versions: Path, replaced: list[nr.Revision]) -> nr.
     kept = [s for s in result.downgrade if not s.startswith(nr.TODO)]
     if first is None:
         first = next((i for i, s in enumerate(kept) if s.startswith("DROP TABLE")), len(kept))
+    # a column the release adds has no comment to take back: its carried DROP COLUMN goes first
+    # (an existing column whose comment goes back to none would differ in the downgrade's check)
+    kept = [s for s in kept if not re.match(r"COMMENT ON COLUMN \S+ IS NULL;$", s)]
     result.downgrade = [*kept[:first], *down_steps, *kept[first:], *index_restores]
     result.todos = 0
     return result
