@@ -193,14 +193,15 @@ def fold_plan(sql_dir: Path, versions: Path, replaced: list[nr.Revision]) -> nr.
     header = ["-- the replaced revisions' table and data steps"] if steps else []
     result.upgrade = [*index_drops, *drops, *tables, *header, *steps, *rest]
     down_steps = carried_steps(list(reversed(replaced)), "downgrade.sql", new_tables)
-    first = next((i for i, s in enumerate(result.downgrade) if s.startswith(nr.TODO)), None)
-    kept = [s for s in result.downgrade if not s.startswith(nr.TODO)]
-    if first is None:
-        first = next((i for i, s in enumerate(kept) if s.startswith("DROP TABLE")), len(kept))
-    # a column the release adds has no comment to take back: its carried DROP COLUMN goes first
-    # (an existing column whose comment goes back to none would differ in the downgrade's check)
-    kept = [s for s in kept if not re.match(r"COMMENT ON COLUMN \S+ IS NULL;$", s)]
-    result.downgrade = [*kept[:first], *down_steps, *kept[first:], *index_restores]
+    # the downgrade: the plan's (earlier definitions back, attributes, comments, grants), then the
+    # carried table steps, then the new tables dropped, then the removed indexes back. A column the
+    # release adds has no comment to take back (an existing column whose comment goes back to none
+    # would differ in the downgrade's check)
+    kept = [s for s in result.downgrade if not s.startswith(nr.TODO)
+            and not re.match(r"COMMENT ON COLUMN \S+ IS NULL;$", s)]
+    table_drops = [f"DROP TABLE {name};" for name in sorted(new_tables)]
+    kept = [s for s in kept if s not in table_drops]
+    result.downgrade = [*kept, *down_steps, *[d for d in result.downgrade if d in table_drops], *index_restores]
     result.todos = 0
     return result
 
