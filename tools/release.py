@@ -5,7 +5,7 @@
 
 The rule: a released revision never changes; at a release, the revisions
 landed since the previous release fold into one. The released revisions are
-the baseline (``0001_baseline``) and every earlier fold (``NNNN_release_*``);
+the baseline (``0001_baseline``) and every earlier fold (``NNNN_release_X_Y_Z``);
 the unreleased ones are those after the newest of them.
 
 Refused with one line (exit 1), nothing changed:
@@ -76,7 +76,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import new_revision as nr  # noqa: E402
 
-RELEASE = re.compile(r"^\d{4}_release_")
+RELEASE = re.compile(r"^\d{4}_release_\d+_\d+_\d+$")
 VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 _TABLE_STEPS = {"AlterTableStmt", "UpdateStmt", "InsertStmt", "DeleteStmt", "DoStmt", "RenameStmt"}
 

@@ -92,10 +92,10 @@ def _add_probe(clone: Path, extra_upgrade: str = "") -> str:
     (clone / "sql" / "zz_release_probe.sql").write_text(PROBE)
     with (clone / "sql" / "install.sql").open("a") as install:
         install.write("\\ir zz_release_probe.sql\n")
-    done = subprocess.run([sys.executable, str(clone / "tools" / "new_revision.py"), "release probe"], cwd=clone,
+    done = subprocess.run([sys.executable, str(clone / "tools" / "new_revision.py"), "probe for release"], cwd=clone,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    (rev,) = [p.stem for p in (clone / "migrations" / "versions").glob("*_release_probe.py")]
+    (rev,) = [p.stem for p in (clone / "migrations" / "versions").glob("*_probe_for_release.py")]
     if extra_upgrade:
         with (clone / "migrations" / "versions" / rev / "upgrade.sql").open("a") as upgrade:
             upgrade.write(extra_upgrade)
@@ -180,7 +180,7 @@ def test_the_whole_fold_in_a_scratch_clone(tmp_path: Path, ledger_server: dict[s
     done = _tool(clone, _server(ledger_server), version, "--no-build")
     assert done.returncode == 0, done.stderr[-3000:]
     (fold,) = [f for f in folds.folds(clone / "migrations") if f.version == version]
-    released = [rev for rev in before if rev == before[0] or re.match(r"\d{4}_release_", rev)]
+    released = [rev for rev in before if rev == before[0] or re.match(r"\d{4}_release_\d+_\d+_\d+$", rev)]
     assert fold.start == released[-1]
     assert fold.replaced == (*before[before.index(released[-1]) + 1:], probe)
     assert sorted(p.stem for p in (clone / "migrations" / "versions").glob("*.py")) == [*released, fold.fold]
