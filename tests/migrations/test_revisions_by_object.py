@@ -205,7 +205,8 @@ def _git(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[st
 def _unfold(project: Path, prefix: str) -> None:
     """Give the copy back the revisions a release folded, from the fold's
     archive (migrations/replaced/): the fold and every revision after it
-    removed, the archived ones unpacked in their place."""
+    removed, the archived ones unpacked in their place, the archive and its
+    manifest removed."""
     from findings_ledger import folds
 
     versions = project / "migrations" / "versions"
@@ -216,6 +217,8 @@ def _unfold(project: Path, prefix: str) -> None:
             shutil.rmtree(module.with_suffix(""), ignore_errors=True)
     with tarfile.open(fold.archive, "r:xz") as archive:
         archive.extractall(versions, filter="data")
+    fold.archive.unlink()  # the copy is the repository before the release: no fold to stamp forward to
+    fold.archive.with_suffix("").with_suffix(".json").unlink()
 
 
 def _at_0033(project: Path) -> str:
