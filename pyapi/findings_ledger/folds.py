@@ -214,7 +214,7 @@ def _extract(archive: tarfile.TarFile, target: Path) -> None:
     for member in archive.getmembers():
         path = (target / member.name).resolve()
         if not path.is_relative_to(target.resolve()) or not (member.isfile() or member.isdir()):
-            raise FoldRefused(f"{archive.name}: unexpected member {member.name!r}")
+            raise FoldRefused(f"{archive.name!r}: unexpected member {member.name!r}")
     if hasattr(tarfile, "data_filter"):
         archive.extractall(target, filter="data")
     else:  # Python before 3.10.12 / 3.11.4: the members are checked above
