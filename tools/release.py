@@ -340,6 +340,101 @@ $guard$;
 
 
 # ---------------------------------------------------------------------------
+# What a DBA reads of the fold: its locks (docs/dba.md, tests/migrations/test_revision_locks.py)
+
+STRENGTH = ["AccessShareLock", "RowShareLock", "RowExclusiveLock", "ShareUpdateExclusiveLock",
+            "ShareLock", "ShareRowExclusiveLock", "ExclusiveLock", "AccessExclusiveLock"]
+
+
+def fold_locks(staging: Path, dsn: str, base: str, fold: str) -> dict[str, str]:
+    """The strongest lock the fold's transaction takes on each table the last
+    release has, as tests/migrations/test_revision_locks.py measures it: its
+    offline script's transactional part run on a database at ``base``, then
+    rolled back."""
+    import psycopg
+    from alembic import command
+    from alembic.config import Config
+
+    buffer = io.StringIO()
+    cfg = Config(output_buffer=buffer)
+    cfg.set_main_option("script_location", str(staging))
+    command.upgrade(cfg, f"{base}:{fold}", sql=True)
+    script = buffer.getvalue()
+    begin = script.rindex("BEGIN;", 0, script.index("-- Running "))
+    body = script[begin + len("BEGIN;"):script.index("COMMIT;", begin)]
+    with psycopg.connect(dsn) as conn:
+        tables = conn.execute("SELECT array_agg(c.oid) FROM pg_class c WHERE c.relnamespace = "
+                              "'ledger'::regnamespace AND c.relkind = 'r' AND c.relname <> 'alembic_version'"
+                              ).fetchone()[0]  # type: ignore[index]
+        conn.execute(body)
+        strongest: dict[str, str] = {}
+        for table, mode in conn.execute("SELECT c.relname::text, l.mode FROM pg_locks l JOIN pg_class c "
+                                        "ON c.oid = l.relation WHERE l.pid = pg_backend_pid() AND l.granted "
+                                        "AND c.oid = ANY (%s)", (tables,)).fetchall():
+            strongest[table] = max(mode, strongest.get(table, mode), key=STRENGTH.index)
+        conn.rollback()
+    return dict(sorted(strongest.items()))
+
+
+def _locks_text(locks: dict[str, str]) -> str:
+    words = {"AccessExclusiveLock": "ACCESS EXCLUSIVE", "ShareRowExclusiveLock": "SHARE ROW EXCLUSIVE",
+             "ShareUpdateExclusiveLock": "SHARE UPDATE EXCLUSIVE", "AccessShareLock": "ACCESS SHARE",
+             "RowExclusiveLock": "ROW EXCLUSIVE", "ShareLock": "SHARE", "RowShareLock": "ROW SHARE",
+             "ExclusiveLock": "EXCLUSIVE"}
+    return ", ".join(f"{words[m]} on `{t}`" for t, m in locks.items()) or "none"
+
+
+def document_fold(root: Path, fold: str, version: str, replaced: list[nr.Revision], released: list[nr.Revision],
+                  locks: dict[str, str], upgrade_sql: str) -> None:
+    """docs/dba.md's table (What each revision does) and test_revision_locks's
+    EXPECTED: the replaced revisions' rows out, one row for the fold after the
+    last released one's."""
+    gone = {rev.rev for rev in replaced}
+    backfills = sorted(set(re.findall(r"(?m)^(?:UPDATE|INSERT INTO) (ledger\.\w+)", upgrade_sql)))
+    dba = root / "docs" / "dba.md"
+    if dba.exists():
+        lines = dba.read_text().splitlines(keepends=True)
+        kept = [line for line in lines if not any(line.startswith(f"| `{rev}` |") for rev in gone)]
+        row = (f"| `{fold}` | release {version}: the revisions `{replaced[0].rev}` to `{replaced[-1].rev}` folded "
+               f"into one (archived in `migrations/replaced/{version}.tar.xz`, docs/dba.md \"Releases and folded "
+               f"revisions\"): each object at its end state, the replaced revisions' table steps and backfills "
+               f"in their order | {_locks_text(locks)} | "
+               f"{'backfills of ' + ', '.join(f'`{b}`' for b in backfills) if backfills else 'none'} |\n")
+        last = max(i for i, line in enumerate(kept) if any(line.startswith(f"| `{r.rev}` |") for r in released))
+        kept.insert(last + 1, row)
+        dba.write_text("".join(kept))
+    test = root / "tests" / "migrations" / "test_revision_locks.py"
+    if test.exists():
+        import ast
+
+        text = test.read_text()
+        lines = text.splitlines(keepends=True)
+        tree = ast.parse(text)
+        node = next(n for n in tree.body if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "EXPECTED")
+        assert isinstance(node.value, ast.Dict)
+        drop: set[int] = set()
+        for key, value in zip(node.value.keys, node.value.values, strict=True):
+            if isinstance(key, ast.Constant) and key.value in gone:
+                first = key.lineno - 1
+                while first > 0 and lines[first - 1].strip().startswith("#") and \
+                        not lines[first - 1].strip().startswith("# \"0002_name\""):
+                    first -= 1  # its comment lines
+                drop |= set(range(first, value.end_lineno))  # type: ignore[arg-type]
+        close = node.value.end_lineno - 1  # type: ignore[operator]
+        entry = (f"    # release {version}: {len(replaced)} revisions folded; the table steps and backfills of the "
+                 "replaced revisions, and the functions parsed against the tables they read\n"
+                 f"    {fold!r}: {locks!r},\n").replace("'", '"')
+        out = []
+        for i, line in enumerate(lines):
+            if i == close:
+                out.append(entry)
+            if i not in drop:
+                out.append(line)
+        text = "".join(out)
+        test.write_text(re.sub(r"\n\n+(\s*})", r"\n\1", text))
+
+
+# ---------------------------------------------------------------------------
 # The fold
 
 
@@ -386,8 +481,10 @@ def _versions_dir(path: Path) -> Path:
     return path
 
 
-def verify(migrations: Path, staging: Path, fold: str, released: list[nr.Revision]) -> dict[str, str]:
-    """Build and compare; return the folded catalog. Writes the fold's downgrade guard."""
+def verify(migrations: Path, staging: Path, fold: str,
+           released: list[nr.Revision]) -> tuple[dict[str, str], dict[str, str]]:
+    """Build and compare; return the folded catalog and the fold's locks
+    (:func:`fold_locks`). Writes the fold's downgrade guard."""
     from findings_ledger.folds import difference
 
     base = released[-1].rev
@@ -402,6 +499,7 @@ def verify(migrations: Path, staging: Path, fold: str, released: list[nr.Revisio
             (directory / "downgrade_guard.sql").write_text(guard)
             down = (directory / "downgrade.sql").read_text().split("\n", 1)
             (directory / "downgrade.sql").write_text(f"{down[0]}\n\\ir downgrade_guard.sql\n{down[1]}")
+        locks = fold_locks(staging, at_release, base, fold)
         alembic(staging, folded, "upgrade", "head")
         expected = catalog(chain)
         different = difference(expected, catalog(folded))
@@ -416,7 +514,7 @@ def verify(migrations: Path, staging: Path, fold: str, released: list[nr.Revisio
         different = difference(catalog(at_release), catalog(folded))
         if different:
             raise ReleaseError(f"the fold's downgrade does not give back {base}'s catalog: {different}")
-    return expected
+    return expected, locks
 
 
 def pins(staging: Path, released: list[nr.Revision], fold: str, version: str) -> None:
@@ -517,7 +615,8 @@ def release(version: str, build: bool = True) -> str:
     with tempfile.TemporaryDirectory(prefix="findings-ledger-fold-") as tmp:
         staging = Path(tmp) / "migrations"
         fold, released, replaced = stage(migrations, staging, version)
-        folded = verify(migrations, staging, fold, released)
+        folded, locks = verify(migrations, staging, fold, released)
+        upgrade_sql = (staging / "versions" / fold / "upgrade.sql").read_text()
         (staging / "replaced").mkdir(exist_ok=True)
         archive(replaced, staging / "replaced" / f"{version}.tar.xz")
         manifest = {"version": version, "fold": fold, "from": released[-1].rev,
@@ -531,7 +630,8 @@ def release(version: str, build: bool = True) -> str:
         shutil.copytree(staging / "replaced", migrations / "replaced", dirs_exist_ok=True)
         shutil.copy(staging / "released.sha256", migrations / "released.sha256")
     bump(version, datetime.date.today().isoformat(), fold, replaced)
-    git("add", "-A", "migrations", "pyproject.toml", "CHANGELOG.md", "pyapi")
+    document_fold(ROOT, fold, version, replaced, released, locks, upgrade_sql)
+    git("add", "-A", "migrations", "pyproject.toml", "CHANGELOG.md", "pyapi", "docs", "tests")
     git("commit", "-q", "-m", f"release {version}: revisions {replaced[0].rev} to {replaced[-1].rev} folded into "
         f"{fold}, archived in migrations/replaced/{version}.tar.xz; version, CHANGELOG, pins")
     git("tag", f"v{version}")
