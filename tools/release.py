@@ -381,7 +381,10 @@ def _locks_text(locks: dict[str, str]) -> str:
              "ShareUpdateExclusiveLock": "SHARE UPDATE EXCLUSIVE", "AccessShareLock": "ACCESS SHARE",
              "RowExclusiveLock": "ROW EXCLUSIVE", "ShareLock": "SHARE", "RowShareLock": "ROW SHARE",
              "ExclusiveLock": "EXCLUSIVE"}
-    return ", ".join(f"{words[m]} on `{t}`" for t, m in locks.items()) or "none"
+    by_mode: dict[str, list[str]] = {}
+    for table, mode in locks.items():
+        by_mode.setdefault(mode, []).append(f"`{table}`")
+    return "; ".join(f"{words[m]} on {', '.join(by_mode[m])}" for m in reversed(STRENGTH) if m in by_mode) or "none"
 
 
 def document_fold(root: Path, fold: str, version: str, replaced: list[nr.Revision], released: list[nr.Revision],
@@ -421,9 +424,9 @@ def document_fold(root: Path, fold: str, version: str, replaced: list[nr.Revisio
                     first -= 1  # its comment lines
                 drop |= set(range(first, value.end_lineno))  # type: ignore[arg-type]
         close = node.value.end_lineno - 1  # type: ignore[operator]
-        entry = (f"    # release {version}: {len(replaced)} revisions folded; the table steps and backfills of the "
-                 "replaced revisions, and the functions parsed against the tables they read\n"
-                 f"    {fold!r}: {locks!r},\n").replace("'", '"')
+        entry = (f"    # release {version}: {len(replaced)} revisions folded; the replaced revisions' table steps and\n"
+                 "    # backfills, and the functions parsed against the tables they read\n"
+                 f'    "{fold}": {{\n' + "".join(f'        "{t}": "{m}",\n' for t, m in locks.items()) + "    },\n")
         out = []
         for i, line in enumerate(lines):
             if i == close:
@@ -431,6 +434,7 @@ def document_fold(root: Path, fold: str, version: str, replaced: list[nr.Revisio
             if i not in drop:
                 out.append(line)
         text = "".join(out)
+        text = re.sub(r"(# \"0002_name\".*\n)\n+", r"\1", text)
         test.write_text(re.sub(r"\n\n+(\s*})", r"\n\1", text))
 
 
