@@ -15,12 +15,18 @@ Refused with one line (exit 1), nothing changed:
   check, ``tools/new_revision.py --check``: run ``make revision`` first);
 * the version is not X.Y.Z, not above pyproject.toml's, or its tag exists;
 * nothing to fold;
-* the fold would build another catalog than the old chain: two fresh
+* the fold would build another catalog than the old chain: fresh
   databases, the released revisions plus the fold against the released
-  revisions plus the old chain, and a third with ``sql/install.sql``,
+  revisions plus the old chain, and one with ``sql/install.sql``,
   compared object by object (:func:`findings_ledger.folds.catalog`); the
   line names the first object that differs;
 * the fold's downgrade does not give back the released catalog.
+
+Removed indexes are dropped in the fold's transaction (a removed function
+an index is over is dropped after it) and built again by its downgrade,
+not CONCURRENTLY. The fold's row goes into docs/dba.md's table and into
+``EXPECTED`` of tests/migrations/test_revision_locks.py, its locks measured
+the way that test measures them; the replaced revisions' rows go.
 
 The fold (``NNNN_release_X_Y_Z``, down_revision the last released one) is
 planned by the revision tool (``tools/new_revision.py``) from the last
