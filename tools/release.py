@@ -397,7 +397,9 @@ def document_fold(root: Path, fold: str, version: str, replaced: list[nr.Revisio
                   locks: dict[str, str], upgrade_sql: str) -> None:
     """docs/dba.md's table (What each revision does) and test_revision_locks's
     EXPECTED: the replaced revisions' rows out, one row for the fold after the
-    last released one's."""
+    last released one's; tools/lint_sql.py's justified squawk findings of the
+    replaced revisions made the fold's (``make lint`` names any that no
+    longer match a line of the fold)."""
     gone = {rev.rev for rev in replaced}
     backfills = sorted(set(re.findall(r"(?m)^(?:UPDATE|INSERT INTO) (ledger\.\w+)", upgrade_sql)))
     dba = root / "docs" / "dba.md"
@@ -412,6 +414,12 @@ def document_fold(root: Path, fold: str, version: str, replaced: list[nr.Revisio
         last = max(i for i, line in enumerate(kept) if any(line.startswith(f"| `{r.rev}` |") for r in released))
         kept.insert(last + 1, row)
         dba.write_text("".join(kept))
+    lint = root / "tools" / "lint_sql.py"
+    if lint.exists():  # the squawk findings a replaced revision justified are the fold's now
+        text = lint.read_text()
+        for rev in gone:
+            text = text.replace(f'"{rev}"', f'"{fold}"')
+        lint.write_text(text)
     test = root / "tests" / "migrations" / "test_revision_locks.py"
     if test.exists():
         import ast
@@ -641,7 +649,7 @@ def release(version: str, build: bool = True) -> str:
         shutil.copy(staging / "released.sha256", migrations / "released.sha256")
     bump(version, datetime.date.today().isoformat(), fold, replaced)
     document_fold(ROOT, fold, version, replaced, released, locks, upgrade_sql)
-    git("add", "-A", "migrations", "pyproject.toml", "CHANGELOG.md", "pyapi", "docs", "tests")
+    git("add", "-A", "migrations", "pyproject.toml", "CHANGELOG.md", "pyapi", "docs", "tests", "tools")
     git("commit", "-q", "-m", f"release {version}: revisions {replaced[0].rev} to {replaced[-1].rev} folded into "
         f"{fold}, archived in migrations/replaced/{version}.tar.xz; version, CHANGELOG, pins")
     git("tag", f"v{version}")
