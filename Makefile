@@ -21,7 +21,7 @@ COMPAT_MAJORS ?= 13,18
 BENCH_MAJORS ?= 15,18
 PGB := $(BIN)/python -m findings_ledger.testing.pg_binaries
 
-.PHONY: help venv db db-stop migrate demo test node-deps pgbouncer test-sql test-folder test-stress test-compat sql lint bench bench-quick bench-majors clean pgtap revision lock docs pg pg-ensure psql
+.PHONY: help venv db db-stop migrate demo test node-deps pgbouncer test-sql test-folder test-stress test-compat sql lint bench bench-quick bench-majors clean pgtap revision release lock docs pg pg-ensure psql
 
 help:
 	@grep -E '^[a-z-]+:.*## ' Makefile | sed 's/:.*## /\t/'
@@ -144,6 +144,10 @@ lint: venv pg-ensure ## ruff, mypy, import-linter (no import circle, runtime apa
 revision: venv ## write the next revision from what changed in sql/: make revision M='what it does'
 	@test -n "$(M)" || { echo "say what the revision does: make revision M='observed_at on findings'"; exit 2; }
 	$(BIN)/python tools/new_revision.py "$(M)"
+
+release: venv pg-ensure ## fold the unreleased revisions into one, pin it, set the version and CHANGELOG, commit, tag, build and try the wheel: make release V=0.2.0 (tools/release.py)
+	@test -n "$(V)" || { echo "say which version: make release V=0.2.0"; exit 2; }
+	$(BIN)/python tools/release.py "$(V)"
 
 docs: venv ## build the documentation site (mkdocs, --strict: a broken link or anchor fails) into build/site
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site

@@ -42,6 +42,11 @@
   revisions to undo runs before the first one is undone).
 * One transaction per revision, so a revision may open an autocommit block
   (``CREATE INDEX CONCURRENTLY``, see docs/dba.md).
+* A database at a revision a release folded away (``migrations/replaced/``,
+  :mod:`findings_ledger.folds`) is refused with one line saying to run
+  ``findings-ledger migrate``, which upgrades it through the archived
+  revisions and stamps it forward; that run sets
+  ``config.attributes["ledger_replaced_chain"]``.
 * Offline, the script first checks that the database is at the revision it
   starts from (LD502 otherwise, before anything changes), and so does each
   revision block (:func:`findings_ledger.migration_ops.version_guard`).
@@ -199,6 +204,15 @@ def _guard_known_revision(conn: sa.Connection) -> None:
     if getattr(environment, "context_opts", {}).get("purge"):
         return
     script = context.script
+    if not config.attributes.get("ledger_replaced_chain"):
+        at = conn.exec_driver_sql("SELECT to_regclass('ledger.alembic_version') IS NOT NULL").scalar()
+        if at:
+            from findings_ledger import folds
+
+            for (rev,) in conn.exec_driver_sql("SELECT version_num FROM ledger.alembic_version"):
+                fold = folds.fold_of(rev, Path(__file__).resolve().parent)
+                if fold is not None:
+                    raise SystemExit(f"findings-ledger migrations: {folds.replaced_message(rev, fold)}")
     known = [r.revision for r in script.walk_revisions()]
     conn.exec_driver_sql(migration_ops.known_revision_guard(known, script.get_heads()),
                          execution_options={"no_parameters": True})

@@ -98,7 +98,9 @@ VIEW of it and its dependents.
 
 A released revision (pinned in migrations/released.sha256) never changes;
 ``--release`` only appends revisions not pinned yet and refuses when a
-pinned file changed.
+pinned file changed. A release itself folds the revisions after the last
+released one into one (``make release``, tools/release.py, which plans the
+fold with :func:`plan`).
 """
 
 from __future__ import annotations

@@ -61,14 +61,26 @@ def migrate(dsn: str, revision: str = "head") -> None:
     """Upgrade the database at ``dsn`` (libpq DSN or URI) to ``revision``.
 
     Runs the real alembic revisions (the same as ``alembic upgrade head``);
-    upgrading a database already at head does nothing. A ledger SQLSTATE a
+    upgrading a database already at head does nothing. A database at a
+    revision a release folded away is first brought to that release's fold
+    (:mod:`findings_ledger.folds`: the archived revisions, then a stamp once
+    its catalog is the folded state, else :class:`~findings_ledger.folds.FoldRefused`). A ledger SQLSTATE a
     revision raises is its :class:`~findings_ledger.errors.LedgerError`; a
     malformed DSN or a failed connection is the :class:`psycopg.Error`
     :func:`psycopg.connect` raises.
     """
     from alembic import command
 
+    from . import folds
+
     with _translate_migration():
+        shipped = folds.folds()
+        if shipped:
+            with psycopg.connect(dsn) as conn:
+                at = read_revision(conn)
+            fold = folds.fold_of(at)
+            if fold is not None and at is not None:
+                folds.upgrade_replaced(dsn, at, fold)
         command.upgrade(alembic_config(dsn), revision)
 
 

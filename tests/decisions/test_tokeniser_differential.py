@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import tarfile
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,6 +50,20 @@ DROPPED = {
     "_scoped_evidence_keys": "0020_task_transitions_one_helper",
 }
 SCOPES = ("prefilter", "props", "corpus")
+
+
+def _frozen(revision: str, path: str) -> str:
+    """A revision's frozen file: under migrations/versions/, or in the archive of
+    the release that folded the revision (migrations/replaced/)."""
+    if (VERSIONS / revision).is_dir():
+        return (VERSIONS / revision / path).read_text(encoding="utf-8")
+    from findings_ledger import folds
+
+    (fold,) = [f for f in folds.folds(VERSIONS.parent) if revision in f.replaced]
+    with tarfile.open(fold.archive, "r:xz") as archive:
+        member = archive.extractfile(f"{revision}/{path}")
+        assert member is not None, f"{revision}/{path} is not in {fold.archive}"
+        return member.read().decode("utf-8")
 
 #: Every output of both sides for a batch of messages in every scope (the
 #: tokens, which have no scope, in the first: null in the others), each side
@@ -93,7 +108,7 @@ def _install_reference(conn: psycopg.Connection[Any]) -> None:
     conn.execute("CREATE SCHEMA ledger_ref")
     names = "|".join({**FROZEN, **DROPPED})
     for name, revision in {**FROZEN, **DROPPED}.items():
-        text = (VERSIONS / revision / "functions" / f"{name}.sql").read_text(encoding="utf-8")
+        text = _frozen(revision, f"functions/{name}.sql")
         conn.execute(re.sub(rf"\bledger\.({names})\(", r"ledger_ref.\1(", text))
 
 

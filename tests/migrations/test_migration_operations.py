@@ -16,7 +16,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from alembic import command
-from support.migrations import offline_sql, psql_apply
+from support.migrations import offline_sql, psql_apply, revisions
 from support.pgbouncer import Bouncer, dbname
 
 import findings_ledger as fl
@@ -26,7 +26,7 @@ from findings_ledger.testing.schema_dump import client_binary
 ROOT = Path(__file__).resolve().parents[2]
 CLI = str(Path(sys.executable).with_name("findings-ledger"))
 ALEMBIC = str(Path(sys.executable).with_name("alembic"))
-START = "0005_plpgsql_typed_array_literal"
+START = revisions()[-2]  # a revision behind head
 
 
 def schema_fingerprint(dsn: str) -> tuple[object, ...]:

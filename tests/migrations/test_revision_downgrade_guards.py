@@ -11,6 +11,7 @@ at the revision it was at, every value in place.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -24,8 +25,14 @@ import findings_ledger as fl
 from findings_ledger.testing.schema_dump import client_binary
 
 VERSIONS = Path(__file__).resolve().parents[2] / "migrations" / "versions"
-CHECKS = "0023_finding_checks_file_state_r"
-BEFORE_CHECKS = "0022_prompt_read_at_scale_per_sc"
+# the revision that adds finding.resolved_when (its guard counts it; a release's fold, once folded) and the one before
+(CHECKS,) = [rev for rev in revisions() if (VERSIONS / rev / "downgrade_guard.sql").exists()
+             and "'ledger.finding.resolved_when'" in (VERSIONS / rev / "downgrade_guard.sql").read_text()]
+BEFORE_CHECKS = revisions()[revisions().index(CHECKS) - 1]
+# what the guard names for checked_finding's row: resolved_when, and any other column of the same revision
+# that holds a value for it (a fold's observed_at, whose default now() is no value to compare with)
+DROPS = re.compile(rf"downgrade of {CHECKS} would drop data \((ledger\.finding\.observed_at: 1, )?"
+                   r"ledger\.finding\.resolved_when: 1\)")
 CHECK = {"all": [{"file_lacks": {"path": "src/a.py", "pattern": "TODO"}}]}
 
 
@@ -56,7 +63,7 @@ def test_a_downgrade_below_the_checks_refuses_naming_resolved_when_and_changes_n
         command.downgrade(ini_config(dsn=ledger_dsn), BEFORE_CHECKS)
     err = info.value.orig
     assert isinstance(err, psycopg.Error) and err.sqlstate == "LD501"
-    assert err.diag.message_primary == f"downgrade of {CHECKS} would drop data (ledger.finding.resolved_when: 1)"
+    assert DROPS.fullmatch(err.diag.message_primary), err.diag.message_primary
     assert "-x allow_data_loss=true" in (err.diag.message_hint or "")
     assert version(ledger_dsn) == [revisions()[-1]]  # no later revision was undone either
     assert checks(ledger_dsn) == before
@@ -90,7 +97,7 @@ def test_psql_f_of_the_downgrade_refuses_unless_pgoptions_allow_it(ledger_dsn: s
 
     refused = psql()
     assert refused.returncode == 3
-    assert f"ERROR:  downgrade of {CHECKS} would drop data (ledger.finding.resolved_when: 1)" in refused.stderr
+    assert DROPS.search(refused.stderr), refused.stderr
     assert checks(ledger_dsn) == [(finding, CHECK)]
     allowed = psql(PGOPTIONS="-c ledger.allow_data_loss=true")
     assert allowed.returncode == 0, allowed.stderr
@@ -98,8 +105,8 @@ def test_psql_f_of_the_downgrade_refuses_unless_pgoptions_allow_it(ledger_dsn: s
 
 
 def test_an_empty_ledger_downgrades_past_every_guard_without_being_told(ledger_dsn: str) -> None:
-    fl.downgrade(ledger_dsn, "0002_harden_hostile_input")
-    assert version(ledger_dsn) == ["0002_harden_hostile_input"]
+    fl.downgrade(ledger_dsn, revisions()[0])  # every revision's guard but the baseline's own
+    assert version(ledger_dsn) == [revisions()[0]]
 
 
 def functions(dsn: str) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ import io
 import re
 import shutil
 import subprocess
+import tarfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,7 +25,6 @@ from support.migrations import (
     VERSION_TABLE,
     assert_same_schema,
     copy_project,
-    downgrade,
     ini_config,
     migrate_project,
     new_revision_tool,
@@ -202,6 +202,25 @@ def _git(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[st
     return subprocess.run(["git", "-C", str(ROOT), *args], input=stdin, capture_output=True, text=True)
 
 
+def _unfold(project: Path, prefix: str) -> None:
+    """Give the copy back the revisions a release folded, from the fold's
+    archive (migrations/replaced/): the fold and every revision after it
+    removed, the archived ones unpacked in their place, the archive and its
+    manifest removed."""
+    from findings_ledger import folds
+
+    versions = project / "migrations" / "versions"
+    (fold,) = [f for f in folds.folds(project / "migrations") if any(r.startswith(prefix) for r in f.replaced)]
+    for module in versions.glob("*.py"):
+        if module.stem >= fold.fold:
+            module.unlink()
+            shutil.rmtree(module.with_suffix(""), ignore_errors=True)
+    with tarfile.open(fold.archive, "r:xz") as archive:
+        archive.extractall(versions, filter="data")
+    fold.archive.unlink()  # the copy is the repository before the release: no fold to stamp forward to
+    fold.archive.with_suffix("").with_suffix(".json").unlink()
+
+
 def _at_0033(project: Path) -> str:
     """Turn the copy into the repository as it was at revision 0033: the
     revisions after it removed, and sql/ as it was in the commit that added
@@ -209,6 +228,8 @@ def _at_0033(project: Path) -> str:
     new tables and triggers among them). Returns 0033's id; skipped only in a
     shallow clone without that commit."""
     versions = project / "migrations" / "versions"
+    if not any(versions.glob("0033_*")):
+        _unfold(project, "0033_")
     (base,) = (p.name for p in versions.glob("0033_*") if p.is_dir())
     commit = _git("log", "--format=%H", "--diff-filter=A", "--", f"migrations/versions/{base}.py").stdout.split()
     if not commit:
@@ -235,6 +256,7 @@ def test_search_path_in_many_functions_is_one_alter_line_each(
     is one ALTER FUNCTION line per function, up and down, and each end builds
     what install.sql builds."""
     base = _at_0033(project)
+    present = {p.name for p in (project / "migrations" / "versions").iterdir()}  # archived ones among them
     assert _tool(project, "--check").returncode == 0, "the copy is not at 0033"
     before = tmp_path / "sql_0033"
     shutil.copytree(project / "sql", before)
@@ -248,7 +270,7 @@ def test_search_path_in_many_functions_is_one_alter_line_each(
     assert len(changed) > 50
     proc = _tool(project, "pg_temp last")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    (rev_dir,) = _written(project)
+    (rev_dir,) = [p for p in _written(project) if p.name not in present]
     # the evidence index calls functions whose settings changed: rebuilt, as their results could change
     assert _files(rev_dir) == ["concurrently.sql", "downgrade.sql", "downgrade_concurrently.sql", "upgrade.sql"]
     assert _body(rev_dir, "concurrently.sql") == ["REINDEX INDEX CONCURRENTLY ledger.finding_active_evidence_idx;"]
@@ -266,8 +288,8 @@ def test_search_path_in_many_functions_is_one_alter_line_each(
     command.upgrade(cfg, f"{base}:head", sql=True)
     assert [line for line in buffer.getvalue().splitlines() if line.startswith("ALTER FUNCTION")] == up
 
-    dsn = ledger_database_factory()  # the repository's head, cloned
-    downgrade(dsn, base)  # the repository's revisions, back to 0033
+    dsn = ledger_database_factory(migrated=False)
+    _migrate(dsn, project, base)  # the copy's revisions, up to 0033
     _migrate(dsn, project, "head")  # the copy's new revision
     assert_same_schema(_installed(ledger_database_factory, project / "sql"), dsn, "search_path as ALTER lines")
     _migrate(dsn, project, base, down=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -36,9 +37,10 @@ pytestmark = pytest.mark.release
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "requirements" / "dev.lock"
-VERSION = "0.1.0"
+VERSION = re.search(r'(?m)^version = "([^"]+)"$', (ROOT / "pyproject.toml").read_text())[1]  # type: ignore[index]
 # What the wheel must carry of migrations/ (as findings_ledger/_migrations/).
-MIGRATION_FILES = ("env.py", "script.py.mako", "versions/*.py", "versions/**/*.sql")
+MIGRATION_FILES = ("env.py", "script.py.mako", "versions/*.py", "versions/**/*.sql", "replaced/*.tar.xz",
+                   "replaced/*.json")
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,9 @@ def test_the_wheel_ships_the_package_and_every_migration_file(dists: Dists) -> N
     assert {"findings_ledger/_migrations/env.py", "findings_ledger/_migrations/script.py.mako"} <= migrations
     assert sorted(sources - names) == []
     assert sorted(migrations - names) == []
+    with zipfile.ZipFile(dists.wheel) as whl:  # the revisions and the archives of folded ones: under 1 MB
+        assert sum(i.file_size for i in whl.infolist() if i.filename.startswith("findings_ledger/_migrations/")) \
+            < 1_000_000
     assert "findings_ledger/py.typed" in names
     # the SARIF 2.1.0 schema findings_ledger.sarif validates with, and its notice
     # and the JSON Schemas of the drift-review and findings-file formats (findings-ledger schema)

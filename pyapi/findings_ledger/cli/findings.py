@@ -34,9 +34,13 @@ from .helpers import (
 @user_errors
 def migrate(dsn: str | None, revision: str) -> None:
     """Upgrade the database to REVISION (alembic)."""
+    from ..folds import FoldRefused
+
     target = resolve_dsn(dsn)
     try:
         api.migrate(target, revision)
+    except FoldRefused as exc:  # a database at a folded revision whose catalog is not the folded state
+        raise UserError(f"migration refused: {exc}") from exc
     except psycopg.Error as exc:
         if exc.sqlstate is None or exc.sqlstate.startswith("08"):
             raise  # cannot reach PostgreSQL: user_errors has its line

@@ -1,0 +1,274 @@
+"""Databases at a revision a release folded away.
+
+At a release, the revisions landed since the previous release are folded
+into one revision (``tools/release.py``, docs/dba.md "Releases and folded
+revisions"). The revisions it replaced leave the normal chain; they are
+kept, frozen, in ``migrations/replaced/<version>.tar.xz``, with
+``migrations/replaced/<version>.json`` beside it:
+
+* ``fold``: the revision that replaces them, ``from``: the released
+  revision they start from, ``replaced``: their ids, oldest first;
+* ``catalog``: the folded state, ``{object: digest}`` as :func:`catalog`
+  reads it.
+
+A database at the newest replaced revision has the folded state: it is
+stamped forward to the fold once :func:`catalog` of it equals the
+manifest's (otherwise :class:`FoldRefused` names the first object that
+differs, and nothing changes). A database at an older replaced revision is
+first upgraded through the archived revisions (unpacked into a temporary
+alembic directory with this package's ``env.py``), then checked and
+stamped the same way. :func:`findings_ledger.migrate` does both;
+``alembic upgrade`` on such a database refuses with one line saying to run
+``findings-ledger migrate``.
+
+Nothing here is imported by ``import findings_ledger``: the migration path
+imports it when it needs it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from .revisions import migrations_dir
+
+
+def _privileges(acl: str, default: str, owner: str) -> str:
+    """SQL: the privileges of an ACL column as sorted ``grantee:privilege`` text (``*``: grantable),
+    NULL read as ``default``, the owner's own left out."""
+    return (f"(SELECT string_agg(g, ',' ORDER BY g) FROM (SELECT CASE WHEN x.grantee = 0 THEN 'PUBLIC' "
+            f"ELSE x.grantee::regrole::text END || ':' || x.privilege_type || "
+            f"CASE WHEN x.is_grantable THEN '*' ELSE '' END AS g "
+            f"FROM aclexplode(CASE WHEN cardinality(coalesce({acl}, {default})) > 0 "
+            f"THEN coalesce({acl}, {default}) END) x "
+            f"WHERE x.grantee <> {owner}) y)")
+
+#: one row per catalog object of the ``ledger`` schema (alembic's version table left out):
+#: its identity and an md5 of what defines it (definition, attributes, privileges, comment);
+#: privileges are read as (grantee, privilege) pairs, sorted, the owner's left out and a NULL ACL
+#: read as its default, so neither the order of the grants nor the owning role counts
+CATALOG = """
+WITH ns AS (SELECT 'ledger'::regnamespace AS oid)
+SELECT 'relation ' || c.oid::regclass::text,
+       md5(concat_ws('|', c.relkind, c.relrowsecurity, c.relforcerowsecurity,
+                     {acl_c_relacl},
+                     obj_description(c.oid, 'pg_class'),
+                     CASE WHEN c.relkind IN ('v', 'm') THEN pg_get_viewdef(c.oid) END))
+  FROM pg_class c, ns
+ WHERE c.relnamespace = ns.oid AND c.relkind IN ('r', 'p', 'v', 'm') AND c.relname <> 'alembic_version'
+UNION ALL
+SELECT 'column ' || a.attrelid::regclass::text || '.' || quote_ident(a.attname),
+       md5(concat_ws('|', format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attidentity, a.attgenerated,
+                     pg_get_expr(d.adbin, d.adrelid), a.attcollation,
+                     {acl_a_attacl},
+                     col_description(a.attrelid, a.attnum)))
+  FROM pg_attribute a
+  JOIN pg_class c ON c.oid = a.attrelid
+  CROSS JOIN ns
+  LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+ WHERE c.relnamespace = ns.oid AND c.relkind IN ('r', 'p', 'v', 'm') AND c.relname <> 'alembic_version'
+   AND a.attnum > 0 AND NOT a.attisdropped
+UNION ALL
+SELECT 'constraint ' || k.conrelid::regclass::text || '.' || quote_ident(k.conname),
+       md5(concat_ws('|', pg_get_constraintdef(k.oid), k.convalidated, obj_description(k.oid, 'pg_constraint')))
+  FROM pg_constraint k, ns
+ WHERE k.connamespace = ns.oid AND k.conrelid <> 0 AND k.conrelid <> coalesce(to_regclass('ledger.alembic_version'), 0)
+UNION ALL
+SELECT 'index ' || i.indexrelid::regclass::text,
+       md5(concat_ws('|', pg_get_indexdef(i.indexrelid), i.indisvalid, obj_description(i.indexrelid, 'pg_class')))
+  FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid CROSS JOIN ns
+ WHERE c.relnamespace = ns.oid AND i.indrelid <> coalesce(to_regclass('ledger.alembic_version'), 0)
+UNION ALL
+SELECT 'function ' || p.oid::regprocedure::text,
+       md5(concat_ws('|', pg_get_functiondef(p.oid),
+                     {acl_p_proacl},
+                     obj_description(p.oid, 'pg_proc')))
+  FROM pg_proc p, ns
+ WHERE p.pronamespace = ns.oid AND p.prokind IN ('f', 'p', 'w')
+UNION ALL
+SELECT 'trigger ' || quote_ident(t.tgname) || ' ON ' || t.tgrelid::regclass::text,
+       md5(concat_ws('|', pg_get_triggerdef(t.oid), t.tgenabled, obj_description(t.oid, 'pg_trigger')))
+  FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid CROSS JOIN ns
+ WHERE c.relnamespace = ns.oid AND NOT t.tgisinternal
+UNION ALL
+SELECT 'policy ' || quote_ident(p.polname) || ' ON ' || p.polrelid::regclass::text,
+       md5(concat_ws('|', p.polcmd, p.polpermissive,
+                     (SELECT string_agg(r::regrole::text, ',' ORDER BY r::regrole::text) FROM unnest(p.polroles) r),
+                     pg_get_expr(p.polqual, p.polrelid), pg_get_expr(p.polwithcheck, p.polrelid)))
+  FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid CROSS JOIN ns
+ WHERE c.relnamespace = ns.oid
+UNION ALL
+SELECT 'type ' || t.oid::regtype::text,
+       md5(concat_ws('|', t.typtype, format_type(t.typbasetype, t.typtypmod),
+                     (SELECT string_agg(e.enumlabel, ',' ORDER BY e.enumsortorder) FROM pg_enum e
+                       WHERE e.enumtypid = t.oid)))
+  FROM pg_type t, ns
+ WHERE t.typnamespace = ns.oid AND t.typtype IN ('e', 'd')
+UNION ALL
+SELECT 'schema ledger',
+       md5(concat_ws('|', {acl_n_nspacl},
+                     obj_description(n.oid, 'pg_namespace')))
+  FROM pg_namespace n, ns WHERE n.oid = ns.oid
+""".format(
+    acl_c_relacl=_privileges("c.relacl", "acldefault('r', c.relowner)", "c.relowner"),
+    acl_a_attacl=_privileges("a.attacl", "NULL::aclitem[]", "c.relowner"),
+    acl_p_proacl=_privileges("p.proacl", "acldefault('f', p.proowner)", "p.proowner"),
+    acl_n_nspacl=_privileges("n.nspacl", "acldefault('n', n.nspowner)", "n.nspowner"))
+
+
+class FoldRefused(RuntimeError):
+    """A database at a replaced revision whose catalog is not the folded
+    state: stamping it forward would record a schema it does not have.
+    The message is one line naming the first object that differs."""
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One release's fold: ``migrations/replaced/<version>.json``."""
+
+    version: str
+    fold: str
+    start: str  # the released revision the replaced ones start from
+    replaced: tuple[str, ...]
+    catalog: dict[str, str]
+    archive: Path
+
+    @property
+    def newest(self) -> str:
+        return self.replaced[-1]
+
+
+def catalog(conn: psycopg.Connection[Any]) -> dict[str, str]:
+    """The ``ledger`` schema's catalog, ``{object: digest}`` (:data:`CATALOG`)."""
+    return dict(sorted(conn.execute(CATALOG).fetchall()))
+
+
+def difference(expected: dict[str, str], actual: dict[str, str]) -> str | None:
+    """The first object (in name order) that differs between two catalogs,
+    with how: ``missing``, ``unexpected`` or ``differs``; None when equal."""
+    for name in sorted(set(expected) | set(actual)):
+        if name not in actual:
+            return f"{name} (missing)"
+        if name not in expected:
+            return f"{name} (unexpected)"
+        if expected[name] != actual[name]:
+            return f"{name} (differs)"
+    return None
+
+
+def folds(directory: Path | None = None) -> list[Fold]:
+    """Every fold this findings-ledger ships, oldest release first."""
+    replaced = (directory or migrations_dir()) / "replaced"
+    out = []
+    for manifest in sorted(replaced.glob("*.json")) if replaced.is_dir() else ():
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        out.append(Fold(data["version"], data["fold"], data["from"], tuple(data["replaced"]), data["catalog"],
+                        manifest.with_suffix(".tar.xz")))
+    return out
+
+
+def fold_of(revision: str | None, directory: Path | None = None) -> Fold | None:
+    """The fold that replaced ``revision``, or None when it is not a replaced revision."""
+    return next((f for f in folds(directory) if revision in f.replaced), None)
+
+
+def replaced_message(revision: str, fold: Fold) -> str:
+    """The one line for a database at a replaced revision under ``alembic upgrade``."""
+    return (f"the database is at {revision}, a revision release {fold.version} folded into {fold.fold}: "
+            "run `findings-ledger migrate` (or `make migrate`), which upgrades it through the archived "
+            "revisions and stamps it forward (docs/dba.md, \"Releases and folded revisions\")")
+
+
+@contextmanager
+def archived_chain(fold: Fold) -> Iterator[Path]:
+    """A temporary alembic script directory: this package's ``env.py`` and
+    ``script.py.mako``, the shipped revisions up to ``fold.start``, and the
+    archived revisions that the fold replaced."""
+    source = fold.archive.parent.parent
+    with tempfile.TemporaryDirectory(prefix="findings-ledger-replaced-") as tmp:
+        root = Path(tmp)
+        shutil.copy(source / "env.py", root / "env.py")
+        shutil.copy(source / "script.py.mako", root / "script.py.mako")
+        versions = root / "versions"
+        versions.mkdir()
+        chain = _chain(source / "versions")
+        for rev in chain[:chain.index(fold.start) + 1]:
+            shutil.copy(source / "versions" / f"{rev}.py", versions / f"{rev}.py")
+            if (source / "versions" / rev).is_dir():
+                shutil.copytree(source / "versions" / rev, versions / rev)
+        with tarfile.open(fold.archive, "r:xz") as archive:
+            _extract(archive, versions)
+        yield root
+
+
+def _extract(archive: tarfile.TarFile, target: Path) -> None:
+    for member in archive.getmembers():
+        path = (target / member.name).resolve()
+        if not path.is_relative_to(target.resolve()) or not (member.isfile() or member.isdir()):
+            raise FoldRefused(f"{archive.name!r}: unexpected member {member.name!r}")
+    if hasattr(tarfile, "data_filter"):
+        archive.extractall(target, filter="data")
+    else:  # Python before 3.10.12 / 3.11.4: the members are checked above
+        archive.extractall(target)  # noqa: S202
+
+
+def _chain(versions: Path) -> list[str]:
+    """The revision ids under ``versions``, oldest first (down_revision lines)."""
+    import ast
+    import re
+
+    by_down: dict[str | None, str] = {}
+    for module in versions.glob("*.py"):
+        text = module.read_text(encoding="utf-8")
+        rev = re.search(r"^revision\s*=\s*(.+)$", text, re.MULTILINE)
+        down = re.search(r"^down_revision\s*=\s*(.+)$", text, re.MULTILINE)
+        if rev and down:
+            by_down[ast.literal_eval(down[1].strip())] = ast.literal_eval(rev[1].strip())
+    out, current = [], by_down.get(None)
+    while current:
+        out.append(current)
+        current = by_down.get(current)
+    return out
+
+
+def check_and_stamp(conn: psycopg.Connection[Any], fold: Fold) -> None:
+    """At ``fold.newest``: refuse (:class:`FoldRefused`) unless the catalog is
+    the folded state, else record the fold as the database's revision."""
+    different = difference(fold.catalog, catalog(conn))
+    if different:
+        raise FoldRefused(f"the database at {fold.newest} differs from release {fold.version}'s folded state at "
+                          f"{different}: nothing was stamped (docs/dba.md, \"Releases and folded revisions\")")
+    updated = conn.execute("UPDATE ledger.alembic_version SET version_num = %s WHERE version_num = %s",
+                           (fold.fold, fold.newest)).rowcount
+    if updated != 1:
+        raise FoldRefused(f"the database is no longer at {fold.newest}: nothing was stamped")
+
+
+def upgrade_replaced(dsn: str, revision: str, fold: Fold) -> None:
+    """Bring a database at a replaced ``revision`` to ``fold.fold``: the
+    archived revisions up to the newest replaced one (none when it is
+    there), then :func:`check_and_stamp` under the migration lock."""
+    from alembic import command
+    from alembic.config import Config
+
+    from .migration_ops import MIGRATION_LOCK_KEY
+
+    if revision != fold.newest:
+        with archived_chain(fold) as root:
+            cfg = Config()
+            cfg.set_main_option("script_location", str(root))
+            cfg.attributes["dsn"] = dsn
+            cfg.attributes["ledger_replaced_chain"] = True
+            command.upgrade(cfg, fold.newest)
+    with psycopg.connect(dsn) as conn:
+        conn.execute(f"SELECT pg_catalog.pg_advisory_xact_lock({MIGRATION_LOCK_KEY})")
+        check_and_stamp(conn, fold)
