@@ -181,12 +181,23 @@ BEGIN
          WHERE f.id = x.finding_id AND f.id = ANY (v_live);
     END IF;
     IF cardinality(v_moving) > 0 THEN
-        UPDATE ledger.finding f
-           SET anchors = x.detail -> 'anchors_after',
-               paths = CASE WHEN x.detail ? 'paths_after'
-                            THEN ARRAY(SELECT jsonb_array_elements_text(x.detail -> 'paths_after')) ELSE f.paths END
-          FROM unnest(v_decided) AS x
-         WHERE f.id = x.finding_id AND f.id = ANY (v_moving);
+        -- an anchor that moved within its file: anchors alone are written (the
+        -- triggers on paths do not run); a followed rename writes both
+        IF EXISTS (SELECT FROM unnest(v_decided) AS x
+                    WHERE x.finding_id = ANY (v_moving) AND NOT x.detail ? 'paths_after') THEN
+            UPDATE ledger.finding f
+               SET anchors = x.detail -> 'anchors_after'
+              FROM unnest(v_decided) AS x
+             WHERE f.id = x.finding_id AND f.id = ANY (v_moving) AND NOT x.detail ? 'paths_after';
+        END IF;
+        IF EXISTS (SELECT FROM unnest(v_decided) AS x
+                    WHERE x.finding_id = ANY (v_moving) AND x.detail ? 'paths_after') THEN
+            UPDATE ledger.finding f
+               SET anchors = x.detail -> 'anchors_after',
+                   paths = ARRAY(SELECT jsonb_array_elements_text(x.detail -> 'paths_after'))
+              FROM unnest(v_decided) AS x
+             WHERE f.id = x.finding_id AND f.id = ANY (v_moving) AND x.detail ? 'paths_after';
+        END IF;
     END IF;
     IF v_mode = 'on' AND EXISTS (SELECT FROM unnest(v_decided) AS x WHERE x.action = 'recheck') THEN
         INSERT INTO ledger.recheck_request (scope, finding_id, merge_id)

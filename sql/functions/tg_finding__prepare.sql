@@ -45,7 +45,10 @@
 -- normalize_path would return each unchanged) and whose values are all
 -- valid [first, last] pairs (what an anchor move of a merge writes) are kept
 -- as given, checked by one query; any other anchors go through the check of
--- each key, with its errors. SET enable_seqscan = off: the scope lookup is an index probe of
+-- each key, with its errors. An UPDATE that changes nothing but anchors
+-- (every other prepared column as stored, no line suffix in paths) with
+-- anchors of that kind returns at once: the row as stored is normal already.
+-- SET enable_seqscan = off: the scope lookup is an index probe of
 -- scope_pkey whatever the statistics say (see ledger._ensure_scope).
 CREATE OR REPLACE FUNCTION ledger.tg_finding__prepare()
 RETURNS trigger
@@ -67,6 +70,28 @@ DECLARE
     v_cut      boolean[];
     v_ws       text;
 BEGIN
+    -- Fast path (an anchor move writes these): an UPDATE that leaves every
+    -- other column this trigger prepares as stored (stored values are
+    -- normal already, so the checks below would return them unchanged), no
+    -- line suffix in paths, and anchors whose keys are the finding's file
+    -- paths and whose values are valid [first, last]: the row is kept as
+    -- given, exactly what the checks below would make of it.
+    IF TG_OP = 'UPDATE'
+       AND (NEW.scope, NEW.finding_key, NEW.kind, NEW.severity, NEW.title, NEW.description, NEW.paths, NEW.source,
+            NEW.observed_at, NEW.expects, NEW.task_group)
+           IS NOT DISTINCT FROM (OLD.scope, OLD.finding_key, OLD.kind, OLD.severity, OLD.title, OLD.description,
+                                 OLD.paths, OLD.source, OLD.observed_at, OLD.expects, OLD.task_group)
+       AND array_to_string(NEW.paths, E'\x01') !~ ':[0-9]'
+       AND jsonb_typeof(NEW.anchors) = 'object' AND NEW.anchors <> '{}'::jsonb
+       AND NOT EXISTS (SELECT 1 FROM jsonb_each(NEW.anchors) AS e
+                        WHERE NOT (e.key = ANY (NEW.paths) AND e.key !~ '/$'
+                                   AND jsonb_typeof(e.value) = 'array' AND jsonb_array_length(e.value) = 2
+                                   AND jsonb_typeof(e.value -> 0) = 'number' AND jsonb_typeof(e.value -> 1) = 'number'
+                                   AND (e.value ->> 0) ~ '^[0-9]{1,10}$' AND (e.value ->> 1) ~ '^[0-9]{1,10}$'
+                                   AND (e.value ->> 0)::bigint BETWEEN 1 AND (e.value ->> 1)::bigint
+                                   AND (e.value ->> 1)::bigint <= 2147483647)) THEN
+        RETURN NEW;
+    END IF;
     -- Fast paths: a value that is already what the check would return (no
     -- white space to trim, no control character, short enough; for scope,
     -- printable ASCII without a comma) is kept without calling the check,
