@@ -80,7 +80,9 @@
 -- that are not anchor bookkeeping (absent when there are none): the
 -- finding's record of where its anchor went and which merge moved it.
 -- Stages of the query: pieces (every piece of evidence), with_finding (its
--- finding row), facts (the finding's columns and the policy facts the
+-- finding row), deciding (without the findings whose every piece is an
+-- anchor that stayed, under a policy that does not count that touch: they
+-- decide nothing), facts (the finding's columns and the policy facts the
 -- piece needs), verdicts (the verdict under the policy, policy_reason),
 -- shared_text (other findings the same text is evidence for), outcomes (the
 -- piece's outcome, outcome_reason; a path piece shares no text, so only
@@ -147,8 +149,21 @@ BEGIN
          WHERE cardinality(p_paths) > 0
     ), with_finding AS MATERIALIZED (
         -- a scalar subquery per piece: always a primary-key lookup, never a scan
-        SELECT ev.*, (SELECT f FROM ledger.finding f WHERE f.id = ev.fid) AS f
+        SELECT ev.*, (SELECT f FROM ledger.finding f WHERE f.id = ev.fid) AS f,
+               bool_and(ev.r = 'path' AND ev.verdict = 'kept') OVER (PARTITION BY ev.fid) AS kept_only
           FROM pieces AS ev
+    ), deciding AS (
+        -- a finding whose every piece is an anchor that stayed, without a
+        -- check, with the path rule enabled and a touch mode that does not
+        -- count a touch: its outcome is anchor_kept, which decides nothing
+        -- (no row), so nothing more is computed for it
+        SELECT ev.*
+          FROM with_finding AS ev
+         WHERE NOT (ev.kept_only AND (ev.f).resolved_when IS NULL AND 'path' = ANY (v_policy.enabled_rules)
+                    AND NOT coalesce(((ev.f).kind = ANY (v_policy.path_supersede_kinds)
+                                      OR '*' = ANY (v_policy.path_supersede_kinds))
+                                     AND ledger._touch_mode(v_policy.touch_modes, (ev.f).kind) IN ('recheck', 'flag'),
+                                     false))
     ), facts AS (
         SELECT ev.fid, ev.r, ev.form, ev.txt, ev.seg, ev.pos_from, ev.pos_to, ev.ln, ev.ctx, ev.verdict, ev.vb,
                ev.why, ev.finding_path, ev.anchor_from, ev.anchor_to, ev.to_path, (ev.f).kind, (ev.f).finding_key,
@@ -173,7 +188,7 @@ BEGIN
                            = lower(pg_catalog.normalize((ev.f).slug, 'NFC') COLLATE "C"))) AS files_it,
                ((ev.f).kind = ANY (v_policy.path_supersede_kinds) OR '*' = ANY (v_policy.path_supersede_kinds))
                    AS path_supersedes
-          FROM with_finding AS ev
+          FROM deciding AS ev
     ), verdicts AS (
         -- the piece's verdict under the scope's policy: path kinds, touch
         -- modes, slug mentions, and a finding's check (which only the tree decides)
