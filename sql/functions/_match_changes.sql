@@ -83,11 +83,6 @@ BEGIN
         SELECT DISTINCT h.path AS key, t.path AS touched
         FROM (SELECT DISTINCT hits.path FROM hits) AS h, unnest(p_paths) AS t(path)
         WHERE t.path = h.path OR (right(h.path, 1) = '/' AND starts_with(t.path, h.path))
-    ), candidates AS (
-        SELECT f.id, f.expects, f.anchors
-        FROM ledger.finding f
-        WHERE f.id IN (SELECT hits.finding_id FROM hits)
-          AND f.superseded_at IS NULL
     ), added AS (
         SELECT DISTINCT x.path FROM unnest(p_added) AS x(path)
     ), deleted AS (
@@ -96,8 +91,10 @@ BEGIN
         SELECT c.id, c.expects, c.anchors -> h.path AS anchor, h.path AS fpath, keys.touched,
                EXISTS (SELECT 1 FROM added a WHERE a.path = keys.touched) AS is_added,
                EXISTS (SELECT 1 FROM deleted d WHERE d.path = keys.touched) AS is_deleted
+        -- each hit joined to its finding by a primary-key probe (a hit is one
+        -- (path, finding) pair: no finding twice for one path)
         FROM hits h
-        JOIN candidates c ON c.id = h.finding_id
+        JOIN ledger.finding c ON c.id = h.finding_id AND c.superseded_at IS NULL
         JOIN keys ON keys.key = h.path
     ), per_path AS (
         SELECT p.id, p.fpath, min(p.expects) AS expects, (array_agg(p.anchor))[1] AS anchor,
