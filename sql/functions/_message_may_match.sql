@@ -7,10 +7,12 @@
 -- the scope could match.
 --   * A message without a single token (ledger._token_regex, after NFC;
 --     a message already in NFC, as ASCII always is, is not normalised
---     again): false; it can name nothing.
+--     again): false; it can name nothing. It has no probe key either, so
+--     the regular expression runs only for the messages of the next case;
+--     the others are answered by their keys (none: false, no query).
 --   * A message with a code span or fence made of backticks, an HTML comment
---     ('<!--') or a carriage return: true (not modelled here; the full
---     matcher decides).
+--     ('<!--') or a carriage return and a token: true (not modelled here;
+--     the full matcher decides).
 --   * Otherwise one probe of finding_active_evidence_idx with the keys of
 --     ledger._message_probe_keys (the matcher's own tokeniser and key
 --     builder, ledger._tokenise and ledger._token_keys, over the whole
@@ -39,17 +41,17 @@ BEGIN
     IF v_msg IS NOT NFC NORMALIZED THEN
         v_msg := pg_catalog.normalize(v_msg, 'NFC');
     END IF;
-    IF v_msg !~ ledger._token_regex(false) THEN
-        RETURN false;
-    END IF;
     IF strpos(v_msg, '`') > 0 OR strpos(v_msg, '<!--') > 0 OR strpos(v_msg, E'\r') > 0 THEN
-        RETURN true;
+        RETURN v_msg ~ ledger._token_regex(false);
     END IF;
     -- the keys in a variable: a parameter of the query, computed once (a
     -- call in the query would run for every row of a sequential scan);
     -- count(*), not EXISTS: under EXISTS the planner costs for the first row
     -- and a sequential scan with the && filter looks cheaper than the index
     v_keys := ledger._message_probe_keys(p_scope, v_msg);
+    IF cardinality(v_keys) = 0 THEN
+        RETURN false;
+    END IF;
     RETURN (SELECT count(*) FROM ledger.finding f
              WHERE ledger._evidence_keys(f.scope, f.finding_key, f.slug, f.strong_keywords, f.title)
                        OPERATOR(pg_catalog.&&) v_keys
