@@ -59,13 +59,15 @@ DECLARE
     v_ids     bigint[];
     v_changes boolean[];
     v_may     boolean[];
+    v_reverts boolean[];
     v_again   boolean;
 BEGIN
     LOOP
         -- the message pre-filter runs once per merge here; its answer goes to
         -- ledger._apply_merge, which does not ask it again
-        SELECT array_agg(c.id ORDER BY c.id), array_agg(c.changes ORDER BY c.id), array_agg(c.may_match ORDER BY c.id)
-          INTO v_ids, v_changes, v_may
+        SELECT array_agg(c.id ORDER BY c.id), array_agg(c.changes ORDER BY c.id), array_agg(c.may_match ORDER BY c.id),
+               array_agg(strpos(c.message, 'This reverts commit ') > 0 ORDER BY c.id)
+          INTO v_ids, v_changes, v_may, v_reverts
           FROM (SELECT k.*
                   FROM (SELECT n.id, n.scope, n.paths, n.branch, n.message, sc.default_branch,
                                ledger._path_keys(n.paths) AS keys,  -- once per merge, not per row probed
@@ -87,7 +89,10 @@ BEGIN
         v_again := false;
         FOR i IN 1 .. cardinality(v_ids) LOOP
             PERFORM ledger._apply_merge(v_ids[i], v_may[i]);
-            PERFORM ledger._apply_revert(v_ids[i]);
+            -- (a merge whose message names no reverted commit reverts nothing)
+            IF v_reverts[i] THEN
+                PERFORM ledger._apply_revert(v_ids[i]);
+            END IF;
             v_after := v_ids[i];
             IF v_changes[i] AND EXISTS (SELECT 1 FROM ledger.supersession a
                                          WHERE a.merge_id = v_ids[i]
