@@ -107,6 +107,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0046_create_publication_for_logi": {},  # function added (create_publication)
     "0047_definers_check_the_caller_r": {},  # functions replaced (20 definers), _require_role, _report_finding
     "0048_floor_no_kept_anchor_rows_f": {},  # functions replaced and added (_merge_decisions, _check_merge_changes)
+    "0049_anchor_moves_kept_anchors_a": {},  # functions replaced (_apply_merge, _merge_decisions, _match_changes, ...)
 }
 
 STRENGTH = [
