@@ -46,8 +46,10 @@
 -- valid [first, last] pairs (what an anchor move of a merge writes) are kept
 -- as given, checked by one query; any other anchors go through the check of
 -- each key, with its errors. An UPDATE that changes nothing but anchors
--- (every other prepared column as stored, no line suffix in paths) with
--- anchors of that kind returns at once: the row as stored is normal already.
+-- (every other prepared column as stored, no line suffix in paths) to
+-- anchors of that kind returns at once: the row as stored is normal already
+-- (an UPDATE that leaves the anchors alone, such as reconcile's paths =
+-- paths, is normalised in full).
 -- SET enable_seqscan = off: the scope lookup is an index probe of
 -- scope_pkey whatever the statistics say (see ledger._ensure_scope).
 CREATE OR REPLACE FUNCTION ledger.tg_finding__prepare()
@@ -70,13 +72,16 @@ DECLARE
     v_cut      boolean[];
     v_ws       text;
 BEGIN
-    -- Fast path (an anchor move writes these): an UPDATE that leaves every
-    -- other column this trigger prepares as stored (stored values are
-    -- normal already, so the checks below would return them unchanged), no
-    -- line suffix in paths, and anchors whose keys are the finding's file
-    -- paths and whose values are valid [first, last]: the row is kept as
-    -- given, exactly what the checks below would make of it.
-    IF TG_OP = 'UPDATE'
+    -- Fast path (an anchor move writes these): an UPDATE that changes the
+    -- anchors and leaves every other column this trigger prepares as stored
+    -- (stored values are normal already, so the checks below would return
+    -- them unchanged), no line suffix in paths, and anchors whose keys are
+    -- the finding's file paths and whose values are valid [first, last]: the
+    -- row is kept as given, exactly what the checks below would make of it.
+    -- An UPDATE that leaves the anchors as they are (reconcile's paths =
+    -- paths, which normalises a row written without triggers) takes the
+    -- full path.
+    IF TG_OP = 'UPDATE' AND NEW.anchors IS DISTINCT FROM OLD.anchors
        AND (NEW.scope, NEW.finding_key, NEW.kind, NEW.severity, NEW.title, NEW.description, NEW.paths, NEW.source,
             NEW.observed_at, NEW.expects, NEW.task_group)
            IS NOT DISTINCT FROM (OLD.scope, OLD.finding_key, OLD.kind, OLD.severity, OLD.title, OLD.description,

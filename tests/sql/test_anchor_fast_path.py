@@ -125,6 +125,24 @@ def test_paths_written_without_triggers_are_normalised_by_paths_equals_paths(
     assert row == (["src/a.py", "src/b.py"], {"src/a.py": [5, 5], "src/b.py": [1, 2]})
 
 
+def test_paths_equals_paths_normalises_a_row_whose_anchors_name_its_raw_paths(
+        ledger_conn: psycopg.Connection) -> None:
+    """A row written without triggers whose anchors' keys are its (not normal)
+    paths as written: reconcile's paths = paths leaves the anchors as they
+    are, so the UPDATE is not an anchor move and the paths are normalised."""
+    scope = f"anchors-{next(_scopes)}"
+    ledger_conn.execute("SELECT ledger._ensure_scope(%s)", (scope,))
+    with ledger_conn.transaction():
+        ledger_conn.execute("SET LOCAL session_replication_role = replica")
+        row = ledger_conn.execute(
+            "INSERT INTO ledger.finding (scope, title, paths, anchors) VALUES (%s, 'a note', "
+            "ARRAY['./src/a.py', 'src//b.py'], '{\"./src/a.py\": [1, 2]}') RETURNING id", (scope,)).fetchone()
+    assert row is not None
+    row = ledger_conn.execute("UPDATE ledger.finding SET paths = paths WHERE id = %s RETURNING paths",
+                              (row[0],)).fetchone()
+    assert row == (["src/a.py", "src/b.py"],)
+
+
 def _calls(conn: psycopg.Connection[Any], name: str) -> int:
     row = conn.execute("SELECT coalesce(sum(calls), 0) FROM pg_stat_xact_user_functions "
                        "WHERE schemaname = 'ledger' AND funcname = %s", (name,)).fetchone()
