@@ -13,7 +13,7 @@ Frozen files:
 
 Revision ID: 0049_anchor_moves_kept_anchors_a
 Revises: 0048_floor_no_kept_anchor_rows_f
-Create Date: 2026-12-07 06:26:05.123802
+Create Date: 2026-12-07 06:32:34.602453
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

@@ -18,13 +18,16 @@ DECLARE
     v_cut      boolean[];
     v_ws       text;
 BEGIN
-    -- Fast path (an anchor move writes these): an UPDATE that leaves every
-    -- other column this trigger prepares as stored (stored values are
-    -- normal already, so the checks below would return them unchanged), no
-    -- line suffix in paths, and anchors whose keys are the finding's file
-    -- paths and whose values are valid [first, last]: the row is kept as
-    -- given, exactly what the checks below would make of it.
-    IF TG_OP = 'UPDATE'
+    -- Fast path (an anchor move writes these): an UPDATE that changes the
+    -- anchors and leaves every other column this trigger prepares as stored
+    -- (stored values are normal already, so the checks below would return
+    -- them unchanged), no line suffix in paths, and anchors whose keys are
+    -- the finding's file paths and whose values are valid [first, last]: the
+    -- row is kept as given, exactly what the checks below would make of it.
+    -- An UPDATE that leaves the anchors as they are (reconcile's paths =
+    -- paths, which normalises a row written without triggers) takes the
+    -- full path.
+    IF TG_OP = 'UPDATE' AND NEW.anchors IS DISTINCT FROM OLD.anchors
        AND (NEW.scope, NEW.finding_key, NEW.kind, NEW.severity, NEW.title, NEW.description, NEW.paths, NEW.source,
             NEW.observed_at, NEW.expects, NEW.task_group)
            IS NOT DISTINCT FROM (OLD.scope, OLD.finding_key, OLD.kind, OLD.severity, OLD.title, OLD.description,
