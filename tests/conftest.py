@@ -58,7 +58,7 @@ SLOW_FIRST = [
     "migrations/test_offline_sql.py",
     "decisions/test_tokeniser_differential.py",
     "decisions/test_corpus_decisions.py",
-    "api/test_bulk_equivalence.py",
+    "merges/test_bulk_equivalence.py",
     "tooling/test_bench_smoke.py",
     "tooling/test_release.py",
     "migrations/test_populated_upgrade.py",
@@ -75,11 +75,11 @@ SPREAD_MODULES = [
     "tooling/test_doc_examples.py",
     "tooling/test_pytest_plugin.py",
     "migrations/test_revisions.py",
-    "sql/test_merge_integrity.py",
-    "security/test_security_roles.py",
+    "merges/test_merge_integrity.py",
+    "access/test_security_roles.py",
     "sql/test_paths.py",
     "sql/test_unicode_paths.py",
-    "api/test_record_merges.py",
+    "merges/test_record_merges.py",
 ]
 
 

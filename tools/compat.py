@@ -77,7 +77,7 @@ SUBSET_EXCLUDES = {
     "tests/decisions/test_corpus_decisions.py": "40 s: real histories replayed through record_merge, the merge rules "
     "test_decisions and test_decisions_writers run case by case",
     "tests/cli/test_evaluate.py": "the corpus evaluation (Python); its writes are the COPY of test_decisions_writers",
-    "tests/api/test_bulk_equivalence.py": "25 s: hypothesis histories through the merge triggers "
+    "tests/merges/test_bulk_equivalence.py": "25 s: hypothesis histories through the merge triggers "
     "test_decisions_writers runs by plain INSERT, multi-row INSERT and COPY",
     "tests/tooling/test_release.py": "35 s: the wheel, the sdist and the release pins (packaging)",
     "tests/tooling/test_pytest_plugin.py": "35 s: the pytest plugin in a subprocess; its fixtures are every module's",
@@ -99,7 +99,7 @@ SUBSET_EXCLUDES = {
 
 #: tests of included modules left out too (pytest --deselect, a node id prefix), and why
 SUBSET_DESELECTS = {
-    "tests/security/test_security_roles.py::test_role_is_denied": "about 100 denials, one database each "
+    "tests/access/test_security_roles.py::test_role_is_denied": "about 100 denials, one database each "
     "(35-55 s): each re-checks one grant that test_privileges_are_exactly_the_documented_ones compares with "
     "the catalog",
     "tests/tooling/test_recycled_database.py::test_a_role_that_is_not_a_superuser_gets_a_clone_per_test":

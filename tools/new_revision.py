@@ -63,7 +63,7 @@ The revision holds the smallest true delta of each object:
    ledger.f(args) <attributes>`` for each function whose attributes alone
    differ (one line per function), ``COMMENT ON`` for each comment, and the
    REVOKE and GRANT statements of exactly the privileges that differ (a new
-   function's default EXECUTE for PUBLIC included). sql/privileges.sql stays
+   function's default EXECUTE for PUBLIC included). sql/access/privileges.sql stays
    the one re-runnable list of grants; a revision holds only the delta.
 
 downgrade.sql mirrors it: new objects dropped (reverse order), the earlier

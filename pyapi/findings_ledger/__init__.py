@@ -27,6 +27,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import extras
+from .access import SessionScopesWarning, disable_scope_rls, enable_scope_rls, reconcile, set_scopes
 from .api import (
     active_findings,
     add_finding,
@@ -59,6 +60,7 @@ from .claims import (
     requeue_task,
     start_task,
 )
+from .decisions import MatchPolicy, set_match_policy
 from .errors import (
     AuditAppendOnly,
     DeleteForbidden,
@@ -93,7 +95,7 @@ from .errors import (
     ValueRequired,
     ValueTooLong,
 )
-from .lifecycle import (
+from .findings import (
     Convergence,
     FindingEvent,
     FindingLifecycle,
@@ -120,9 +122,7 @@ from .lifecycle import (
     restore_finding,
     verify_finding,
 )
-from .matching import MatchPolicy, set_match_policy
 from .models import ActiveFinding, AuditEntry, Decision, Finding, ImportReport, MergeResult
-from .security import SessionScopesWarning, disable_scope_rls, enable_scope_rls, reconcile, set_scopes
 
 if TYPE_CHECKING:  # for type checkers only: at run time these come from __getattr__ below
     from .gitlog import preview_replay

@@ -3,8 +3,8 @@ functions, and :func:`migrate` / :func:`downgrade` (the alembic revisions
 shipped with the package).
 
 Conventions (the same for every call here and in :mod:`~findings_ledger.claims`,
-:mod:`~findings_ledger.lifecycle`, :mod:`~findings_ledger.matching`,
-:mod:`~findings_ledger.importers` and :mod:`~findings_ledger.security`):
+:mod:`~findings_ledger.findings`, :mod:`~findings_ledger.decisions`,
+:mod:`~findings_ledger.importers` and :mod:`~findings_ledger.access`):
 
 * the first argument is the caller's psycopg 3 connection; nothing here
   commits or rolls back, so callers compose their own transactions (with

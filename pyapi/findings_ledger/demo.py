@@ -35,7 +35,7 @@ import psycopg
 from psycopg.rows import class_row
 
 from . import api, queries
-from .lifecycle import read_prompt_text, verify_finding
+from .findings import read_prompt_text, verify_finding
 from .models import ActiveFinding
 from .prompttext import possibly_resolved
 

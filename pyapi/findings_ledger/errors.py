@@ -216,7 +216,7 @@ class TaskFieldFrozen(LedgerError):
 class FindingAlreadyReported(DuplicateFindingKey):
     """LD301: a plain INSERT (or ``add_finding``) of a (scope, finding_key)
     already in the ledger. Report it again with
-    :func:`findings_ledger.lifecycle.report_finding`. A subclass of
+    :func:`findings_ledger.findings.report_finding`. A subclass of
     :class:`DuplicateFindingKey`, so existing ``except`` clauses still match."""
 
     sqlstate = "LD301"

@@ -69,8 +69,8 @@ from typing import Any
 import psycopg
 
 from . import queries
+from .decisions import set_match_policy
 from .errors import KeywordRejected, LedgerError, translate
-from .matching import set_match_policy
 
 #: Merges per COPY.
 BATCH_SIZE = 500

@@ -66,9 +66,9 @@ from typing import Any
 import psycopg
 
 from . import gitlog, importers, queries
+from .decisions import set_match_policy
 from .evaluate import CorpusError
-from .lifecycle import read_prompt_text, verify_finding
-from .matching import set_match_policy
+from .findings import read_prompt_text, verify_finding
 from .prompttext import possibly_resolved
 
 CASE_FILE = "drift.json"

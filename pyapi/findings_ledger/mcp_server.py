@@ -44,7 +44,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from . import api, lifecycle
+from . import api
+from . import findings as lifecycle
 from .errors import LedgerError
 
 T = TypeVar("T")

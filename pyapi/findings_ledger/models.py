@@ -1,7 +1,7 @@
 """Typed results of the Python API: every frozen dataclass a function of
 :mod:`findings_ledger.api`, :mod:`~findings_ledger.claims`,
-:mod:`~findings_ledger.lifecycle`, :mod:`~findings_ledger.matching`,
-:mod:`~findings_ledger.importers` or :mod:`~findings_ledger.security` returns.
+:mod:`~findings_ledger.findings`, :mod:`~findings_ledger.decisions`,
+:mod:`~findings_ledger.importers` or :mod:`~findings_ledger.access` returns.
 
 Row shapes have field names equal to the SQL column names of their statement
 in :mod:`findings_ledger.queries`, so ``class_row`` fills them. Timestamps

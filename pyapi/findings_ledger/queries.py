@@ -1,8 +1,8 @@
 """The SQL statements the ``findings_ledger`` package sends to a ledger
 database, in one auditable module: the API's (:mod:`~findings_ledger.api`,
-:mod:`~findings_ledger.claims`, :mod:`~findings_ledger.lifecycle`,
-:mod:`~findings_ledger.matching`, :mod:`~findings_ledger.importers`,
-:mod:`~findings_ledger.security`), the CLI's (creating its default
+:mod:`~findings_ledger.claims`, :mod:`~findings_ledger.findings`,
+:mod:`~findings_ledger.decisions`, :mod:`~findings_ledger.importers`,
+:mod:`~findings_ledger.access`), the CLI's (creating its default
 database) and the demo's report queries. Four statements live where they
 are used: the two reads of ``ledger.alembic_version`` in
 :mod:`~findings_ledger.api` (the schema version check) and the ``CREATE

@@ -154,7 +154,7 @@ finding = sa.Table(
     sa.CheckConstraint("jsonb_typeof(resolved_when) = 'object'", name="finding_resolved_when_check"),
     sa.CheckConstraint("observed_at_precision IN ('instant', 'day')", name="finding_observed_at_precision_check"),
     sa.Index("finding_scope_active_idx", "scope", "id", postgresql_where=sa.text("superseded_at IS NULL")),
-    # expression indexes over active findings (sql/indexes/)
+    # expression indexes over active findings (sql/<topic>/indexes/)
     sa.Index(
         "finding_active_evidence_idx",
         sa.func.ledger._evidence_keys(

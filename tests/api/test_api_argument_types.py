@@ -12,7 +12,9 @@ import psycopg
 import pytest
 
 import findings_ledger as fl
-from findings_ledger import importers, lifecycle, matching
+from findings_ledger import decisions as matching
+from findings_ledger import findings as lifecycle
+from findings_ledger import importers
 
 CALLS: list[tuple[str, Callable[[psycopg.Connection[Any]], object], str]] = [
     ("add_finding paths", lambda c: fl.add_finding(c, "s", "Makefile is stale", paths="Makefile"), "paths"),

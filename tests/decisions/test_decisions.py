@@ -79,7 +79,7 @@ CASES = [
           anchors={"a": {"src/a.py": [42, 42]}}),
     # no case of observed_at after the row was written: a writer's observed_at more than 5 minutes ahead
     # is LD003 and one within the skew is stored as the time of the write
-    # (tests/security/test_security_writer_values.py)
+    # (tests/access/test_security_writer_values.py)
     # --- change kinds: present / absent --------------------------------------------------------
     DCase("present-file-added", {"a": F("packages/nightshift/cli.py", expects="present")},
           [Merge(("packages/nightshift/cli.py",), {"a": "superseded:path"}, added=("packages/nightshift/cli.py",))],

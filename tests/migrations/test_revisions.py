@@ -191,7 +191,7 @@ def _comment(dsn: str, signature: str) -> str | None:
 def test_a_one_function_change_is_a_revision_of_that_size(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    source = project / "sql" / "functions" / "_severity_rank.sql"
+    source = project / "sql" / "findings" / "functions" / "_severity_rank.sql"
     text = source.read_text()
     assert "ELSE 5 END" in text
     source.write_text(text.replace("ELSE 5 END", "ELSE 6 END"))
@@ -218,12 +218,13 @@ def test_a_one_function_change_is_a_revision_of_that_size(
 def test_new_and_changed_signatures_are_dropped_on_the_way_back(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    (project / "sql" / "functions" / "answer.sql").write_text(
+    (project / "sql" / "common" / "functions" / "answer.sql").write_text(
         "CREATE OR REPLACE FUNCTION ledger.answer(p_x integer DEFAULT 1)\nRETURNS integer\n"
         "LANGUAGE sql IMMUTABLE\nAS $$ SELECT 42 + p_x $$;\n")
     install = project / "sql" / "install.sql"
-    install.write_text(install.read_text().replace("\\ir functions/_check_text.sql\n",
-                                                   "\\ir functions/_check_text.sql\n\\ir functions/answer.sql\n"))
+    install.write_text(install.read_text().replace("\\ir common/functions/_check_text.sql\n",
+                                                   "\\ir common/functions/_check_text.sql\n"
+                                                   "\\ir common/functions/answer.sql\n"))
     assert _tool(project, "answer").returncode == 0
     dsn = ledger_database_factory()  # the repository's head, cloned
     _migrate(dsn, project, "head")  # the copy's new revisions
@@ -231,7 +232,7 @@ def test_new_and_changed_signatures_are_dropped_on_the_way_back(
     with psycopg.connect(dsn) as conn:
         assert conn.execute("SELECT ledger.answer()").fetchone() == (43,)
     # a new argument: the old signature goes, so no overload is left behind
-    (project / "sql" / "functions" / "answer.sql").write_text(
+    (project / "sql" / "common" / "functions" / "answer.sql").write_text(
         "CREATE OR REPLACE FUNCTION ledger.answer(p_x integer, p_y integer DEFAULT 0)\nRETURNS integer\n"
         "LANGUAGE sql IMMUTABLE\nAS $$ SELECT 42 + p_x + p_y $$;\n")
     assert _tool(project, "answer two args").returncode == 0
@@ -250,7 +251,7 @@ def test_new_and_changed_signatures_are_dropped_on_the_way_back(
 
 
 def test_a_changed_table_asks_for_hand_written_alter_statements(project: Path) -> None:
-    table = project / "sql" / "tables" / "scope.sql"
+    table = project / "sql" / "common" / "tables" / "scope.sql"
     table.write_text(table.read_text().replace("    default_branch        text,\n",
                                                "    default_branch        text,\n    note text,\n"))
     proc = _tool(project, "scope note")
@@ -264,7 +265,7 @@ def test_a_changed_table_asks_for_hand_written_alter_statements(project: Path) -
 def test_concurrently_sql_runs_outside_the_revision_transaction(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    source = project / "sql" / "functions" / "_severity_rank.sql"
+    source = project / "sql" / "findings" / "functions" / "_severity_rank.sql"
     source.write_text(source.read_text().replace("ELSE 5 END", "ELSE 2 + 3 END"))
     assert _tool(project, "kind index").returncode == 0
     rev_dir = project / "migrations" / "versions" / _next("kind_index")
@@ -303,8 +304,8 @@ def _drop_install_line(project: Path, rel: str) -> None:
 def test_a_removed_trigger_and_its_function_come_back_in_order(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    _drop_install_line(project, "triggers/merge___110_branch.sql")
-    _drop_install_line(project, "functions/tg_merge__prepare_branch.sql")
+    _drop_install_line(project, "merges/triggers/merge___110_branch.sql")
+    _drop_install_line(project, "merges/functions/tg_merge__prepare_branch.sql")
     assert _tool(project, "no branch trigger").returncode == 0
     rev_dir = project / "migrations" / "versions" / _next("no_branch_trigger")
     upgrade = (rev_dir / "upgrade.sql").read_text()
@@ -324,13 +325,13 @@ def test_a_removed_trigger_and_its_function_come_back_in_order(
 def test_a_granted_functions_new_argument_keeps_exact_grants(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    source = project / "sql" / "functions" / "requeue_task.sql"
+    source = project / "sql" / "claims" / "functions" / "requeue_task.sql"
     text = source.read_text()
     assert "ledger.requeue_task(p_task_id bigint)" in text
     source.write_text(text.replace("ledger.requeue_task(p_task_id bigint)",
                                    "ledger.requeue_task(p_task_id bigint, p_note text DEFAULT NULL)")
                       .replace("ledger.requeue_task(bigint)", "ledger.requeue_task(bigint, text)"))
-    privileges = project / "sql" / "privileges.sql"
+    privileges = project / "sql" / "access" / "privileges.sql"
     privileges.write_text(privileges.read_text().replace("ledger.requeue_task(bigint),",
                                                          "ledger.requeue_task(bigint, text),"))
     assert _tool(project, "requeue note").returncode == 0
@@ -353,7 +354,7 @@ def test_a_granted_functions_new_argument_keeps_exact_grants(
 def test_an_expression_index_is_rebuilt_concurrently(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    source = project / "sql" / "indexes" / "finding_active_evidence_idx.sql"
+    source = project / "sql" / "decisions" / "indexes" / "finding_active_evidence_idx.sql"
     source.write_text(source.read_text().replace("WITH (fastupdate = off)", "WITH (fastupdate = on)"))
     assert _tool(project, "evidence index fastupdate").returncode == 0
     rev_dir = project / "migrations" / "versions" / _next("evidence_index_fastupdate")
@@ -371,7 +372,7 @@ def test_an_expression_index_is_rebuilt_concurrently(
 
 
 def test_a_revert_includes_the_earlier_file(project: Path, ledger_database_factory: Callable[..., str]) -> None:
-    source = project / "sql" / "functions" / "_severity_rank.sql"
+    source = project / "sql" / "findings" / "functions" / "_severity_rank.sql"
     original = source.read_text()
     source.write_text(original.replace("ELSE 5 END", "ELSE 6 END"))
     assert _tool(project, "rank six").returncode == 0

@@ -83,17 +83,17 @@ def _installed(factory: Callable[..., str], sql_dir: Path) -> str:
 
 def test_moved_renamed_and_regrouped_files_write_no_revision(project: Path) -> None:
     sql = project / "sql"
-    _move(project, "functions/tg_merge__prepare.sql", "merges/prepare.sql")  # into a topic folder, renamed
-    _move(project, "triggers/merge___100_prepare.sql", "merges/triggers/prepare.sql")
-    _move(project, "tables/scope.sql", "common/scope.sql")
-    _move(project, "privileges.sql", "access/privileges.sql")
-    _move(project, "roles.sql", "access/roles.sql")
+    _move(project, "merges/functions/tg_merge__prepare.sql", "merges/prepare.sql")  # into a topic folder, renamed
+    _move(project, "merges/triggers/merge___100_prepare.sql", "merges/triggers/prepare.sql")
+    _move(project, "common/tables/scope.sql", "common/scope.sql")
+    _move(project, "access/privileges.sql", "grants/privileges.sql")
+    _move(project, "access/roles.sql", "common/roles.sql")
     # two objects into one file: the branch function joins the prepare function's file
-    branch = sql / "functions" / "tg_merge__prepare_branch.sql"
+    branch = sql / "merges" / "functions" / "tg_merge__prepare_branch.sql"
     (sql / "merges" / "prepare.sql").write_text((sql / "merges" / "prepare.sql").read_text() + "\n"
                                                + branch.read_text())
     branch.unlink()
-    _edit(sql / "install.sql", "\\ir functions/tg_merge__prepare_branch.sql\n", "")
+    _edit(sql / "install.sql", "\\ir merges/functions/tg_merge__prepare_branch.sql\n", "")
     _edit(sql / "merges" / "prepare.sql", "-- ledger.tg_merge__prepare()", "-- The ledger.tg_merge__prepare()")
     check = _tool(project, "--check")
     assert (check.returncode, check.stdout) == (0, "")
@@ -103,7 +103,7 @@ def test_moved_renamed_and_regrouped_files_write_no_revision(project: Path) -> N
 
 
 def test_a_body_edit_in_a_moved_file_freezes_that_definition_by_name(project: Path) -> None:
-    _move(project, "functions/_severity_rank.sql", "findings/rank.sql")
+    _move(project, "findings/functions/_severity_rank.sql", "findings/rank.sql")
     _edit(project / "sql" / "findings" / "rank.sql", "ELSE 5 END", "ELSE 6 END")
     assert _tool(project, "rank six").returncode == 0
     (rev_dir,) = _written(project)
@@ -119,7 +119,7 @@ def test_a_body_edit_in_a_moved_file_freezes_that_definition_by_name(project: Pa
 def test_a_header_with_text_beyond_ascii_freezes_the_statement_from_its_first_token(project: Path) -> None:
     # pglast gives statement locations in characters; a header holding
     # multi-byte characters must not shift where the frozen statement starts
-    path = project / "sql" / "functions" / "_severity_rank.sql"
+    path = project / "sql" / "findings" / "functions" / "_severity_rank.sql"
     path.write_text("-- ranks: critical … info (U+2026, é, 日本)\n" + path.read_text())
     assert _tool(project, "--check").returncode == 0
     _edit(path, "ELSE 5 END", "ELSE 6 END")
@@ -133,7 +133,7 @@ def test_a_header_with_text_beyond_ascii_freezes_the_statement_from_its_first_to
 def test_an_attribute_change_then_a_body_change_are_undone_in_order(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    rank = project / "sql" / "functions" / "_severity_rank.sql"
+    rank = project / "sql" / "findings" / "functions" / "_severity_rank.sql"
     _edit(rank, "LANGUAGE sql IMMUTABLE PARALLEL SAFE", "LANGUAGE sql STABLE PARALLEL SAFE SET work_mem = '8MB'")
     assert _tool(project, "rank stable").returncode == 0
     _edit(rank, "ELSE 5 END", "ELSE 6 END")
@@ -169,7 +169,7 @@ def test_an_attribute_change_then_a_body_change_are_undone_in_order(
 def test_a_grant_change_is_the_grant_and_revoke_lines_alone(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    privileges = project / "sql" / "privileges.sql"
+    privileges = project / "sql" / "access" / "privileges.sql"
     _edit(privileges, "    ledger.answer_recheck(bigint, boolean, text, text),\n", "")  # the writer's
     _edit(privileges, "GRANT INSERT (session_id, reason) ON ledger.retired_session TO ledger_agent;",
           "GRANT INSERT (session_id) ON ledger.retired_session TO ledger_agent;")
@@ -314,13 +314,13 @@ def test_a_new_table_with_its_index_trigger_policy_comments_and_grants_comes_and
         "CREATE TRIGGER _050_scope_access\n    BEFORE INSERT OR UPDATE OF scope ON ledger.note\n"
         "    FOR EACH ROW EXECUTE FUNCTION ledger.tg_scoped__check_access();\n"
         "COMMENT ON TRIGGER _050_scope_access ON ledger.note IS 'LD401 outside ledger.scopes.';\n")
-    _edit(sql / "install.sql", "\\ir tables/recheck_request.sql\n",
-          "\\ir tables/recheck_request.sql\n\\ir notes/note.sql\n")
-    _edit(sql / "install.sql", "\\ir policies.sql\n", "\\ir notes/scope_access.sql\n\\ir policies.sql\n")
-    (sql / "policies.sql").write_text((sql / "policies.sql").read_text()
+    _edit(sql / "install.sql", "\\ir checks/tables/recheck_request.sql\n",
+          "\\ir checks/tables/recheck_request.sql\n\\ir notes/note.sql\n")
+    _edit(sql / "install.sql", "\\ir access/policies.sql\n", "\\ir notes/scope_access.sql\n\\ir access/policies.sql\n")
+    (sql / "access" / "policies.sql").write_text((sql / "access" / "policies.sql").read_text()
                                       + "CREATE POLICY scope_isolation ON ledger.note\n"
                                         "    USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]));\n")
-    (sql / "privileges.sql").write_text((sql / "privileges.sql").read_text()
+    (sql / "access" / "privileges.sql").write_text((sql / "access" / "privileges.sql").read_text()
                                         + "GRANT SELECT, INSERT (scope, body) ON ledger.note TO ledger_writer;\n")
     proc = _tool(project, "notes")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -354,11 +354,12 @@ def test_a_changed_policy_and_do_block_and_a_removed_table(project: Path) -> Non
     run again (the earlier one on the way back); a removed table is a TODO
     block, and nothing the revision writes names the table after it."""
     sql = project / "sql"
-    _edit(sql / "policies.sql", "CREATE POLICY scope_isolation ON ledger.scope\n"
+    _edit(sql / "access" / "policies.sql", "CREATE POLICY scope_isolation ON ledger.scope\n"
                                 "    USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]))",
           "CREATE POLICY scope_isolation ON ledger.scope\n"
           "    USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]) AND scope <> '')")
-    _edit(sql / "roles.sql", "'findings-ledger: read active findings", "'findings-ledger: reads active findings")
+    _edit(sql / "access" / "roles.sql", "'findings-ledger: read active findings",
+          "'findings-ledger: reads active findings")
     proc = _tool(project, "policy and roles")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (rev_dir,) = _written(project)
@@ -371,9 +372,9 @@ def test_a_changed_policy_and_do_block_and_a_removed_table(project: Path) -> Non
                              "CREATE POLICY scope_isolation ON ledger.scope"]  # policies.sql holds ten: written out
     assert _tool(project, "--check").returncode == 0
 
-    _edit(sql / "install.sql", "\\ir tables/retired_session.sql\n", "")
-    (sql / "tables" / "retired_session.sql").unlink()
-    privileges = sql / "privileges.sql"
+    _edit(sql / "install.sql", "\\ir claims/tables/retired_session.sql\n", "")
+    (sql / "claims" / "tables" / "retired_session.sql").unlink()
+    privileges = sql / "access" / "privileges.sql"
     privileges.write_text("\n".join(line for line in privileges.read_text().replace(
         ", ledger.retired_session", "").replace("ledger.retired_session, ", "").splitlines()
         if "ON ledger.retired_session TO" not in line) + "\n")

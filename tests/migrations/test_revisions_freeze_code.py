@@ -23,7 +23,8 @@ from support.migrations import (
     script_body,
 )
 
-RANK = "functions/_severity_rank.sql"
+RANK = "functions/_severity_rank.sql"  # in a revision
+SQL_RANK = "findings/functions/_severity_rank.sql"  # in sql/
 COMMENT = "COMMENT ON FUNCTION ledger._severity_rank(text) IS\n'"
 
 
@@ -64,10 +65,11 @@ def _files(rev_dir: Path) -> list[str]:
 def test_a_header_or_whitespace_edit_needs_no_revision(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    _edit(project, RANK, "-- Sort rank of a severity", "-- The sort rank of a severity")
-    _edit(project, "functions/claim_task.sql", "-- Claims the next", "--\n-- Claims, in a header reworded, the next")
-    _edit(project, RANK, "    SELECT CASE p_severity\n        WHEN", "  SELECT CASE p_severity WHEN")  # re-indented
-    _edit(project, "tables/scope.sql", "\n", "\n\n")  # a blank line in a table's file
+    _edit(project, SQL_RANK, "-- Sort rank of a severity", "-- The sort rank of a severity")
+    _edit(project, "claims/functions/claim_task.sql", "-- Claims the next",
+          "--\n-- Claims, in a header reworded, the next")
+    _edit(project, SQL_RANK, "    SELECT CASE p_severity\n        WHEN", "  SELECT CASE p_severity WHEN")  # re-indented
+    _edit(project, "common/tables/scope.sql", "\n", "\n\n")  # a blank line in a table's file
     check = _tool(project, "--check")
     assert (check.returncode, check.stdout) == (0, "")
     proc = _tool(project, "header only")
@@ -85,18 +87,18 @@ def test_a_header_or_whitespace_edit_needs_no_revision(
 
 
 def test_whitespace_inside_a_quoted_literal_is_a_change(project: Path) -> None:
-    _edit(project, RANK, "WHEN 'critical' THEN", "WHEN 'critical ' THEN")
+    _edit(project, SQL_RANK, "WHEN 'critical' THEN", "WHEN 'critical ' THEN")
     assert _tool(project, "--check").returncode == 1
-    _edit(project, RANK, "WHEN 'critical ' THEN", "WHEN 'critical' THEN")
-    _edit(project, RANK, "-- anything else 5", "-- anything else 5 (a quote ' in the header opens no literal)")
-    _edit(project, RANK, "ELSE 5 END", "ELSE  5  END")
+    _edit(project, SQL_RANK, "WHEN 'critical ' THEN", "WHEN 'critical' THEN")
+    _edit(project, SQL_RANK, "-- anything else 5", "-- anything else 5 (a quote ' in the header opens no literal)")
+    _edit(project, SQL_RANK, "ELSE 5 END", "ELSE  5  END")
     assert _tool(project, "--check").returncode == 0
 
 
 def test_a_comment_on_change_is_a_revision_of_that_statement_alone(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    _edit(project, RANK, COMMENT, COMMENT + "Changed. ")
+    _edit(project, SQL_RANK, COMMENT, COMMENT + "Changed. ")
     check = _tool(project, "--check")
     assert check.returncode == 1
     assert check.stdout.splitlines()[0] == ("since the last revision: "
@@ -112,7 +114,7 @@ def test_a_comment_on_change_is_a_revision_of_that_statement_alone(
     assert _tool(project, "--check").returncode == 0
 
     # a later change of the body freezes the file; undoing it gives back the changed comment
-    _edit(project, RANK, "ELSE 5 END", "ELSE 6 END")
+    _edit(project, SQL_RANK, "ELSE 5 END", "ELSE 6 END")
     assert _tool(project, "rank other six").returncode == 0
     first, second = _written(project)
     assert first == rev_dir and _files(second) == ["downgrade.sql", RANK, "upgrade.sql"]
@@ -134,7 +136,7 @@ def test_a_comment_on_change_is_a_revision_of_that_statement_alone(
 def test_a_removed_comment_is_set_to_null_and_comes_back(
     project: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    path = project / "sql" / RANK
+    path = project / "sql" / SQL_RANK
     text = path.read_text()
     path.write_text(text[:text.index("COMMENT ON")])
     assert _tool(project, "rank no comment").returncode == 0

@@ -23,9 +23,9 @@ SELECT tables_are('ledger',
     ARRAY['scope', 'finding', 'merge', 'supersession', 'alembic_version', 'issue', 'agent_task',
           'poisoned_failure_reason', 'retired_session', 'injection', 'finding_path', 'file_state_request',
           'recheck_request', 'scope_active_total'],
-    'The ledger schema holds exactly the tables of sql/tables/ and alembic''s version table.');
+    'The ledger schema holds exactly the tables of sql/<topic>/tables/ and alembic''s version table.');
 SELECT views_are('ledger', ARRAY['active_finding', 'finding_lifecycle', 'pending_file_state'],
-    'The ledger schema holds exactly the views of sql/views/.');
+    'The ledger schema holds exactly the views of sql/<topic>/views/.');
 
 -- keys
 SELECT col_is_pk('ledger', 'scope', 'scope', 'A scope is identified by its name.');

@@ -13,7 +13,7 @@ import psycopg
 from support.touch_policy import retire_drift_on_touch
 
 import findings_ledger as fl
-from findings_ledger import lifecycle
+from findings_ledger import findings as lifecycle
 
 _scopes = itertools.count()
 

@@ -231,6 +231,6 @@ def test_the_control_class(ledger_conn: psycopg.Connection[Any]) -> None:
 
 def test_the_classes_do_not_depend_on_the_locale() -> None:
     """They are code point escapes, never \\s, \\w or [[:...:]] (which follow LC_CTYPE)."""
-    text = (Path(__file__).resolve().parents[2] / "sql" / "functions" / "_unicode_class.sql").read_text()
+    text = (Path(__file__).resolve().parents[2] / "sql" / "common" / "functions" / "_unicode_class.sql").read_text()
     body = text[text.index("AS $$"):]
     assert re.search(r"\\[sSwW]|\[:", body) is None

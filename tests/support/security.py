@@ -9,7 +9,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-#: The NOLOGIN group roles of sql/roles.sql.
+#: The NOLOGIN group roles of sql/access/roles.sql.
 ROLES = ("ledger_writer", "ledger_reader", "ledger_agent", "ledger_admin")
 
 #: Every ledger table whose row count must not change when input is rejected.

@@ -13,8 +13,8 @@ import conftest
 import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
-FOLDERS = {"api", "claims", "cli", "decisions", "lifecycle", "migrations", "reliability", "security", "sql",
-           "support", "tooling"}
+FOLDERS = {"access", "api", "checks", "claims", "cli", "decisions", "findings", "merges", "migrations",
+           "reliability", "sql", "support", "tooling"}
 
 
 def test_every_test_module_is_in_a_folder_of_what_it_tests() -> None:

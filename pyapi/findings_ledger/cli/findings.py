@@ -10,7 +10,8 @@ import click
 import psycopg
 from rich.table import Table
 
-from .. import api, gitlog, lifecycle, reconnect, sarif
+from .. import api, gitlog, reconnect, sarif
+from .. import findings as lifecycle
 from ..errors import migration_hint
 from .helpers import (
     UserError,

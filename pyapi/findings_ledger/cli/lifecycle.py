@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import click
 
-from .. import lifecycle
+from .. import findings as lifecycle
 from ..models import FindingLifecycle, HistoryEvent
 from .helpers import connect, dsn_option, user_errors
 

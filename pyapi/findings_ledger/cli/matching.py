@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from .. import gitlog, importers, matching, sarif
+from .. import decisions as matching
+from .. import gitlog, importers, sarif
 from ..models import Decision, MatchPolicy
 from .helpers import (
     UserError,

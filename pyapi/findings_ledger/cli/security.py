@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import click
 
-from .. import security
+from .. import access as security
 from .helpers import connect, dsn_option, user_errors
 
 

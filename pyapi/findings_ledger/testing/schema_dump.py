@@ -18,7 +18,7 @@ version banners are dropped; owners are left out (``--no-owner``) and the
 dumping role's name in privileges becomes ``<owner>``, and the lines of an
 object's privileges are sorted (an ACL lists its entries in the order the
 grants were made, which means nothing: a revision that grants one more role
-appends it, ``sql/privileges.sql`` grants in its own order); each object
+appends it, ``sql/access/privileges.sql`` grants in its own order); each object
 becomes one block headed ``-- <TYPE> <name>``, followed by its ``COMMENT ON``;
 blocks are sorted by type, then name, so the order does not depend on OIDs or
 on the order the objects were created in. The output is for reading and comparing,
