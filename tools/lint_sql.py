@@ -62,13 +62,13 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "cannot happen. Widening later would rewrite ledger.finding, so the choice is deliberate",
     ),
     (
-        "0003_decisions_on_real_histories",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.scope ADD COLUMN line_context integer NOT NULL DEFAULT 0;"),
         "prefer-bigint-over-int",
         "scope.line_context is a number of lines from 0 to 1000 (scope_line_context_check)",
     ),
     (
-        "0003_decisions_on_real_histories",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.(finding|merge|scope) VALIDATE CONSTRAINT "
                    r"(finding_expects_check|finding_anchors_check|merge_hunks_check|scope_line_context_check);"),
         "constraint-missing-not-valid",
@@ -78,7 +78,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "NOT VALID would make the database differ from sql/",
     ),
     (
-        "0003_decisions_on_real_histories",
+        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\.(add_finding|record_merge|report_finding|import_finding|"
                    r"read_prompt_findings|set_hygiene_mode|set_match_policy|_merge_decisions|read_audit|_message_tokens)\("),
         "ban-drop-function",
@@ -87,7 +87,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "that no call is ambiguous between two overloads",
     ),
     (
-        "0023_finding_checks_file_state_r",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.(finding|scope) VALIDATE CONSTRAINT "
                    r"(finding_resolved_when_check|finding_observed_at_precision_check|scope_touch_modes_check);"),
         "constraint-missing-not-valid",
@@ -96,7 +96,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "validation is one scan that cannot fail, and leaving it NOT VALID would make the database differ from sql/",
     ),
     (
-        "0023_finding_checks_file_state_r",
+        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\.(add_finding|report_finding|import_finding|set_match_policy|"
                    r"_merge_decisions|_apply_merge)\("),
         "ban-drop-function",
@@ -104,7 +104,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "call keeps working; the old signature goes so that no call is ambiguous between two overloads",
     ),
     (
-        "0024_replace_findings_re_analysi",
+        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\.replace_findings\("),
         "ban-drop-function",
         "replace_findings is created again right after with two more parameters (p_tool, p_category), both "
@@ -112,21 +112,21 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "old signature goes so that no call is ambiguous and the result type can change",
     ),
     (
-        "0011_statement_merge_trigger",
+        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\.tg_merge__revert\(\);"),
         "ban-drop-function",
         "a trigger function only its trigger _300_revert called (dropped just before; no role may call it): "
         "the statement trigger _200_supersede now runs _apply_revert for each merge",
     ),
     (
-        "0006_anchors_follow_renames",
+        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\._match_changes\("),
         "ban-drop-function",
         "the matcher's internal _match_changes (no role may call it) is created again right after with one "
         "more result column (to_path); a function's result type cannot change with CREATE OR REPLACE",
     ),
     (
-        "0007_merge_trigger_phase_2",
+        "0002_release_0_2_0",
         re.compile(r"^CREATE TABLE ledger\.finding_path \($"),
         "prefer-robust-stmts",
         "created inside the upgrade's transaction (BEGIN ... COMMIT), so a failure part way through rolls "
@@ -134,7 +134,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "the COMMIT in the same offline script",
     ),
     (
-        "0020_task_transitions_one_helper",
+        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\.(_match_paths|_resumed_task|_scoped_paths|_write_issue_snapshot|"
                    r"claim_task)\("),
         "ban-drop-function",
@@ -143,7 +143,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "without its always-true snapshot_written column (a result type cannot change with CREATE OR REPLACE)",
     ),
     (
-        "0022_prompt_read_at_scale_per_sc",
+        "0002_release_0_2_0",
         re.compile(r"^(CREATE TABLE ledger\.scope_active_total \(|"
                    r"CREATE INDEX CONCURRENTLY finding_prompt_order_idx)"),
         "prefer-robust-stmts",
@@ -152,21 +152,21 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "after a failure part way through starts from no index",
     ),
     (
-        "0026_drift_touch_default_flag",
+        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\._default_touch_mode\(\);"),
         "ban-drop-function",
         "the internal _default_touch_mode (no role may call it) is created again right after with the kind "
         "as its argument",
     ),
     (
-        "0036_rechecks_settle_and_file_st",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.file_state_request DROP CONSTRAINT file_state_request_outcome_check;"),
         "ban-drop-constraint",
         "the outcome check is added again right after with one more allowed value (overruled), a superset of "
         "the old one: no row the old constraint accepted is refused",
     ),
     (
-        "0036_rechecks_settle_and_file_st",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.(file_state_request|recheck_request) VALIDATE CONSTRAINT "
                    r"(file_state_request_outcome_check|recheck_request_outcome_check);"),
         "constraint-missing-not-valid",
@@ -176,7 +176,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "differ from sql/",
     ),
     (
-        "0036_rechecks_settle_and_file_st",
+        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\.(claim_rechecks|answer_recheck)\("),
         "ban-drop-function",
         "created again right after: claim_rechecks with more result columns (the finding's text, the merge's "
@@ -185,7 +185,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "fails instead of being credited to another verifier)",
     ),
     (
-        "0037_verdicts_and_the_prompt_tex",
+        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\.read_prompt_findings\("),
         "ban-drop-function",
         "read_prompt_findings is created again right after with one more parameter (p_max_touches, with a "
@@ -193,14 +193,14 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "between two overloads",
     ),
     (
-        "0033_drop_the_unused_scoped_evid",
+        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\._scoped_evidence_keys\("),
         "ban-drop-function",
         "an internal helper no function calls any more (ledger._token_keys writes the scope prefix itself); "
         "the CHANGELOG names the expression a direct caller writes instead",
     ),
     (
-        "0039_policy_kind_warning_and_tas",
+        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\.claim_task\("),
         "ban-drop-function",
         "claim_task is created again right after with one more parameter with a default (p_lease) and two more "
@@ -208,21 +208,21 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "type cannot change with CREATE OR REPLACE",
     ),
     (
-        "0043_bounded_check_patterns",
+        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\._eval_check\(jsonb, jsonb\);"),
         "ban-drop-function",
         "the internal _eval_check (no role may call it) is created again right after with one more result "
         "column (error); a result type cannot change with CREATE OR REPLACE",
     ),
     (
-        "0043_bounded_check_patterns",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.file_state_request DROP CONSTRAINT file_state_request_outcome_check;"),
         "ban-drop-constraint",
         "the outcome check is added again right after with one more allowed value (error), a superset of the "
         "old one: no row the old constraint accepted is refused",
     ),
     (
-        "0043_bounded_check_patterns",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.file_state_request VALIDATE CONSTRAINT file_state_request_outcome_check;"),
         "constraint-missing-not-valid",
         "validated in the transaction whose ALTER already holds ACCESS EXCLUSIVE on the table; the new check is "
@@ -230,7 +230,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "make the database differ from sql/",
     ),
     (
-        "0039_policy_kind_warning_and_tas",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.agent_task ADD COLUMN lease_expires_at timestamptz;"),
         "prefer-robust-stmts",
         "added inside the upgrade's transaction (BEGIN ... COMMIT), so a failure part way through rolls it "
@@ -238,14 +238,14 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "script",
     ),
     (
-        "0039_policy_kind_warning_and_tas",
+        "0002_release_0_2_0",
         re.compile(r"^CREATE INDEX CONCURRENTLY agent_task_lease_idx ON ledger\.agent_task"),
         "prefer-robust-stmts",
         "the statement before it is DROP INDEX CONCURRENTLY IF EXISTS of the same index (concurrently.sql), "
         "so a re-run after a failure part way through starts from no index",
     ),
     (
-        "0044_scope_on_agent_task_and_inj",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.(agent_task|injection) (ADD COLUMN scope text;|"
                    r"ADD CONSTRAINT (agent_task|injection)_scope_fkey )"),
         "prefer-robust-stmts",
@@ -254,7 +254,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "the same offline script",
     ),
     (
-        "0044_scope_on_agent_task_and_inj",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.(agent_task|injection) ALTER COLUMN scope SET NOT NULL;"),
         "adding-not-nullable-field, prefer-robust-stmts",
         "inside the upgrade's transaction, so a failure rolls it all back; the column is added and filled from "
@@ -263,7 +263,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "first would not shorten (tests/migrations/test_populated_upgrade.py: every row is filled)",
     ),
     (
-        "0044_scope_on_agent_task_and_inj",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.(agent_task|injection) VALIDATE CONSTRAINT "
                    r"(agent_task|injection)_scope_fkey;"),
         "constraint-missing-not-valid, prefer-robust-stmts",
@@ -273,7 +273,7 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "it NOT VALID would make the database differ from sql/",
     ),
     (
-        "0044_scope_on_agent_task_and_inj",
+        "0002_release_0_2_0",
         re.compile(r"^CREATE INDEX CONCURRENTLY (agent_task_scope_idx|injection_scope_idx) ON ledger\."),
         "prefer-robust-stmts",
         "the statement before it is DROP INDEX CONCURRENTLY IF EXISTS of the same index (concurrently.sql), "
@@ -284,21 +284,21 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
 # Line-level ignores in the downgrade scripts, as above.
 DOWNGRADE_LINE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
     (
-        "0043_bounded_check_patterns",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.file_state_request VALIDATE CONSTRAINT file_state_request_outcome_check;"),
         "constraint-missing-not-valid",
         "validated in the transaction whose DROP CONSTRAINT already holds ACCESS EXCLUSIVE on the table, after "
         "the error outcomes became failed: one scan that cannot fail",
     ),
     (
-        "0036_rechecks_settle_and_file_st",
+        "0002_release_0_2_0",
         re.compile(r"^ALTER TABLE ledger\.file_state_request VALIDATE CONSTRAINT file_state_request_outcome_check;"),
         "constraint-missing-not-valid",
         "validated in the transaction whose DROP CONSTRAINT already holds ACCESS EXCLUSIVE on the table, after "
         "the overruled outcomes became moot: one scan that cannot fail",
     ),
     (
-        "0007_merge_trigger_phase_2",
+        "0002_release_0_2_0",
         re.compile(r"^CREATE INDEX CONCURRENTLY finding_active_paths_idx ON ledger\.finding"),
         "prefer-robust-stmts",
         "the statement before it is DROP INDEX CONCURRENTLY IF EXISTS of the same index "

@@ -1,6 +1,0 @@
--- Trigger _010_immutable on ledger.merge: a processed merge is never
--- rewritten (LD006), INSERT ... ON CONFLICT DO UPDATE included.
-DROP TRIGGER IF EXISTS _010_immutable ON ledger.merge;
-CREATE TRIGGER _010_immutable
-    BEFORE UPDATE ON ledger.merge
-    FOR EACH ROW EXECUTE FUNCTION ledger.tg_merge__immutable();

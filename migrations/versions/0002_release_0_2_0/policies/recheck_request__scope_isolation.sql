@@ -1,0 +1,3 @@
+CREATE POLICY scope_isolation ON ledger.recheck_request
+    USING (scope = ANY ((SELECT ledger._visible_scopes())::text[]))
+    WITH CHECK (scope = ANY ((SELECT ledger._visible_scopes())::text[]));

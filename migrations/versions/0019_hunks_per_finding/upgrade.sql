@@ -1,3 +1,0 @@
--- 0019_hunks_per_finding: hunks per finding
-
-\ir functions/_match_changes.sql

@@ -1,2 +1,0 @@
-COMMENT ON FUNCTION ledger._apply_revert(bigint) IS
-'Revert rule for one merge (run by the _200_supersede trigger after _apply_merge, and by reconcile): a message "This reverts commit <sha>." naming a merge of the same scope reopens the findings that merge superseded and still stand superseded by it (audit reopened, rule revert); dismissed or since re-superseded ones are audited not_reopened, an unknown sha revert_unknown; dry: would_reopen; off: nothing. Findings locked in one id-ordered pass FOR NO KEY UPDATE. (merge_id bigint) -> void. Raises nothing.';
