@@ -120,13 +120,6 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
     ),
     (
         "0002_release_0_2_0",
-        re.compile(r"^DROP FUNCTION ledger\._match_changes\("),
-        "ban-drop-function",
-        "the matcher's internal _match_changes (no role may call it) is created again right after with one "
-        "more result column (to_path); a function's result type cannot change with CREATE OR REPLACE",
-    ),
-    (
-        "0002_release_0_2_0",
         re.compile(r"^CREATE TABLE ledger\.finding_path \($"),
         "prefer-robust-stmts",
         "created inside the upgrade's transaction (BEGIN ... COMMIT), so a failure part way through rolls "
@@ -153,39 +146,6 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
     ),
     (
         "0002_release_0_2_0",
-        re.compile(r"^DROP FUNCTION ledger\._default_touch_mode\(\);"),
-        "ban-drop-function",
-        "the internal _default_touch_mode (no role may call it) is created again right after with the kind "
-        "as its argument",
-    ),
-    (
-        "0002_release_0_2_0",
-        re.compile(r"^ALTER TABLE ledger\.file_state_request DROP CONSTRAINT file_state_request_outcome_check;"),
-        "ban-drop-constraint",
-        "the outcome check is added again right after with one more allowed value (overruled), a superset of "
-        "the old one: no row the old constraint accepted is refused",
-    ),
-    (
-        "0002_release_0_2_0",
-        re.compile(r"^ALTER TABLE ledger\.(file_state_request|recheck_request) VALIDATE CONSTRAINT "
-                   r"(file_state_request_outcome_check|recheck_request_outcome_check);"),
-        "constraint-missing-not-valid",
-        "each check is validated in the transaction whose ALTER already holds ACCESS EXCLUSIVE on the table "
-        "(recheck_request.outcome is new and NULL; file_state_request's new check is a superset of the old), "
-        "so the validation is one scan that cannot fail, and leaving it NOT VALID would make the database "
-        "differ from sql/",
-    ),
-    (
-        "0002_release_0_2_0",
-        re.compile(r"^DROP FUNCTION ledger\.(claim_rechecks|answer_recheck)\("),
-        "ban-drop-function",
-        "created again right after: claim_rechecks with more result columns (the finding's text, the merge's "
-        "sha and subject; a result type cannot change with CREATE OR REPLACE), answer_recheck with p_verifier "
-        "required (its default removed on purpose: an answer must name the lease holder, so a call without it "
-        "fails instead of being credited to another verifier)",
-    ),
-    (
-        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\.read_prompt_findings\("),
         "ban-drop-function",
         "read_prompt_findings is created again right after with one more parameter (p_max_touches, with a "
@@ -194,40 +154,11 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
     ),
     (
         "0002_release_0_2_0",
-        re.compile(r"^DROP FUNCTION ledger\._scoped_evidence_keys\("),
-        "ban-drop-function",
-        "an internal helper no function calls any more (ledger._token_keys writes the scope prefix itself); "
-        "the CHANGELOG names the expression a direct caller writes instead",
-    ),
-    (
-        "0002_release_0_2_0",
         re.compile(r"^DROP FUNCTION ledger\.claim_task\("),
         "ban-drop-function",
         "claim_task is created again right after with one more parameter with a default (p_lease) and two more "
         "result columns (lease_expires_at, reclaimed_task_id), so every existing call keeps working; a result "
         "type cannot change with CREATE OR REPLACE",
-    ),
-    (
-        "0002_release_0_2_0",
-        re.compile(r"^DROP FUNCTION ledger\._eval_check\(jsonb, jsonb\);"),
-        "ban-drop-function",
-        "the internal _eval_check (no role may call it) is created again right after with one more result "
-        "column (error); a result type cannot change with CREATE OR REPLACE",
-    ),
-    (
-        "0002_release_0_2_0",
-        re.compile(r"^ALTER TABLE ledger\.file_state_request DROP CONSTRAINT file_state_request_outcome_check;"),
-        "ban-drop-constraint",
-        "the outcome check is added again right after with one more allowed value (error), a superset of the "
-        "old one: no row the old constraint accepted is refused",
-    ),
-    (
-        "0002_release_0_2_0",
-        re.compile(r"^ALTER TABLE ledger\.file_state_request VALIDATE CONSTRAINT file_state_request_outcome_check;"),
-        "constraint-missing-not-valid",
-        "validated in the transaction whose ALTER already holds ACCESS EXCLUSIVE on the table; the new check is "
-        "a superset of the old, so the validation is one scan that cannot fail, and leaving it NOT VALID would "
-        "make the database differ from sql/",
     ),
     (
         "0002_release_0_2_0",
@@ -279,45 +210,42 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "the statement before it is DROP INDEX CONCURRENTLY IF EXISTS of the same index (concurrently.sql), "
         "so a re-run after a failure part way through starts from no index",
     ),
+    (
+        "0002_release_0_2_0",
+        re.compile(r"^(ALTER TABLE ledger\.(finding|merge|scope) (ADD COLUMN|ADD CONSTRAINT|VALIDATE CONSTRAINT) "
+                   r"|CREATE TABLE ledger\.(file_state_request|recheck_request) \($"
+                   r"|CREATE INDEX (file_state_request|recheck_request)_\w+_idx ON )"),
+        "prefer-robust-stmts",
+        "the table steps the release carries from the revisions it replaced run inside the upgrade's "
+        "transaction (BEGIN ... COMMIT), so a failure part way through rolls every one of them back; squawk "
+        "asks for IF NOT EXISTS because concurrently.sql's statements follow the COMMIT in the same offline script",
+    ),
+    (
+        "0002_release_0_2_0",
+        re.compile(r"^CREATE INDEX CONCURRENTLY merge_scope_commit_sha_bytes_idx ON ledger\.merge "),
+        "prefer-robust-stmts",
+        "the statement before it is DROP INDEX CONCURRENTLY IF EXISTS of the same index (concurrently.sql), so "
+        "a re-run after a failure part way through starts from no index",
+    ),
+    (
+        "0002_release_0_2_0",
+        re.compile(r"^DROP INDEX IF EXISTS ledger\.finding_active_paths_idx;"),
+        "require-concurrent-index-deletion",
+        "dropped inside the upgrade's transaction before the function it is built on (_scoped_paths), which "
+        "the same transaction drops: DROP INDEX CONCURRENTLY cannot run in a transaction, and after the COMMIT "
+        "the function would already be gone; the drop is instant once its brief lock is granted",
+    ),
 ]
 
 # Line-level ignores in the downgrade scripts, as above.
 DOWNGRADE_LINE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
     (
         "0002_release_0_2_0",
-        re.compile(r"^ALTER TABLE ledger\.file_state_request VALIDATE CONSTRAINT file_state_request_outcome_check;"),
-        "constraint-missing-not-valid",
-        "validated in the transaction whose DROP CONSTRAINT already holds ACCESS EXCLUSIVE on the table, after "
-        "the error outcomes became failed: one scan that cannot fail",
-    ),
-    (
-        "0002_release_0_2_0",
-        re.compile(r"^ALTER TABLE ledger\.file_state_request VALIDATE CONSTRAINT file_state_request_outcome_check;"),
-        "constraint-missing-not-valid",
-        "validated in the transaction whose DROP CONSTRAINT already holds ACCESS EXCLUSIVE on the table, after "
-        "the overruled outcomes became moot: one scan that cannot fail",
-    ),
-    (
-        "0002_release_0_2_0",
-        re.compile(r"^CREATE INDEX CONCURRENTLY finding_active_paths_idx ON ledger\.finding"),
-        "prefer-robust-stmts",
-        "the statement before it is DROP INDEX CONCURRENTLY IF EXISTS of the same index "
-        "(downgrade_concurrently.sql), so a re-run after a failure part way through starts from no index",
-    ),
-    (
-        None,
-        re.compile(r"^DROP INDEX IF EXISTS ledger\.merge_scope_commit_sha_c_idx;"),
-        "require-concurrent-index-deletion",
-        "dropped inside the downgrade's transaction, so that a downgrade that fails (lock_timeout) changes "
-        "nothing; dropping an index is instant once its brief lock is granted",
-    ),
-    (
-        None,
-        re.compile(r"^REINDEX INDEX ledger\.finding_active_evidence_idx;"),
-        "require-concurrent-reindex",
-        "the downgrade of the ASCII-only lower-casing rebuilds the evidence index with the functions it just "
-        "restored, in the same transaction (downgrade_concurrently.sql runs before them); a downgrade is run "
-        "at a quiet moment",
+        re.compile(r"^CREATE INDEX finding_active_paths_idx ON ledger\.finding$"),
+        "require-concurrent-index-creation",
+        "the downgrade below 0.2.0 rebuilds the index 0.1.0 had on the function it has just restored "
+        "(_scoped_paths), in the same transaction, so that a downgrade that fails changes nothing; a "
+        "downgrade is run at a quiet moment",
     ),
 ]
 
@@ -364,12 +292,16 @@ def scripts(used: set[int] | None = None) -> dict[Path, str]:
 def _annotate_lines(script: str, rev: str, ignores: list, used: set[int]) -> list[str]:
     out = []
     for line in script.splitlines():
+        rules = []
         for ignore in ignores:
             only, pattern, rule, reason = ignore
             if (only is None or only == rev) and pattern.match(line):
                 used.add(id(ignore))
                 out.append(f"-- lint_sql.py: {reason}")
-                out.append(f"-- squawk-ignore {rule}")
+                rules.append(rule)
+        if rules:
+            # squawk reads one ignore comment, the line right above the statement
+            out.append("-- squawk-ignore " + ", ".join(rules))
         out.append(line)
     return out
 
