@@ -199,9 +199,8 @@ def test_the_whole_fold_in_a_scratch_clone(tmp_path: Path, ledger_server: dict[s
     assert {p.split("/")[1].removesuffix(".py") for p in pins if p.startswith("versions/")
             and p.count("/") == 1} == {*released, fold.fold}
     assert f"replaced/{version}.tar.xz" in pins
-    # what the wheel carries of migrations/: under 1 MB
-    shipped = [p for p in (clone / "migrations").rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-    assert sum(p.stat().st_size for p in shipped) < 1_000_000
+    # (the size of what the wheel carries of migrations/ is tests/tooling/test_release.py's: this clone
+    # holds one release more than the repository, a probe's)
     assert f'version = "{version}"' in (clone / "pyproject.toml").read_text()
     changelog = (clone / "CHANGELOG.md").read_text()
     assert re.search(rf"(?m)^## {re.escape(version)} - \d{{4}}-\d\d-\d\d$", changelog)
