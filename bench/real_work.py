@@ -42,7 +42,7 @@ import costs  # bench/costs.py, beside this script
 import psycopg
 from psycopg.types.json import Jsonb
 
-from findings_ledger import api, gitlog
+from findings_ledger import api, folds, gitlog
 from findings_ledger.evaluate import Commit, Corpus, CorpusError, load_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,6 +56,9 @@ ANCHORED = 300  # line-anchored findings per scope on the files the history touc
 ANCHOR_KIND = os.environ.get("LEDGER_BENCH_ANCHOR_KIND", "drift")
 # only these repositories of the corpus (owner/name, comma-separated); default every one
 REPOS = [r for r in os.environ.get("LEDGER_BENCH_REPOS", "").split(",") if r]
+#: The revision whose read_prompt_findings is the "before" figure (a window over every candidate):
+#: one release 0.2.0 folded away, read from its archive (migrations/replaced/0.2.0.tar.xz).
+BEFORE_REVISION = "0003_decisions_on_real_histories"
 SEVERITIES = ["critical", "high", "medium", "low", "info"]
 
 
@@ -351,8 +354,7 @@ def _server_times(conn: psycopg.Connection[Any], n: int) -> list[float]:
 def _install_before(conn: psycopg.Connection[Any]) -> None:
     """The read as it was (a window over every candidate), as
     bench_before.read_prompt_findings: the 'before' figure of the same run."""
-    src = (ROOT / "migrations" / "versions" / "0003_decisions_on_real_histories" / "functions"
-           / "read_prompt_findings.sql").read_text()
+    src = folds.frozen_file(BEFORE_REVISION, "functions/read_prompt_findings.sql", ROOT / "migrations")
     src = src.replace("FUNCTION ledger.read_prompt_findings(", "FUNCTION bench_before.read_prompt_findings(")
     conn.execute("CREATE SCHEMA IF NOT EXISTS bench_before")
     conn.execute(src)

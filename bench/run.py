@@ -224,7 +224,7 @@ def load_findings(conn: psycopg.Connection[Any], start: int, stop: int) -> None:
         for name, _ in gin:
             conn.execute(sql.SQL("DROP INDEX ledger.{}").format(sql.Identifier(name)))
         conn.execute("SET LOCAL session_replication_role = replica")
-        # the path side table as the trigger _300_paths_insert (off here) fills it (from revision 0007 on)
+        # the path side table as the trigger _300_paths_insert (off here) fills it (when the schema has it)
         side = conn.execute("SELECT to_regclass('ledger.finding_path') IS NOT NULL").fetchone()
         conn.execute(
             """

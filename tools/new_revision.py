@@ -2,7 +2,6 @@
 
     .venv/bin/python tools/new_revision.py "observed_at on findings"   # or: make revision M="..."
     .venv/bin/python tools/new_revision.py --check      # exit 1 when sql/ has changes no revision holds
-    .venv/bin/python tools/new_revision.py --release    # pin the revisions not pinned yet (released.sha256)
 
 What is compared is catalog objects, not files. Both sides are read with
 PostgreSQL's own grammar (pglast, libpg_query) and replayed statement by
@@ -96,11 +95,11 @@ replaced by CREATE OR REPLACE VIEW; the upgrade then fails in the tests
 (tests/migrations/test_offline_sql.py), and the revision needs a hand-written DROP
 VIEW of it and its dependents.
 
-A released revision (pinned in migrations/released.sha256) never changes;
-``--release`` only appends revisions not pinned yet and refuses when a
-pinned file changed. A release itself folds the revisions after the last
-released one into one (``make release``, tools/release.py, which plans the
-fold with :func:`plan`).
+A released revision (pinned in migrations/released.sha256) never changes.
+The revisions after the last released one are not pinned: a release folds
+them into one and pins that (``make release``, tools/release.py, which
+plans the fold with :func:`plan` and writes the pins with
+:func:`pin_line`).
 """
 
 from __future__ import annotations
@@ -1090,35 +1089,13 @@ def read_pins(pins: Path) -> dict[str, str]:
     return {path: digest for digest, path in (line.split("  ", 1) for line in pins.read_text().splitlines() if line)}
 
 
-def pin_released(migrations: Path) -> Path:
-    """Append the revisions not pinned yet to ``released.sha256``; refuse
-    when a pinned file changed or went missing."""
-    out = migrations / "released.sha256"
-    pinned = read_pins(out)
-    changed = [p for p, digest in pinned.items()
-               if not (migrations / p).is_file() or pin_line(migrations, migrations / p).split("  ")[0] != digest]
-    if changed:
-        raise RevisionError(f"released revision files changed: {', '.join(changed)}: write a new revision instead")
-    lines = [f"{digest}  {path}" for path, digest in pinned.items()]
-    for rev in revisions(migrations / "versions"):
-        if rev.module.relative_to(migrations).as_posix() in pinned:
-            continue
-        lines += [pin_line(migrations, path) for path in revision_files(rev)]
-    out.write_text("\n".join(lines) + "\n")
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("message", nargs="?", help="what the revision does (its name and docstring)")
     parser.add_argument("--check", action="store_true", help="exit 1 when sql/ differs from the frozen state")
-    parser.add_argument("--release", action="store_true", help="pin the revisions not pinned yet")
     parser.add_argument("--sql-dir", type=Path, default=ROOT / "sql")
     parser.add_argument("--migrations", type=Path, default=ROOT / "migrations")
     args = parser.parse_args(argv)
-    if args.release:
-        print(f"pinned: {pin_released(args.migrations)}")
-        return 0
     if args.check:
         result = plan(args.sql_dir, args.migrations / "versions")
         for change in result.changes:

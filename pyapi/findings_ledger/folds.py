@@ -188,6 +188,31 @@ def replaced_message(revision: str, fold: Fold) -> str:
             "revisions and stamps it forward (docs/dba.md, \"Releases and folded revisions\")")
 
 
+def frozen_file(revision: str, path: str, directory: Path | None = None) -> str:
+    """The text of ``path`` (e.g. ``functions/read_prompt_findings.sql``)
+    as ``revision`` froze it: from ``migrations/versions/<revision>/`` when
+    the revision is shipped, else from the archive of the release that
+    folded it. Raises :class:`LookupError` naming the revision and the path
+    when neither holds the file."""
+    source = directory or migrations_dir()
+    shipped = source / "versions" / revision / path
+    if (source / "versions" / revision).is_dir():
+        if not shipped.is_file():
+            raise LookupError(f"{revision}/{path} is not in {source / 'versions'}")
+        return shipped.read_text(encoding="utf-8")
+    fold = fold_of(revision, source)
+    if fold is None:
+        raise LookupError(f"{revision} is neither a shipped revision nor one a release folded away")
+    with tarfile.open(fold.archive, "r:xz") as archive:
+        try:
+            member = archive.extractfile(f"{revision}/{path}")
+        except KeyError:
+            member = None
+        if member is None:
+            raise LookupError(f"{revision}/{path} is not in {fold.archive}")
+        return member.read().decode("utf-8")
+
+
 @contextmanager
 def archived_chain(fold: Fold) -> Iterator[Path]:
     """A temporary alembic script directory: this package's ``env.py`` and

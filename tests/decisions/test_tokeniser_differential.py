@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import tarfile
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +34,7 @@ from test_matcher_properties import messages as property_messages
 from test_message_prefilter import MESSAGE_PARTS, PIECES, _reference_keys
 
 import findings_ledger as fl
+from findings_ledger import folds
 
 ROOT = Path(__file__).resolve().parents[2]
 VERSIONS = ROOT / "migrations" / "versions"
@@ -55,15 +55,7 @@ SCOPES = ("prefilter", "props", "corpus")
 def _frozen(revision: str, path: str) -> str:
     """A revision's frozen file: under migrations/versions/, or in the archive of
     the release that folded the revision (migrations/replaced/)."""
-    if (VERSIONS / revision).is_dir():
-        return (VERSIONS / revision / path).read_text(encoding="utf-8")
-    from findings_ledger import folds
-
-    (fold,) = [f for f in folds.folds(VERSIONS.parent) if revision in f.replaced]
-    with tarfile.open(fold.archive, "r:xz") as archive:
-        member = archive.extractfile(f"{revision}/{path}")
-        assert member is not None, f"{revision}/{path} is not in {fold.archive}"
-        return member.read().decode("utf-8")
+    return folds.frozen_file(revision, path, VERSIONS.parent)
 
 #: Every output of both sides for a batch of messages in every scope (the
 #: tokens, which have no scope, in the first: null in the others), each side

@@ -287,7 +287,7 @@ def test_upgrade_from_the_first_revision_keeps_every_row_and_derived_value(
         state_after = _state(conn)
         assert {k: v for k, v in state_after.items() if k in state_before} == state_before
         # later revisions add only the sequences of their new tables, unused but for the per-scope
-        # totals (0022 backfills one row per scope that has active findings)
+        # totals (the 0.2.0 fold backfills one row per scope that has active findings)
         added = {k: v for k, v in state_after.items() if k not in state_before}
         assert all(k.startswith("sequence ") for k in added), added
         assert all(v is None for k, v in added.items() if k != "sequence scope_active_total_id_seq"), added

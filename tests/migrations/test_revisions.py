@@ -6,7 +6,6 @@ size of the change that upgrades and downgrades a real database."""
 from __future__ import annotations
 
 import hashlib
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -61,8 +60,8 @@ def _git(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_pins_only_grow_from_the_release_tag() -> None:
-    """The pins of release 0.1.0 are still there, unchanged (--release only
-    appends): read at the v0.1.0 tag when the clone has it (which must be
+    """The pins of release 0.1.0 are still there, unchanged (a release keeps
+    every pin of a released revision and adds its fold's): read at the v0.1.0 tag when the clone has it (which must be
     RELEASE_COMMIT), else at RELEASE_COMMIT; skipped only in a shallow clone
     that has neither."""
     tag = _git("rev-parse", "--verify", "-q", "v0.1.0^{commit}")
@@ -74,15 +73,6 @@ def test_pins_only_grow_from_the_release_tag() -> None:
         pytest.skip("a shallow clone without the release commit")
     tagged = {path: digest for digest, path in (line.split("  ", 1) for line in proc.stdout.splitlines() if line)}
     assert {p: released().get(p) for p in tagged} == tagged
-
-
-def test_release_refuses_a_changed_pinned_file(tmp_path: Path) -> None:
-    migrations = tmp_path / "migrations"
-    shutil.copytree(MIGRATIONS, migrations, ignore=shutil.ignore_patterns("__pycache__"))
-    target = migrations / "versions" / "0001_baseline" / "functions" / "_words.sql"
-    target.write_text(target.read_text() + "\n")
-    with pytest.raises(SystemExit, match="released revision files changed: versions/0001_baseline/functions/_words"):
-        new_revision.pin_released(migrations)
 
 
 def test_sql_matches_the_frozen_state() -> None:

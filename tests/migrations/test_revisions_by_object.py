@@ -222,11 +222,13 @@ def _unfold(project: Path, prefix: str) -> None:
 
 
 def _at_0033(project: Path) -> str:
-    """Turn the copy into the repository as it was at revision 0033: the
-    revisions after it removed, and sql/ as it was in the commit that added
-    0033 (read from git: sql/ has moved on in ways no downgrade file shows,
-    new tables and triggers among them). Returns 0033's id; skipped only in a
-    shallow clone without that commit."""
+    """Turn the copy into the repository as it was at the revision numbered
+    0033 (one release 0.2.0 folded: :func:`_unfold` gives the copy the
+    archived revisions back when it is not shipped): the revisions after it
+    removed, and sql/ as it was in the commit that added 0033 (read from
+    git: sql/ has moved on in ways no downgrade file shows, new tables and
+    triggers among them). Returns 0033's id; skipped only in a shallow clone
+    without that commit."""
     versions = project / "migrations" / "versions"
     if not any(versions.glob("0033_*")):
         _unfold(project, "0033_")
@@ -251,7 +253,7 @@ def _at_0033(project: Path) -> str:
 def test_search_path_in_many_functions_is_one_alter_line_each(
     project: Path, tmp_path: Path, ledger_database_factory: Callable[..., str]
 ) -> None:
-    """Revision 0034 again, as the tool writes it now: `SET search_path =
+    """The archived revision 0034 of release 0.2.0 again, as the tool writes it now: `SET search_path =
     pg_catalog` made `pg_catalog, pg_temp` in every function that pinned it
     is one ALTER FUNCTION line per function, up and down, and each end builds
     what install.sql builds."""

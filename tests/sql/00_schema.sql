@@ -137,7 +137,7 @@ SELECT has_index('ledger', 'finding', 'finding_scope_active_idx', 'Active findin
 SELECT has_index('ledger', 'merge', 'merge_unprocessed_idx', 'Unprocessed merges are indexed.');
 SELECT has_index('ledger', 'merge', 'merge_scope_commit_sha_bytes_idx',
     'Scope and commit sha are indexed in byte order, for the recorded shas an abbreviation stands for.');
-SELECT hasnt_index('ledger', 'merge', 'merge_scope_commit_sha_c_idx', 'The index of revision 0002 is replaced.');
+SELECT hasnt_index('ledger', 'merge', 'merge_scope_commit_sha_c_idx', 'The C-collation index of scope and commit sha is replaced by the byte-order one.');
 SELECT has_index('ledger', 'supersession', 'supersession_finding_idx', 'The audit is indexed by finding.');
 SELECT has_index('ledger', 'supersession', 'supersession_merge_idx', 'The audit is indexed by merge.');
 SELECT has_index('ledger', 'finding', 'finding_active_evidence_idx',

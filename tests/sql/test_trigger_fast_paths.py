@@ -1,5 +1,5 @@
-"""The BEFORE triggers' fast paths (revisions 0013_claim_reads_the_task_once
-and 0016_cheaper_row_triggers) keep a value without calling
+"""The BEFORE triggers' fast paths (of the finding, merge and task row
+triggers) keep a value without calling
 ledger._check_text / ledger._check_scope when the check would return it
 unchanged. Property (hypothesis): for any value, an INSERT of a finding, a merge or
 a task, and an UPDATE of a task written without triggers, store exactly

@@ -125,7 +125,7 @@ def test_every_module_that_can_skip_is_in_the_skip_table_of_testing_md() -> None
     assert named - can_skip == set(), "these rows of docs/testing.md's skip table name modules that cannot skip"
 
 
-#: a timing or a revision in a header: "0.2 ms", "40 us", "1.1 ms before revision 0018"
+#: a timing or a revision in a header: "0.2 ms", "40 us", "1.1 ms before revision 00NN"
 HEADER_HISTORY = re.compile(r"\d\s?(?:ms|us|µs)\b|\brevision 00\d\d\b|\bbefore revision\b", re.I)
 
 
