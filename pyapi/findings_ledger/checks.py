@@ -1,7 +1,18 @@
-"""Lint a reviewer's checks before they are imported
-(``findings-ledger checks lint REVIEW --repo R --at SHA``).
+"""Checks (a finding's ``resolved_when``): answering the file-state
+requests merges open (:func:`record_file_states`, :func:`pending_file_states`;
+answered from git by :func:`findings_ledger.filestates.answer_pending`), the
+recheck requests a verifier claims and answers (:func:`claim_rechecks`,
+:func:`answer_recheck`), and the lint of a reviewer's checks before they
+are imported (:func:`lint_review`, ``findings-ledger checks lint REVIEW
+--repo R --at SHA``).
 
-For each ``resolved_when`` of a drift review (the importer's format, see
+The calls are a thin wrapper over ``sql/checks/`` with the conventions of
+:mod:`findings_ledger.api` (the caller's connection, one statement per
+call, nothing committed here, typed errors). The lint reads the review
+with :mod:`findings_ledger.formats`, imported on first use: importing this
+module does not load the formats.
+
+The lint: for each ``resolved_when`` of a drift review (the importer's format, see
 :mod:`findings_ledger.importers`), on the tree of commit ``SHA`` of git
 repository ``R``:
 
@@ -19,7 +30,7 @@ repository ``R``:
    ``file_contains`` part that a stub of a name its pattern mentions would
    satisfy (``warning``; the stubs are listed in docs/checks.md).
 
-Nothing is written.
+The lint writes nothing.
 """
 
 from __future__ import annotations
@@ -27,14 +38,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Mapping
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import psycopg
+from psycopg.rows import class_row
+from psycopg.types.json import Jsonb
 
-from . import filestates, formats
-from .errors import LedgerError, translate
-from .models import CheckProblem
+from . import filestates, queries
+from .errors import LedgerError, checked_arguments, translate
+from .models import CheckProblem, ClaimedRecheck, FileStateOutcome, PendingFileState, RecheckRequest
 
 VALIDATE = "SELECT v, ledger._check_paths(v) FROM ledger.validate_check(%(check)s, %(field)s) AS v"
 LINT = "SELECT level, part, problem FROM ledger.lint_check(%(check)s, %(states)s, %(field)s)"
@@ -86,6 +101,8 @@ def lint_review(conn: psycopg.Connection[Any], review: str | os.PathLike[str], r
     checks, the problems in document order). Raises ``ValueError`` for a
     review that cannot be read, a path that is not a git repository or an
     unknown commit."""
+    from . import formats  # the review's schema: loaded by the lint only
+
     document = read_review(review)
     commit = resolve_commit(repo, sha)
     checks = formats.checks("drift-review", document)
@@ -106,3 +123,78 @@ def lint_review(conn: psycopg.Connection[Any], review: str | os.PathLike[str], r
             cur.execute(LINT, {**params, "states": json.dumps(states)})
             problems.extend(CheckProblem(field, part, level, problem) for level, part, problem in cur.fetchall())
     return commit, len(checks), problems
+
+
+@checked_arguments
+def record_file_states(
+    conn: psycopg.Connection[Any], merge_id: int, states: Mapping[str, str | None]
+) -> list[FileStateOutcome]:
+    """Answer the file-state requests merge ``merge_id`` opened
+    (``ledger.record_file_states``): ``states`` maps each requested path to
+    its text at the merge's commit, or None when it is absent (a directory
+    key ``"pkg/"``: any string when at least one file is under it). The
+    ledger evaluates each check and settles the findings in merge order: a
+    finding retires (rule ``check``) at the first merge whose tree makes its
+    check hold. Any order, more than once: the same answer again changes
+    nothing. Returns one :class:`FileStateOutcome` per request of the merge.
+    Raises ``NotFound`` (LD005: unknown merge), ``ScopeDenied`` (LD401),
+    ``ValueInvalid`` (LD003: a path no request asked for, a value not a str
+    or None), ``ValueTooLong`` (LD004: a text over 1 MiB),
+    ``FileStateConflict`` (LD104); nothing is written on error."""
+    with translate(conn), conn.cursor(row_factory=class_row(FileStateOutcome)) as cur:
+        cur.execute(queries.RECORD_FILE_STATES, {"merge_id": merge_id, "states": Jsonb(dict(states))})
+        return cur.fetchall()
+
+
+@checked_arguments
+def pending_file_states(conn: psycopg.Connection[Any], scope: str | None = None) -> list[PendingFileState]:
+    """The file-state requests still waiting for an answer
+    (``ledger.pending_file_states``), of ``scope`` or of every visible scope,
+    in merge order: read each ``paths`` at ``commit_sha`` and answer with
+    :func:`record_file_states`. Raises ``NotFound`` (LD005) for an unknown
+    scope."""
+    with translate(conn), conn.cursor(row_factory=class_row(PendingFileState)) as cur:
+        cur.execute(queries.PENDING_FILE_STATES, {"scope": scope})
+        return cur.fetchall()
+
+
+@checked_arguments
+def claim_rechecks(
+    conn: psycopg.Connection[Any], scope: str, verifier: str, max: int = 10,  # noqa: A002
+    *, lease: timedelta = timedelta(minutes=10),
+) -> list[ClaimedRecheck]:
+    """Claim up to ``max`` open recheck requests of ``scope`` for
+    ``verifier`` (``ledger.claim_rechecks``: SKIP LOCKED, each request to one
+    verifier per lease; an expired lease can be claimed again; a moot
+    request never), each with the finding's text and the merge's commit and
+    subject. Raises ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003: max
+    outside 1-1000, a lease not positive or over a day), ``NotFound``
+    (LD005: unknown scope), ``ScopeDenied`` (LD401)."""
+    with translate(conn), conn.cursor(row_factory=class_row(ClaimedRecheck)) as cur:
+        cur.execute(queries.CLAIM_RECHECKS, {"scope": scope, "verifier": verifier, "max": max, "lease": lease})
+        return cur.fetchall()
+
+
+@checked_arguments
+def answer_recheck(
+    conn: psycopg.Connection[Any], request_id: int, resolved: bool, evidence: str, *, verifier: str
+) -> RecheckRequest:
+    """Answer a recheck request under ``verifier``'s lease
+    (``ledger.answer_recheck``; ``verifier`` is the one the claim named:
+    only the lease holder answers). The finding's answers settle in merge
+    order: ``resolved=True`` retires the finding with rule ``recheck`` and
+    the evidence (audited) at the first merge whose answer is resolved
+    (``outcome`` None while an earlier request is unanswered; ``overruled``,
+    the finding kept, for a merge before a person's later restore or
+    dismissal); False keeps it (audited ``recheck_kept``). A request that
+    became moot while claimed keeps the answer and changes nothing. The
+    same answer again is a no-op. Raises ``LeaseInvalid`` (LD103: not
+    claimed, lease expired, another verifier's), ``NotFound`` (LD005),
+    ``ValueRequired`` (LD002), ``ValueTooLong`` (LD004), ``ScopeDenied``
+    (LD401); nothing is written on error."""
+    params = {"id": request_id, "resolved": resolved, "evidence": evidence, "verifier": verifier}
+    with translate(conn), conn.cursor(row_factory=class_row(RecheckRequest)) as cur:
+        cur.execute(queries.ANSWER_RECHECK, params)
+        row = cur.fetchone()
+    assert row is not None
+    return row

@@ -34,8 +34,8 @@ from typing import Any
 import psycopg
 from psycopg.rows import class_row
 
-from . import api, queries
-from .findings import read_prompt_text, verify_finding
+from . import merges, queries
+from .findings import active_findings, add_finding, read_prompt_text, verify_finding
 from .models import ActiveFinding
 from .prompttext import possibly_resolved
 
@@ -453,7 +453,7 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
         raise ValueError(f"scope {scope!r} already holds findings or merges: the demo needs a fresh scope")
     keys: dict[str, int] = {}
     for f in FINDINGS:
-        added = api.add_finding(
+        added = add_finding(
             conn,
             scope,
             f.title,
@@ -471,7 +471,7 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
     for m in MERGES:
         prompt = prompt_figures(conn, scope)  # what group m.group's coder is told
         read = read_and_verify(conn, scope, keys)
-        result = api.record_merge(conn, scope, m.commit_sha, m.paths, message=m.message, node_id=m.node_id,
+        result = merges.record_merge(conn, scope, m.commit_sha, m.paths, message=m.message, node_id=m.node_id,
                                   added=m.added, deleted=m.deleted)
         groups.append(
             GroupReport(
@@ -496,5 +496,5 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
         groups=groups,
         after_last=after,
         after_read=after_read,
-        still_active=api.active_findings(conn, scope),
+        still_active=active_findings(conn, scope),
     )

@@ -68,9 +68,10 @@ from typing import IO, Any, TypeVar
 import psycopg
 
 from . import queries
-from .api import record_merges, set_hygiene_mode
+from .api import set_hygiene_mode
 from .errors import checked_arguments
 from .filestates import RefusedAnswer, answer_pending, normalized_paths
+from .merges import record_merges
 from .models import MergeResult
 
 #: Merges per batch (:func:`read_merge_batches`, :func:`replay`).
