@@ -35,9 +35,8 @@ import psycopg
 from psycopg.rows import class_row
 
 from . import merges, queries
-from .findings import active_findings, add_finding, read_prompt_text, verify_finding
+from .findings import active_findings, add_finding, possibly_resolved, read_prompt_text, verify_finding
 from .models import ActiveFinding
-from .prompttext import possibly_resolved
 
 SPEC = "07_nightshift_standalone_cli"
 REVIEW_NODE = f"{SPEC}:0"
@@ -422,7 +421,7 @@ def scripted_verdict(key: str, commit_sha: str) -> tuple[str, str]:
 def read_and_verify(conn: psycopg.Connection[Any], scope: str, keys: dict[str, int]) -> PromptRead:
     """Read the scope's drift prompt text (``ledger.read_prompt_text``) and
     give a verdict on every entry it shows as possibly resolved
-    (:func:`findings_ledger.prompttext.possibly_resolved`), through
+    (:func:`findings_ledger.findings.possibly_resolved`), through
     ``ledger.verify_finding``."""
     got = read_prompt_text(conn, scope, kinds=["drift"])
     by_id = {fid: key for key, fid in keys.items()}

@@ -22,6 +22,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from . import queries
+from .checks import answer_pending, check_repository
 from .errors import checked_arguments, string_list, translate
 from .models import Decision, MergeResult
 
@@ -59,7 +60,7 @@ def record_merge(
     branch. With ``repo`` (the git repository holding ``commit_sha``), the
     file-state requests the merge opened for checked findings (and any
     still pending for it) are answered from git in the same transaction
-    (:func:`findings_ledger.filestates.answer_pending`; an answer the
+    (:func:`findings_ledger.checks.answer_pending`; an answer the
     ledger refuses is rolled back alone and logged, the merge is kept and
     its requests stay pending), and ``decisions`` include what the answers
     decided (a finding whose check held: ``superseded``, rule ``check``),
@@ -81,8 +82,6 @@ def record_merge(
         "hunks": None if hunks is None else Jsonb({p: [list(h) for h in hs] for p, hs in hunks.items()}),
     }
     if repo is not None:
-        from .filestates import answer_pending, check_repository
-
         check_repository(Path(repo), commit_sha)  # before anything is written
         with conn.transaction():
             with translate(conn), conn.cursor() as cur:

@@ -16,9 +16,8 @@ from click.testing import CliRunner
 from support.gitrepo import git, write
 
 from findings_ledger import gitlog
-from findings_ledger.checks import record_file_states
+from findings_ledger.checks import MAX_TEXT_BYTES, read_file_states, record_file_states
 from findings_ledger.cli import main
-from findings_ledger.filestates import MAX_TEXT_BYTES, read_file_states
 from findings_ledger.merges import record_merge, record_merges
 
 
