@@ -48,7 +48,7 @@ from typing import Any
 import psycopg
 
 from findings_ledger import api, gitlog
-from findings_ledger.filestates import normalized_paths
+from findings_ledger.checks import normalized_paths
 
 MINIMAL = """
 CREATE SCHEMA IF NOT EXISTS bench_min;

@@ -42,8 +42,10 @@ import costs  # bench/costs.py, beside this script
 import psycopg
 from psycopg.types.json import Jsonb
 
-from findings_ledger import api, folds, gitlog
+from findings_ledger import folds, gitlog
 from findings_ledger.evaluate import Commit, Corpus, CorpusError, load_corpus
+from findings_ledger.merges import _merge_json as merge_json
+from findings_ledger.merges import record_merges
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("LEDGER_CORPUS", ROOT.parent / "shared" / "corpus"))
@@ -96,7 +98,7 @@ def _bare_record_merges(conn: psycopg.Connection[Any], scope: str, merges: list[
         "(m ->> 'merged_at')::timestamptz, ARRAY(SELECT jsonb_array_elements_text(m -> 'added')), "
         "ARRAY(SELECT jsonb_array_elements_text(m -> 'deleted')), m -> 'hunks' "
         "FROM jsonb_array_elements(%s) AS m",
-        (scope, Jsonb([api._merge_json(m) for m in merges])))
+        (scope, Jsonb([merge_json(m) for m in merges])))
 
 
 def _findings(conn: psycopg.Connection[Any], scope: str, corpus: Corpus, anchored: int = ANCHORED) -> int:
@@ -169,7 +171,7 @@ def bench_corpus(conn: psycopg.Connection[Any], corpora: list[Corpus], rep: Any)
         for way, bare, ledger in (
                 ("copy", lambda: _copy(conn, "bench_bare.merge", rows), lambda: _copy(conn, "ledger.merge", rows)),
                 ("record_merges", lambda: _bare_record_merges(conn, scope, dicts),
-                 lambda: api.record_merges(conn, scope, dicts))):
+                 lambda: record_merges(conn, scope, dicts))):
             with conn.transaction(force_rollback=True):
                 t0 = time.perf_counter_ns()
                 bare()

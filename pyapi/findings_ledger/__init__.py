@@ -27,23 +27,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import extras
-from .access import SessionScopesWarning, disable_scope_rls, enable_scope_rls, reconcile, set_scopes
-from .api import (
-    active_findings,
-    add_finding,
-    answer_recheck,
-    claim_rechecks,
-    current_revision,
-    downgrade,
-    head_revision,
-    migrate,
-    pending_file_states,
-    read_audit,
-    record_file_states,
-    record_merge,
-    record_merges,
-    set_hygiene_mode,
-)
+from .access import SessionScopesWarning, disable_scope_rls, enable_scope_rls, set_scopes
+from .api import current_revision, downgrade, head_revision, migrate, set_hygiene_mode
+from .checks import answer_recheck, claim_rechecks, pending_file_states, record_file_states
 from .claims import (
     AgentTask,
     Claim,
@@ -107,10 +93,13 @@ from .findings import (
     ReportResult,
     ReviewResult,
     Touch,
+    active_findings,
+    add_finding,
     dismiss_finding,
     finding_events,
     listen_findings,
     measure_convergence,
+    read_audit,
     read_finding,
     read_history,
     read_injections,
@@ -122,6 +111,7 @@ from .findings import (
     restore_finding,
     verify_finding,
 )
+from .merges import reconcile, record_merge, record_merges
 from .models import ActiveFinding, AuditEntry, Decision, Finding, ImportReport, MergeResult
 
 if TYPE_CHECKING:  # for type checkers only: at run time these come from __getattr__ below

@@ -1,10 +1,11 @@
-"""Security and reliability calls: reconciling merges written while
-triggers did not fire, and per-scope row-level security.
+"""Access: the scopes a connection may see and write under per-scope
+row-level security (:func:`set_scopes`), and turning that security on and
+off (:func:`enable_scope_rls`, :func:`disable_scope_rls`).
 
 Same conventions as :mod:`findings_ledger.api`: the caller's connection,
 one statement per call, nothing committed here, typed errors. The rules
-themselves live in PostgreSQL (``ledger.reconcile``,
-``ledger._check_scope_access``, the ``scope_isolation`` policies); see
+themselves live in PostgreSQL (``sql/access/``: ``ledger._check_scope_access``,
+the ``scope_isolation`` policies, the roles and grants); see
 docs/security.md.
 """
 
@@ -18,30 +19,6 @@ import psycopg
 
 from . import queries
 from .errors import checked_arguments, string_list, translate
-from .models import Decision, MergeResult
-
-
-@checked_arguments
-def reconcile(conn: psycopg.Connection[Any], scope: str) -> list[MergeResult]:
-    """Apply the merges of ``scope`` that never went through the ledger's
-    triggers (``processed = false``: written with
-    ``session_replication_role = replica``), in id order (``ledger.reconcile``).
-
-    Returns one :class:`MergeResult` per merge applied (``recorded=True``,
-    its decisions); an empty list when there was nothing to do, so calling it
-    again is harmless. Needs ``ledger_admin`` or the owner. Raises
-    ``ValueRequired``/``ValueInvalid``/``ValueTooLong`` (LD002-LD004) for a bad
-    scope, ``NotFound`` (LD005) for an unknown one, ``ScopeDenied`` (LD401)
-    under per-scope row-level security, ``PathRejected`` (LD001) naming the
-    merge or finding whose stored path cannot be normalised.
-    """
-    with translate(conn), conn.cursor() as cur:
-        cur.execute(queries.RECONCILE, {"scope": scope})
-        rows = cur.fetchall()
-    return [
-        MergeResult(merge_id=merge_id, recorded=True, decisions=[Decision(**d) for d in decisions])
-        for merge_id, decisions in rows
-    ]
 
 
 class SessionScopesWarning(UserWarning):

@@ -34,10 +34,9 @@ from typing import Any
 import psycopg
 from psycopg.rows import class_row
 
-from . import api, queries
-from .findings import read_prompt_text, verify_finding
+from . import merges, queries
+from .findings import active_findings, add_finding, possibly_resolved, read_prompt_text, verify_finding
 from .models import ActiveFinding
-from .prompttext import possibly_resolved
 
 SPEC = "07_nightshift_standalone_cli"
 REVIEW_NODE = f"{SPEC}:0"
@@ -422,7 +421,7 @@ def scripted_verdict(key: str, commit_sha: str) -> tuple[str, str]:
 def read_and_verify(conn: psycopg.Connection[Any], scope: str, keys: dict[str, int]) -> PromptRead:
     """Read the scope's drift prompt text (``ledger.read_prompt_text``) and
     give a verdict on every entry it shows as possibly resolved
-    (:func:`findings_ledger.prompttext.possibly_resolved`), through
+    (:func:`findings_ledger.findings.possibly_resolved`), through
     ``ledger.verify_finding``."""
     got = read_prompt_text(conn, scope, kinds=["drift"])
     by_id = {fid: key for key, fid in keys.items()}
@@ -453,7 +452,7 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
         raise ValueError(f"scope {scope!r} already holds findings or merges: the demo needs a fresh scope")
     keys: dict[str, int] = {}
     for f in FINDINGS:
-        added = api.add_finding(
+        added = add_finding(
             conn,
             scope,
             f.title,
@@ -471,7 +470,7 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
     for m in MERGES:
         prompt = prompt_figures(conn, scope)  # what group m.group's coder is told
         read = read_and_verify(conn, scope, keys)
-        result = api.record_merge(conn, scope, m.commit_sha, m.paths, message=m.message, node_id=m.node_id,
+        result = merges.record_merge(conn, scope, m.commit_sha, m.paths, message=m.message, node_id=m.node_id,
                                   added=m.added, deleted=m.deleted)
         groups.append(
             GroupReport(
@@ -496,5 +495,5 @@ def run_scenario(conn: psycopg.Connection[Any], scope: str) -> DemoReport:
         groups=groups,
         after_last=after,
         after_read=after_read,
-        still_active=api.active_findings(conn, scope),
+        still_active=active_findings(conn, scope),
     )

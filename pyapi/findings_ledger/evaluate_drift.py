@@ -68,8 +68,7 @@ import psycopg
 from . import gitlog, importers, queries
 from .decisions import set_match_policy
 from .evaluate import CorpusError
-from .findings import read_prompt_text, verify_finding
-from .prompttext import possibly_resolved
+from .findings import possibly_resolved, read_prompt_text, verify_finding
 
 CASE_FILE = "drift.json"
 BUNDLE = "repo.bundle"

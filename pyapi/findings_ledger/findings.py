@@ -1,8 +1,11 @@
-"""The finding lifecycle: identity and re-reports, re-review, dismissal,
-restore, injections, the prompt read, the timeline and notifications.
+"""Findings: adding one (:func:`add_finding`), the active findings and the
+audit (:func:`active_findings`, :func:`read_audit`), and the lifecycle:
+identity and re-reports, re-review, dismissal, restore, injections, the
+prompt read (and reading a prompt text back), the timeline and notifications.
 
-A thin wrapper over the lifecycle's stored functions (``ledger.report_finding``,
-``ledger.replace_findings``, ``ledger.dismiss_finding``, ... ; see the
+A thin wrapper over ``sql/findings/`` (``ledger.add_finding``,
+``ledger.report_finding``, ``ledger.replace_findings``,
+``ledger.dismiss_finding``, ... ; see the
 README's "Finding lifecycle" section for the SQL a service writes). The
 same conventions as :mod:`findings_ledger.api`: the first argument is the
 caller's psycopg 3 connection, nothing here commits, each call is one SQL
@@ -16,14 +19,30 @@ a re-review, ...), ``dismissed`` (a person decided: ``accepted``,
 audit row in ``ledger.supersession`` and, for supersede, reopen, dismiss and
 restore, sends ``NOTIFY ledger_finding`` with the audit row's id, which
 :func:`finding_events` re-reads (see :class:`~findings_ledger.models.FindingEvent`).
+
+Reading a prompt text back: the entries ``ledger.read_prompt_text`` shows
+as possibly resolved, as the agent that reads the prompt sees them.
+
+A flagged finding's block in the prompt text ends with one line per touch
+shown, oldest first::
+
+    possibly resolved by <sha, 12 digits> (<subject>): verify with ledger.verify_finding(<id>, ...)
+
+and, when more merges touched it than the prompt lists, one line counting
+them. :func:`possibly_resolved` returns, per flagged finding, its id and the
+latest touch shown: what a verifier judges (``ledger.verify_finding``
+supersedes by that touch). The demo's scripted agent and evaluate's
+read-time oracle read prompts through it. It is pure text: no database.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -37,6 +56,7 @@ from .models import (
     ActiveFinding,
     AuditEntry,
     Convergence,
+    Finding,
     FindingEvent,
     FindingLifecycle,
     HistoryEvent,
@@ -53,6 +73,95 @@ from .models import (
 CHANNEL = queries.FINDING_CHANNEL
 
 _log = logging.getLogger(__name__)
+
+
+@checked_arguments
+def add_finding(
+    conn: psycopg.Connection[Any],
+    scope: str,
+    title: str,
+    *,
+    description: str | None = None,
+    paths: Sequence[str] = (),
+    kind: str = "review",
+    severity: str = "medium",
+    finding_key: str | None = None,
+    source: str | None = None,
+    observed_at: datetime | None = None,
+    expects: str | None = None,
+    task_group: str | None = None,
+    resolved_when: Mapping[str, Any] | None = None,
+    observed_at_precision: str | None = None,
+) -> Finding:
+    """Insert one finding (``ledger.add_finding``) and return the stored row.
+
+    ``paths`` are normalised by the database (see the README's table);
+    directories end with ``/``; a line suffix (``src/a.py:42``,
+    ``src/a.py:40-48``) becomes the finding's ``anchors``. ``observed_at``:
+    when the problem was observed (None: now; no older merge retires it);
+    ``expects``: ``change`` (None), ``present`` or ``absent``;
+    ``task_group``: the task group it was generated for (None: ``source``
+    when that is a node id ending in ``:<number>``); ``resolved_when``: the
+    finding's check (``{"file_contains": {"path": "f.py", "pattern": "def x"}}``,
+    see ``ledger.finding.resolved_when``; its paths are added to ``paths``):
+    a merge then retires it only when its tree makes the check hold;
+    ``observed_at_precision``: ``instant`` (None) or ``day`` (``observed_at``
+    is only known to the day). A bad check raises ``ValueInvalid`` /
+    ``ValueTooLong`` naming the part (``finding.resolved_when.all[1].file_contains.pattern``).
+    Raises :class:`~findings_ledger.errors.PathRejected`
+    (LD001), ``ValueRequired`` (LD002), ``ValueInvalid`` (LD003),
+    ``ValueTooLong`` (LD004), ``FindingAlreadyReported`` (LD301, a subclass
+    of ``DuplicateFindingKey``) when the key is already used in the scope
+    (report it again with ``report_finding``), ``DuplicateFindingKey``
+    (23505) only for a concurrent insert of the same new key.
+    """
+    params = {
+        "scope": scope,
+        "title": title,
+        "description": description,
+        "paths": string_list(paths, "paths"),
+        "kind": kind,
+        "severity": severity,
+        "finding_key": finding_key,
+        "source": source,
+        "observed_at": observed_at,
+        "expects": expects,
+        "task_group": task_group,
+        "resolved_when": None if resolved_when is None else Jsonb(resolved_when),
+        "observed_at_precision": observed_at_precision,
+    }
+    with translate(conn), conn.cursor(row_factory=class_row(Finding)) as cur:
+        cur.execute(queries.ADD_FINDING, params)
+        row = cur.fetchone()
+    assert row is not None
+    return row
+
+
+@checked_arguments
+def active_findings(conn: psycopg.Connection[Any], scope: str) -> list[ActiveFinding]:
+    """The active findings of ``scope`` in prompt order (most severe, then newest).
+
+    Raises :class:`~findings_ledger.errors.NotFound` (LD005) for an unknown scope.
+    """
+    with translate(conn), conn.cursor(row_factory=class_row(ActiveFinding)) as cur:
+        cur.execute(queries.ACTIVE_FINDINGS, {"scope": scope})
+        return cur.fetchall()
+
+
+@checked_arguments
+def read_audit(
+    conn: psycopg.Connection[Any],
+    scope: str,
+    *,
+    finding_id: int | None = None,
+    merge_id: int | None = None,
+) -> list[AuditEntry]:
+    """The audit rows of ``scope`` in write order, optionally for one finding
+    or one merge, each with its merge's ``commit_sha`` and ``subject``.
+    Raises ``NotFound`` (LD005) for an unknown scope."""
+    with translate(conn), conn.cursor(row_factory=class_row(AuditEntry)) as cur:
+        cur.execute(queries.READ_AUDIT, {"scope": scope, "finding_id": finding_id, "merge_id": merge_id})
+        return cur.fetchall()
 
 
 @checked_arguments
@@ -464,3 +573,42 @@ def _read_events(conn: psycopg.Connection[Any], ids: list[int]) -> list[FindingE
         else:
             _log.debug("skipped notification of audit id %d: no transition this connection may read", audit_id)
     return events
+
+
+#: a finding's block begins with "[<severity>] <title> (finding <id>)"
+_HEADER = re.compile(r"^\[[^\]\n]*\] .* \(finding (\d+)\)$")
+#: a touch line (the subject is the merge's first line, so it holds no newline)
+_TOUCH = re.compile(
+    r"^possibly resolved by ([0-9a-f]{4,64})(?: \((.*)\))?: verify with ledger\.verify_finding\((\d+), "
+    r"'resolved' \| 'still_true', evidence, verifier\)$")
+
+
+@dataclass(frozen=True)
+class PromptTouch:
+    """A finding a prompt text shows as possibly resolved, and the latest touch it shows."""
+
+    finding_id: int
+    #: the merge's commit sha as shown (its first 12 hex digits)
+    commit_sha: str
+    subject: str | None
+    #: how many touch lines the prompt shows for the finding
+    touches_shown: int
+
+
+def possibly_resolved(prompt: str) -> list[PromptTouch]:
+    """The flagged findings of ``prompt`` (a ``ledger.read_prompt_text``
+    text) in prompt order, each with the latest touch shown. A touch line
+    counts only inside the block of the finding it names, so a description
+    that quotes such a line does not make another finding look flagged."""
+    current: int | None = None
+    out: dict[int, PromptTouch] = {}
+    for line in prompt.splitlines():
+        header = _HEADER.match(line)
+        if header:
+            current = int(header.group(1))
+            continue
+        touch = _TOUCH.match(line)
+        if touch and current is not None and int(touch.group(3)) == current:
+            shown = out[current].touches_shown + 1 if current in out else 1
+            out[current] = PromptTouch(current, touch.group(1), touch.group(2), shown)
+    return list(out.values())

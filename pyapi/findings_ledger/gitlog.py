@@ -68,9 +68,10 @@ from typing import IO, Any, TypeVar
 import psycopg
 
 from . import queries
-from .api import record_merges, set_hygiene_mode
+from .api import set_hygiene_mode
+from .checks import RefusedAnswer, answer_pending, normalized_paths
 from .errors import checked_arguments
-from .filestates import RefusedAnswer, answer_pending, normalized_paths
+from .merges import record_merges
 from .models import MergeResult
 
 #: Merges per batch (:func:`read_merge_batches`, :func:`replay`).
@@ -825,7 +826,7 @@ def replay(
     ``ledger.normalize_path`` query per batch). With ``repo`` (the git repository the merges come
     from), the file-state requests the batch opened, and any the scope
     still has pending from an earlier run, are answered from git in the
-    batch's transaction (:func:`findings_ledger.filestates.answer_pending`),
+    batch's transaction (:func:`findings_ledger.checks.answer_pending`),
     each merge's answer in a savepoint: an answer the ledger refuses is
     rolled back alone and passed to ``on_refused`` (and logged), its
     requests left pending, and the batch's merges are kept. When answers

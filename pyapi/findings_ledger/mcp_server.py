@@ -44,7 +44,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from . import api
+from . import checks
 from . import findings as lifecycle
 from .errors import LedgerError
 
@@ -155,7 +155,7 @@ def build_server(conn: psycopg.Connection[Any], scope: str) -> MCPServer:
         the finding (title, description, paths, kind, severity) and the
         touching commit (commit_sha, subject); each is yours until its lease
         ends. Answer each with answer_recheck."""
-        return _call(api.claim_rechecks, conn, scope, verifier, max, lease=timedelta(seconds=lease_seconds))
+        return _call(checks.claim_rechecks, conn, scope, verifier, max, lease=timedelta(seconds=lease_seconds))
 
     @server.tool()
     def answer_recheck(
@@ -167,7 +167,7 @@ def build_server(conn: psycopg.Connection[Any], scope: str) -> MCPServer:
         """Answer a recheck request you claimed (ledger.answer_recheck):
         resolved retires the finding (audited with your evidence), not
         resolved keeps it. Returns the request as answered."""
-        return _call(api.answer_recheck, conn, request_id, resolved, evidence, verifier=verifier)
+        return _call(checks.answer_recheck, conn, request_id, resolved, evidence, verifier=verifier)
 
     return server
 

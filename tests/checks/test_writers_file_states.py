@@ -15,9 +15,10 @@ import pytest
 from click.testing import CliRunner
 from support.gitrepo import git, write
 
-from findings_ledger import api, gitlog
+from findings_ledger import gitlog
+from findings_ledger.checks import MAX_TEXT_BYTES, read_file_states, record_file_states
 from findings_ledger.cli import main
-from findings_ledger.filestates import MAX_TEXT_BYTES, read_file_states
+from findings_ledger.merges import record_merge, record_merges
 
 
 def _commit(repo: Path, message: str, day: int) -> str:
@@ -102,7 +103,7 @@ def test_a_crash_between_merge_and_answer_is_answered_by_a_rerun(
     fid = _checked(ledger_conn, "crash")
     merges = list(gitlog.read_merges(repo, f"{shas['spec']}..HEAD"))
     # the merges are recorded, the writer dies before answering
-    api.record_merges(ledger_conn, "crash", [
+    record_merges(ledger_conn, "crash", [
         {"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
          "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in merges])
     assert _pending(ledger_conn, "crash") == [shas["touch"], shas["fix"], shas["after"]]
@@ -122,14 +123,14 @@ def test_record_merge_with_a_repo_answers_in_its_transaction(
     by_sha = {m.sha: m for m in gitlog.read_merges(repo, f"{shas['spec']}..HEAD")}
     for name in ("touch", "fix"):
         m = by_sha[shas[name]]
-        api.record_merge(ledger_conn, "api", m.sha, m.paths, message=m.message, merged_at=m.committed_at,
+        record_merge(ledger_conn, "api", m.sha, m.paths, message=m.message, merged_at=m.committed_at,
                          added=m.added, deleted=m.deleted, hunks=m.hunks_json(), repo=repo)
         assert _pending(ledger_conn, "api") == []
     assert _retired_by(ledger_conn, fid) == (shas["fix"], "check")
     # without a repo the request stays pending for another writer
     m = by_sha[shas["after"]]
     fid2 = _checked(ledger_conn, "api-none")
-    api.record_merge(ledger_conn, "api-none", m.sha, m.paths, message=m.message, merged_at=m.committed_at)
+    record_merge(ledger_conn, "api-none", m.sha, m.paths, message=m.message, merged_at=m.committed_at)
     assert _pending(ledger_conn, "api-none") == [shas["after"]]
     assert _retired_by(ledger_conn, fid2) == (None, None)
 
@@ -145,7 +146,7 @@ def test_record_merge_with_a_repo_returns_what_its_answer_decided(
     results = {}
     for name in ("touch", "fix"):
         m = by_sha[shas[name]]
-        results[name] = api.record_merge(ledger_conn, "says", m.sha, m.paths, message=m.message,
+        results[name] = record_merge(ledger_conn, "says", m.sha, m.paths, message=m.message,
                                          merged_at=m.committed_at, added=m.added, deleted=m.deleted,
                                          hunks=m.hunks_json(), repo=repo)
     assert results["touch"].superseded == []
@@ -155,7 +156,7 @@ def test_record_merge_with_a_repo_returns_what_its_answer_decided(
     assert results["fix"].superseded == [fid]
     assert [(d.finding_id, d.action, d.rule) for d in results["fix"].decisions][-1] == (fid, "superseded", "check")
     m = by_sha[shas["fix"]]
-    again = api.record_merge(ledger_conn, "says", m.sha, m.paths, message=m.message, merged_at=m.committed_at,
+    again = record_merge(ledger_conn, "says", m.sha, m.paths, message=m.message, merged_at=m.committed_at,
                              added=m.added, deleted=m.deleted, hunks=m.hunks_json(), repo=repo)
     assert again.recorded is False
     assert again.decisions == results["fix"].decisions
@@ -194,11 +195,11 @@ def test_a_refused_answer_is_a_warning_and_the_batch_is_kept(
         "VALUES ('refuse', 'no reviewer yet', 'drift', %s, '2026-08-01T12:00Z', %s)",
         (["app/archetypes.py", "README.md"], json.dumps(other)))
     merges = list(gitlog.read_merges(repo, f"{shas['spec']}..HEAD"))
-    touch = api.record_merges(ledger_conn, "refuse", [
+    touch = record_merges(ledger_conn, "refuse", [
         {"commit_sha": m.sha, "paths": m.paths, "message": m.message, "merged_at": m.committed_at,
          "added": m.added, "deleted": m.deleted, "hunks": m.hunks_json()} for m in merges[:1]])[0].merge_id
     # another writer's text for app/archetypes.py at the touch, not git's
-    api.record_file_states(ledger_conn, touch, {"app/archetypes.py": "REGISTRY = {}\n"})
+    record_file_states(ledger_conn, touch, {"app/archetypes.py": "REGISTRY = {}\n"})
     assert _pending(ledger_conn, "refuse") == [shas["touch"]]
     for run in range(2):
         out = CliRunner().invoke(main, ["replay-git", str(repo), "--scope", "refuse", "--range",
@@ -242,7 +243,7 @@ def test_record_merge_with_a_repo_that_cannot_answer_is_refused(
     fid = _checked(ledger_conn, "wrong-repo")
     ledger_conn.commit()
     with pytest.raises(ValueError, match=rf"^repo {str(bad)!r}.*{m.sha[:12]}") as err:
-        api.record_merge(ledger_conn, "wrong-repo", m.sha, m.paths, message=m.message, merged_at=m.committed_at,
+        record_merge(ledger_conn, "wrong-repo", m.sha, m.paths, message=m.message, merged_at=m.committed_at,
                          added=m.added, deleted=m.deleted, hunks=m.hunks_json(), repo=bad)
     assert "\n" not in str(err.value)
     ledger_conn.rollback()

@@ -9,13 +9,13 @@ import psycopg
 import pytest
 from click.testing import CliRunner
 
-from findings_ledger import api
+from findings_ledger import merges
 from findings_ledger.cli import main
 
 
 def test_an_interrupted_demo_leaves_no_partial_scope(ledger_dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
-    record_merge = api.record_merge
+    record_merge = merges.record_merge
 
     def interrupted(*args: Any, **kwargs: Any) -> Any:  # the user's Ctrl-C after the third merge
         calls.append(args[2])
@@ -23,7 +23,7 @@ def test_an_interrupted_demo_leaves_no_partial_scope(ledger_dsn: str, monkeypatc
             raise KeyboardInterrupt
         return record_merge(*args, **kwargs)
 
-    monkeypatch.setattr(api, "record_merge", interrupted)
+    monkeypatch.setattr(merges, "record_merge", interrupted)
     result = CliRunner().invoke(main, ["demo", "--dsn", ledger_dsn, "--scope", "demo-interrupted"])
     assert len(calls) == 3 and result.exit_code != 0
     with psycopg.connect(ledger_dsn) as conn:
@@ -33,7 +33,7 @@ def test_an_interrupted_demo_leaves_no_partial_scope(ledger_dsn: str, monkeypatc
             "       (SELECT count(*) FROM ledger.scope WHERE scope = 'demo-interrupted')").fetchone()
     assert counts == (0, 0, 0)
     # and the same scope name then runs the whole scenario
-    monkeypatch.setattr(api, "record_merge", record_merge)
+    monkeypatch.setattr(merges, "record_merge", record_merge)
     result = CliRunner().invoke(main, ["demo", "--dsn", ledger_dsn, "--scope", "demo-interrupted"],
                                env={"COLUMNS": "200"})  # the table at a known width
     assert result.exit_code == 0, result.output

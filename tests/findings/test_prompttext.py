@@ -1,4 +1,4 @@
-"""Reading the flagged entries back from a prompt text (findings_ledger.prompttext):
+"""Reading the flagged entries back from a prompt text (findings_ledger.findings.possibly_resolved):
 the text ledger.read_prompt_text prints, and text that only looks like it."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 
 import findings_ledger as fl
-from findings_ledger.prompttext import PromptTouch, possibly_resolved
+from findings_ledger.findings import PromptTouch, possibly_resolved
 
 
 def _touch(sha: str, subject: str, fid: int) -> str:

@@ -82,7 +82,7 @@ def audit(dsn: str | None, scope: str, finding_id: int | None, merge_id: int | N
     """Print the audit trail of SCOPE: for each decision the finding, the
     commit (short sha) and its subject, the action, the rule and the evidence."""
     with connect(dsn) as conn:
-        rows = api.read_audit(conn, scope, finding_id=finding_id, merge_id=merge_id)
+        rows = lifecycle.read_audit(conn, scope, finding_id=finding_id, merge_id=merge_id)
     table = Table(title=f"audit of {scope} ({len(rows)} rows)")
     for col in ("id", "when", "finding", "commit", "action", "rule", "evidence"):
         # the commit is its short sha and subject; it and the evidence wrap, the rest stays on one line

@@ -12,6 +12,7 @@ from __future__ import annotations
 import click
 
 from .. import access as security
+from .. import merges
 from .helpers import connect, dsn_option, user_errors
 
 
@@ -23,7 +24,7 @@ def reconcile_command(dsn: str | None, scope: str) -> None:
     """Apply SCOPE's merges that never went through the triggers
     (session_replication_role = replica), in id order, once."""
     with connect(dsn) as conn:
-        results = security.reconcile(conn, scope)
+        results = merges.reconcile(conn, scope)
     for r in results:
         click.echo(f"merge {r.merge_id}: {len(r.superseded)} superseded, {len(r.decisions)} audit rows")
     click.echo(f"{scope}: {len(results)} merges reconciled")
