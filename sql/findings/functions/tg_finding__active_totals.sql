@@ -17,13 +17,17 @@
 -- not delete rows another fold deleted). A fold deletes only committed rows
 -- and its own, and inserts exactly what it deleted, so the sums never change.
 -- SECURITY DEFINER (fixed search_path, schema-qualified names): no role may
--- write ledger.scope_active_total. Raises nothing of its own.
--- Checks no caller role (ledger._require_role): it fires for whoever may
--- INSERT into ledger.finding (the table privilege, ledger_writer's; the
--- owner's alone after a restore without privileges) and inside the
--- definers that update findings, each of which checked its own caller's
--- role (a writer's merge, an admin's dismissal, an agent's verdict): one
--- role here would refuse the others.
+-- write ledger.scope_active_total. Raises LD403 (role_required) when fired for any table but ledger.finding:
+-- its first statement compares TG_RELID with ledger.finding (one comparison
+-- per statement), so a role that may EXECUTE it (PUBLIC after a restore
+-- without privileges) and attaches it to a table of its own (a TEMP table
+-- with the same columns and transition tables) cannot run it as the owner
+-- on rows it forged. Only the owner of ledger.finding may attach a trigger
+-- to it, so on ledger.finding it fires only for a write of the table, which
+-- needs the table's privilege or a definer that checked its own caller's role.
+-- Checks no caller role (ledger._require_role): one role here would refuse
+-- the others (a writer's merge, an admin's dismissal and an agent's verdict
+-- all write findings).
 CREATE OR REPLACE FUNCTION ledger.tg_finding__active_totals()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -34,6 +38,10 @@ DECLARE
     v_fold  text[];
     v_scope text;
 BEGIN
+    IF TG_RELID <> 'ledger.finding'::regclass THEN
+        RAISE EXCEPTION 'ledger.tg_finding__active_totals() runs only as a trigger on ledger.finding, not on %', TG_RELID::regclass
+            USING ERRCODE = 'LD403';
+    END IF;
     IF TG_OP = 'INSERT' THEN
         WITH ins AS (
             INSERT INTO ledger.scope_active_total (scope, findings, chars)
@@ -77,4 +85,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_finding__active_totals() IS
-'AFTER INSERT / AFTER UPDATE statement trigger on ledger.finding (transition tables new_finding, old_finding): appends to ledger.scope_active_total one row per scope whose active count or prompt characters the statement changed, and now and then folds a scope''s rows into one (never waiting for another writer). SECURITY DEFINER: no role writes ledger.scope_active_total. Raises nothing.';
+'AFTER INSERT / AFTER UPDATE statement trigger on ledger.finding (transition tables new_finding, old_finding): appends to ledger.scope_active_total one row per scope whose active count or prompt characters the statement changed, and now and then folds a scope''s rows into one (never waiting for another writer). SECURITY DEFINER: no role writes ledger.scope_active_total. Raises LD403 when fired for a table other than ledger.finding (the only table it is attached to).';

@@ -12,12 +12,17 @@
 -- table as it is after the supersession. SECURITY DEFINER (fixed
 -- search_path, schema-qualified names): the supersede trigger and the
 -- lifecycle functions update findings, and no role may write
--- ledger.finding_path. Raises nothing of its own.
--- Checks no caller role (ledger._require_role): no ledger role may UPDATE
--- ledger.finding, so it fires only for the owner and inside the definers,
--- each of which checked its own caller's role (a writer's merge or
--- re-report, an admin's dismissal, an agent's verdict): one role here would
--- refuse the others.
+-- ledger.finding_path. Raises LD403 (role_required) when fired for any table but ledger.finding:
+-- its first statement compares TG_RELID with ledger.finding (one comparison
+-- per row), so a role that may EXECUTE it (PUBLIC after a restore
+-- without privileges) and attaches it to a table of its own (a TEMP table
+-- with the same columns and transition tables) cannot run it as the owner
+-- on rows it forged. Only the owner of ledger.finding may attach a trigger
+-- to it, so on ledger.finding it fires only for a write of the table, which
+-- needs the table's privilege or a definer that checked its own caller's role.
+-- Checks no caller role (ledger._require_role): one role here would refuse
+-- the others (a writer's merge, an admin's dismissal and an agent's verdict
+-- all write findings).
 CREATE OR REPLACE FUNCTION ledger.tg_finding__paths_update()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -25,6 +30,10 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    IF TG_RELID <> 'ledger.finding'::regclass THEN
+        RAISE EXCEPTION 'ledger.tg_finding__paths_update() runs only as a trigger on ledger.finding, not on %', TG_RELID::regclass
+            USING ERRCODE = 'LD403';
+    END IF;
     IF OLD.superseded_at IS NULL THEN
         DELETE FROM ledger.finding_path fp
          WHERE fp.scope = OLD.scope AND fp.path = ANY (OLD.paths) AND fp.finding_id = OLD.id;
@@ -38,4 +47,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_finding__paths_update() IS
-'AFTER UPDATE row trigger on ledger.finding (scope, paths or superseded_at, when the active paths change): the old row''s ledger.finding_path rows go if it was active, the new row''s come if it is active. SECURITY DEFINER: no role writes ledger.finding_path. Raises nothing.';
+'AFTER UPDATE row trigger on ledger.finding (scope, paths or superseded_at, when the active paths change): the old row''s ledger.finding_path rows go if it was active, the new row''s come if it is active. SECURITY DEFINER: no role writes ledger.finding_path. Raises LD403 when fired for a table other than ledger.finding (the only table it is attached to).';

@@ -39,13 +39,18 @@
 -- that may only INSERT merges still gets its findings superseded and
 -- audited, although it may not UPDATE the supersession columns of
 -- ledger.finding nor write ledger.supersession.
--- Raises nothing of its own.
--- Checks no caller role (ledger._require_role): it fires for whoever may
--- INSERT into ledger.merge, and that is the gate: the table privilege
--- (ledger_writer's; a restore without privileges leaves it to the owner
--- alone, PostgreSQL granting PUBLIC nothing on a table) or
--- ledger.record_merge / record_merges, which check ledger_writer first.
--- So the check costs nothing per merge.
+-- Raises LD403 (role_required) when fired for any table but ledger.merge:
+-- its first statement compares TG_RELID with ledger.merge (one comparison
+-- per statement), so a role that may EXECUTE it (PUBLIC after a restore
+-- without privileges) and attaches it to a table of its own (a TEMP table
+-- with the same columns and transition tables) cannot run it as the owner
+-- on rows it forged. Only the owner of ledger.merge may attach a trigger
+-- to it, so on ledger.merge it fires only for an INSERT of merges, which
+-- needs the table privilege (ledger_writer's; the owner's alone after a
+-- restore without privileges, PostgreSQL granting PUBLIC nothing on a
+-- table) or ledger.record_merge / record_merges, which check ledger_writer
+-- first. So it checks no caller role (ledger._require_role), and the
+-- guard costs one comparison per statement, nothing per merge.
 CREATE OR REPLACE FUNCTION ledger.tg_merge__supersede()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -62,6 +67,10 @@ DECLARE
     v_reverts boolean[];
     v_again   boolean;
 BEGIN
+    IF TG_RELID <> 'ledger.merge'::regclass THEN
+        RAISE EXCEPTION 'ledger.tg_merge__supersede() runs only as a trigger on ledger.merge, not on %', TG_RELID::regclass
+            USING ERRCODE = 'LD403';
+    END IF;
     LOOP
         -- the message pre-filter runs once per merge here; its answer goes to
         -- ledger._apply_merge, which does not ask it again
@@ -109,4 +118,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.tg_merge__supersede() IS
-'AFTER INSERT statement trigger on ledger.merge (transition table new_merges): each merge the statement inserted, in id order, through ledger._apply_merge (path rule with anchors, change kinds and causality, commit-message rules, checks and touch modes, scope policy; the message pre-filter evaluated once per merge here and passed on) then ledger._apply_revert (reverts reopen); merges that cannot decide anything (no finding path touched, no possible message match, no revert, on the default branch) are skipped by one set-based query. hygiene_mode on: audit rows first, then supersedes or reopens; dry: would_supersede / would_reopen only; off: nothing. Exactly what one statement per merge decides. SECURITY DEFINER so that writers without UPDATE on findings or INSERT on the audit get the same effect. Raises nothing.';
+'AFTER INSERT statement trigger on ledger.merge (transition table new_merges): each merge the statement inserted, in id order, through ledger._apply_merge (path rule with anchors, change kinds and causality, commit-message rules, checks and touch modes, scope policy; the message pre-filter evaluated once per merge here and passed on) then ledger._apply_revert (reverts reopen); merges that cannot decide anything (no finding path touched, no possible message match, no revert, on the default branch) are skipped by one set-based query. hygiene_mode on: audit rows first, then supersedes or reopens; dry: would_supersede / would_reopen only; off: nothing. Exactly what one statement per merge decides. SECURITY DEFINER so that writers without UPDATE on findings or INSERT on the audit get the same effect. Raises LD403 when fired for a table other than ledger.merge (the only table it is attached to).';
