@@ -358,3 +358,70 @@ def test_every_definer_refuses_a_caller_without_its_role_once_its_functions_are_
     with psycopg.connect(dsn) as conn:
         shas = conn.execute("SELECT commit_sha FROM ledger.merge WHERE paths = '{src/p.py}' ORDER BY id").fetchall()
         assert shas == [("4444dddd",), ("5555eeee",)]
+
+
+#: Every SECURITY DEFINER trigger function: the table it belongs to, and how a role would attach it to a
+#: table of its own (the trigger's timing, events, level and transition tables) and fire it there.
+DEFINER_TRIGGERS: dict[str, tuple[str, str, str]] = {
+    "tg_finding__paths_insert": (
+        "ledger.finding", "AFTER INSERT ON forged REFERENCING NEW TABLE AS new_finding FOR EACH STATEMENT",
+        "INSERT INTO forged (id, scope, paths) SELECT id, 's', '{src/forged.py}' FROM k3"),
+    "tg_finding__paths_update": (
+        "ledger.finding", "AFTER UPDATE ON forged FOR EACH ROW",
+        "UPDATE forged SET paths = '{src/forged.py}'"),
+    "tg_finding__active_totals": (
+        "ledger.finding", "AFTER INSERT ON forged REFERENCING NEW TABLE AS new_finding FOR EACH STATEMENT",
+        "INSERT INTO forged (id, scope, title) VALUES (424242, 's', repeat('x', 1000))"),
+    "tg_finding__settle_rechecks": (
+        "ledger.finding", "AFTER UPDATE ON forged FOR EACH ROW",
+        "UPDATE forged SET superseded_at = now()"),
+    "tg_merge__supersede": (
+        "ledger.merge", "AFTER INSERT ON forged REFERENCING NEW TABLE AS new_merges FOR EACH STATEMENT",
+        "INSERT INTO forged (id, scope, paths, message) "
+        "SELECT 1, 's', '{src/c.py}', 'This reverts commit 1111aaaa'"),
+}
+
+#: every ledger table a definer trigger writes, and the rows the forgery aims at
+LEDGER_ROWS = """
+SELECT jsonb_build_object(
+    'finding', (SELECT jsonb_agg(to_jsonb(t) ORDER BY t.id) FROM ledger.finding t),
+    'finding_path', (SELECT jsonb_agg(to_jsonb(t) ORDER BY t.scope, t.path, t.finding_id) FROM ledger.finding_path t),
+    'totals', (SELECT jsonb_agg(jsonb_build_array(t.scope, t.findings, t.chars) ORDER BY t.id)
+                 FROM ledger.scope_active_total t),
+    'audit', (SELECT jsonb_agg(to_jsonb(t) ORDER BY t.id) FROM ledger.supersession t),
+    'rechecks', (SELECT jsonb_agg(to_jsonb(t) ORDER BY t.id) FROM ledger.recheck_request t))
+"""
+
+
+def test_a_definer_trigger_function_refuses_to_fire_for_a_table_of_the_callers_own(
+        ledger_database_factory: Callable[..., str]) -> None:
+    """With every function executable by PUBLIC, a role holding no ledger role attaches each SECURITY DEFINER
+    trigger function to a TEMP table of its own (the columns the function reads, its transition tables) and
+    fires it on forged rows: LD403 naming the function and the table, and no ledger row changes."""
+    dsn = ledger_database_factory()
+    _fill(dsn)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        triggers = {r[0] for r in conn.execute(
+            "SELECT proname::text FROM pg_proc WHERE pronamespace = 'ledger'::regnamespace AND prosecdef "
+            "AND prorettype = 'trigger'::regtype").fetchall()}
+        assert triggers == set(DEFINER_TRIGGERS)  # a new definer trigger function needs its line here
+        ensure_login_role(conn, "ledger_test_no_role")
+        conn.execute("GRANT USAGE ON SCHEMA ledger TO PUBLIC")
+        conn.execute("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ledger TO PUBLIC")  # a lost REVOKE
+        k3 = conn.execute("SELECT id FROM ledger.finding WHERE finding_key = 'k3'").fetchone()
+        assert k3 is not None
+        before = conn.execute(LEDGER_ROWS).fetchone()
+        conn.execute("SET ROLE ledger_test_no_role")
+        for name, (table, attach, fire) in DEFINER_TRIGGERS.items():
+            conn.execute("DROP TABLE IF EXISTS pg_temp.forged")
+            conn.execute("CREATE TEMP TABLE forged (id bigint, scope text, paths text[], superseded_at timestamptz, "
+                         "title text NOT NULL DEFAULT 't', description text, branch text, message text NOT NULL "
+                         "DEFAULT '', hunks jsonb)")
+            conn.execute(f"INSERT INTO forged (id, scope, paths) VALUES ({k3[0]}, 's', '{{src/c.py}}')")
+            conn.execute(f"CREATE TRIGGER forged_{name} {attach} EXECUTE FUNCTION ledger.{name}()")
+            with pytest.raises(psycopg.errors.Error) as info:
+                conn.execute(fire.replace("FROM k3", f"FROM (SELECT {k3[0]} AS id) AS k3"))
+            assert info.value.sqlstate == "LD403", (name, info.value)
+            assert f"ledger.{name}() runs only as a trigger on {table}, not on forged" in str(info.value), name
+        conn.execute("RESET ROLE")
+        assert conn.execute(LEDGER_ROWS).fetchone() == before

@@ -339,20 +339,27 @@ def test_security_definer_functions_pin_search_path(ledger_conn: psycopg.Connect
     assert all(r[1][0] == "search_path=pg_catalog, pg_temp" and set(r[1][1:]) <= planner for r in rows)
 
 
-#: The first statement of a definer a role calls: the check of its caller's role.
+#: The first statement of a definer a role calls: the check of its caller's role (a PL/pgSQL DECLARE section's
+#: initializers, argument checks that read no table, may run before it).
 ROLE_CHECK = re.compile(
     r"^\s*(?:#variable_conflict \w+\s*)?(?:DECLARE\b.*?\n)?BEGIN\n"  # PL/pgSQL: the body's first statement
     r"\s*PERFORM ledger\._require_role\('(\w+)', '([\w.]+)'\);"
     r"|^\s*SELECT ledger\._require_role\('(\w+)', '([\w.]+)'\);",  # SQL: the first statement
     re.S)
 
+#: The first statement of a definer trigger function: the check of the table it was fired for.
+TABLE_CHECK = re.compile(
+    r"^\s*(?:DECLARE\b.*?\n)?BEGIN\n\s*IF TG_RELID <> 'ledger\.(?:finding|merge)'::regclass THEN\n"
+    r"\s*RAISE EXCEPTION '[^']*' *, TG_RELID::regclass\s*USING ERRCODE = 'LD403';", re.S)
+
 
 def test_every_definer_a_role_calls_checks_that_role_first(ledger_conn: psycopg.Connection) -> None:
     """A lost REVOKE is not an escalation: each SECURITY DEFINER function but
     the trigger functions begins with ledger._require_role naming itself and
     the one role PRIVILEGES grants its EXECUTE to. The trigger functions
-    check no role (their headers say why: the table privilege or the calling
-    definer is the gate)."""
+    check no role (one role would refuse the others) but begin with the check
+    of their table (TG_RELID), so that a role holding EXECUTE cannot run them
+    on a table of its own."""
     rows = ledger_conn.execute(
         "SELECT p.oid::regprocedure::text, p.proname::text, p.prosrc, p.prorettype = 'trigger'::regtype "
         "FROM pg_proc p WHERE p.pronamespace = 'ledger'::regnamespace AND p.prosecdef ORDER BY 1").fetchall()
@@ -360,6 +367,7 @@ def test_every_definer_a_role_calls_checks_that_role_first(ledger_conn: psycopg.
     for signature, name, body, is_trigger in rows:
         if is_trigger:
             assert "_require_role" not in body, signature
+            assert TABLE_CHECK.match(body) is not None, f"{signature} does not begin with its TG_RELID check"
             continue
         match = ROLE_CHECK.match(body)
         assert match is not None, f"{signature} does not begin with ledger._require_role"

@@ -36,6 +36,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "scope": "AccessExclusiveLock",
         "supersession": "AccessShareLock",
     },
+    "0003_trigger_definers_check_thei": {},
 }
 
 STRENGTH = [
