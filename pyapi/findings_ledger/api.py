@@ -22,6 +22,7 @@ Conventions, the same for every call of those modules and this one:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -29,7 +30,7 @@ from typing import Any
 import psycopg
 
 from . import queries
-from .errors import checked_arguments, error_for, translate
+from .errors import MigrationLocked, checked_arguments, error_for, translate
 from .revisions import migrations_dir, read_revision, shipped_revisions
 
 
@@ -68,14 +69,19 @@ def migrate(dsn: str, revision: str = "head") -> None:
                 at = read_revision(conn)
             fold = folds.fold_of(at)
             if fold is not None and at is not None:
-                folds.upgrade_replaced(dsn, at, fold)
+                wait = os.environ.get("LEDGER_MIGRATION_LOCK_TIMEOUT") or "10min"
+                folds.upgrade_replaced(dsn, at, fold, wait, lambda: MigrationLocked(
+                    f"another migration of this database held the migration lock for longer than {wait} "
+                    "(LEDGER_MIGRATION_LOCK_TIMEOUT): nothing was changed", sqlstate="55P03"))
         command.upgrade(alembic_config(dsn), revision)
 
 
 def schema_behind(conn: psycopg.Connection[Any]) -> str | None:
     """Why the database of ``conn`` is not at this findings-ledger's head,
     or None when it is (or is at a revision this findings-ledger does not
-    know, i.e. newer, or its version cannot be read by this role). The
+    know, i.e. newer, or its version cannot be read by this role). A
+    revision a release folded away (:func:`findings_ledger.folds.fold_of`)
+    is behind. The
     answer is one sentence: ``no ledger schema`` or ``at REV, behind HEAD``.
     Reads ``ledger.alembic_version`` (one or two queries)."""
     try:
@@ -84,10 +90,12 @@ def schema_behind(conn: psycopg.Connection[Any]) -> str | None:
         if not conn.autocommit:
             conn.rollback()
         return None
+    from .folds import fold_of
+
     revs, heads = shipped_revisions()
     if version is None:
         return "no ledger schema"
-    if version in heads or version not in revs:
+    if version in heads or (version not in revs and fold_of(version) is None):
         return None
     return f"at {version}, behind this findings-ledger's {', '.join(sorted(heads))}"
 

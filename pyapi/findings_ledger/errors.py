@@ -404,9 +404,10 @@ def schema_behind(exc: psycopg.Error, conn: psycopg.Connection[Any] | None = Non
 
 
 def _revision_state(conn: psycopg.Connection[Any]) -> str:
-    """``behind`` (or no ledger schema), ``head``, or ``unknown``: where the database of
-    ``conn`` is, read on a second connection with ``conn``'s parameters."""
-    from .revisions import read_revision, shipped_revisions
+    """``behind`` (or no ledger schema, or at a revision a release folded away), ``head``,
+    or ``unknown``: where the database of ``conn`` is, read on a second connection with
+    ``conn``'s parameters."""
+    from .revisions import read_revision, replaced_revisions, shipped_revisions
 
     try:
         with psycopg.connect(conn.info.dsn, password=conn.info.password or None, autocommit=True,
@@ -415,7 +416,7 @@ def _revision_state(conn: psycopg.Connection[Any]) -> str:
     except psycopg.Error:
         return "unknown"
     revs, heads = shipped_revisions()
-    if version is None or (version in revs and version not in heads):
+    if version is None or (version in revs and version not in heads) or version in replaced_revisions():
         return "behind"
     return "head" if version in heads else "unknown"
 

@@ -31,7 +31,7 @@ import json
 import shutil
 import tarfile
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -278,22 +278,45 @@ def check_and_stamp(conn: psycopg.Connection[Any], fold: Fold) -> None:
         raise FoldRefused(f"the database is no longer at {fold.newest}: nothing was stamped")
 
 
-def upgrade_replaced(dsn: str, revision: str, fold: Fold) -> None:
+def upgrade_replaced(dsn: str, revision: str, fold: Fold, wait: str,
+                     locked_out: Callable[[], BaseException]) -> None:
     """Bring a database at a replaced ``revision`` to ``fold.fold``: the
     archived revisions up to the newest replaced one (none when it is
-    there), then :func:`check_and_stamp` under the migration lock."""
+    there), then :func:`check_and_stamp`, all on one connection holding the
+    migration lock (waited for up to ``wait``, then ``locked_out()`` is
+    raised: :func:`findings_ledger.migration_ops.acquire_lock`). ``revision`` is the version the caller read before the
+    lock: the version is read again under it, and when it is no longer a
+    revision ``fold`` replaced (another ``migrate`` brought the database to
+    the fold, or beyond, meanwhile) nothing is done here."""
+    import sqlalchemy as sa
     from alembic import command
     from alembic.config import Config
 
-    from .migration_ops import MIGRATION_LOCK_KEY
+    from .migration_ops import lock_session
+    from .revisions import read_revision
 
-    if revision != fold.newest:
-        with archived_chain(fold) as root:
-            cfg = Config()
-            cfg.set_main_option("script_location", str(root))
-            cfg.attributes["dsn"] = dsn
-            cfg.attributes["ledger_replaced_chain"] = True
-            command.upgrade(cfg, fold.newest)
-    with psycopg.connect(dsn) as conn:
-        conn.execute(f"SELECT pg_catalog.pg_advisory_xact_lock({MIGRATION_LOCK_KEY})")
-        check_and_stamp(conn, fold)
+    engine = sa.create_engine("postgresql+psycopg://", creator=lambda: psycopg.connect(dsn),
+                              poolclass=sa.pool.NullPool)
+    # a session lock, tried outside any open transaction (another run's CREATE INDEX CONCURRENTLY
+    # would wait for one); the archived chain's run takes it again on this same connection
+    with engine.connect() as conn, lock_session(conn, wait, locked_out):
+        raw = conn.connection.driver_connection
+        assert isinstance(raw, psycopg.Connection)
+        at = read_revision(raw)
+        raw.commit()
+        if at not in fold.replaced:
+            return
+        if at != fold.newest:
+            with archived_chain(fold) as root:
+                cfg = Config()
+                cfg.set_main_option("script_location", str(root))
+                cfg.attributes["connection"] = conn
+                cfg.attributes["ledger_replaced_chain"] = True
+                command.upgrade(cfg, fold.newest)
+            conn.commit()
+        try:
+            check_and_stamp(raw, fold)
+            raw.commit()
+        except BaseException:
+            raw.rollback()
+            raise

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,18 @@ def shipped_revisions() -> tuple[frozenset[str], frozenset[str]]:
         value = ast.literal_eval(down[1].split("#")[0].strip()) if down else None
         downs.update(value if isinstance(value, (tuple, list)) else ([value] if value else []))
     return frozenset(revs), frozenset(revs - downs)
+
+
+@functools.lru_cache(maxsize=1)
+def replaced_revisions() -> frozenset[str]:
+    """The revisions the releases of this findings-ledger folded away (the
+    ``replaced`` lists of ``migrations/replaced/*.json``): a database at one
+    is behind, as :func:`findings_ledger.folds.fold_of` is not None for it."""
+    replaced = migrations_dir() / "replaced"
+    out: set[str] = set()
+    for manifest in sorted(replaced.glob("*.json")) if replaced.is_dir() else ():
+        out.update(json.loads(manifest.read_text(encoding="utf-8"))["replaced"])
+    return frozenset(out)
 
 
 def read_revision(conn: psycopg.Connection[Any]) -> str | None:

@@ -363,3 +363,44 @@ def test_a_downgrade_below_the_release_names_what_it_would_drop(
     assert f"downgrade of {fold.fold} would drop data (" in last, last
     assert "ledger.agent_task.scope: 30" in last, last
     assert _version(dsn) != [fold.start]
+
+
+def test_a_database_at_a_replaced_revision_is_behind_and_two_concurrent_migrates_both_bring_it_to_head(
+        folded: tuple[Path, folds.Fold], ledger_database_factory: Callable[..., str]) -> None:
+    """A database at a revision the fold replaced is behind: the CLI's verbs refuse it with one line saying to
+    migrate, :func:`findings_ledger.api.schema_behind` says so, and a missing ledger function is
+    :class:`~findings_ledger.SchemaBehind`. Two ``migrate`` runs started together both succeed (the second
+    finds the version at the fold once it holds the migration lock) and leave it at head."""
+    import findings_ledger as fl
+    from findings_ledger import api
+
+    project, fold = folded
+    if project != ROOT:
+        pytest.fail("this repository ships no fold")  # the behind check reads this findings-ledger's folds
+    revision = fold.replaced[len(fold.replaced) // 2]
+    dsn = ledger_database_factory(migrated=False)
+    _at(dsn, fold, revision)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        assert api.schema_behind(conn) == f"at {revision}, behind this findings-ledger's {fl.head_revision()}"
+    cli = str(Path(sys.executable).with_name("findings-ledger"))
+    run = subprocess.run([cli, "active", "s", "--dsn", dsn], capture_output=True, text=True)
+    assert run.returncode == 1
+    assert run.stderr.strip().startswith("error: the ledger schema of database ") and run.stderr.strip().endswith(
+        f"is at {revision}, behind this findings-ledger's {fl.head_revision()}: run `findings-ledger migrate` "
+        "with the same --dsn"), run.stderr
+    with psycopg.connect(dsn) as conn:
+        conn.execute("DROP FUNCTION IF EXISTS ledger.active_findings")  # rolled back below
+        with pytest.raises(fl.SchemaBehind) as info:
+            fl.active_findings(conn, "s")
+        assert info.value.sqlstate == "LD502"
+        assert str(info.value).startswith("the database's ledger schema is behind this findings-ledger ("), info.value
+        conn.rollback()
+
+    both = [subprocess.Popen([sys.executable, "-c", MIGRATE], env={**os.environ, "PYTHONPATH": str(project / "pyapi"),
+                                                                   "PYTHONDONTWRITEBYTECODE": "1", "DSN": dsn},
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=project)
+            for _ in range(2)]
+    for proc in both:
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err[-3000:]
+    assert _version(dsn) == [fl.head_revision()]
