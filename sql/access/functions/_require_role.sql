@@ -1,7 +1,8 @@
 -- ledger._require_role(p_role name, p_function text) -> void
 --
--- The first statement of every SECURITY DEFINER function a role calls:
--- refuses a caller that does not hold p_role, the ledger role that
+-- The first statement of every SECURITY DEFINER function a role calls
+-- (only argument checks that read no table, such as a PL/pgSQL DECLARE
+-- initializer, may run before it): refuses a caller that does not hold p_role, the ledger role that
 -- sql/access/privileges.sql grants EXECUTE on that function to (ledger_writer,
 -- ledger_agent or ledger_admin). So a lost REVOKE (a restore with
 -- pg_restore --no-privileges leaves every function executable by PUBLIC)
