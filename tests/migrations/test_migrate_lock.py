@@ -1,7 +1,8 @@
 """Migration runs against one database are serialised (migrations/env.py's
-advisory lock): four ``findings-ledger migrate`` processes started together
-on a fresh database, or on one at the baseline, all exit 0 and leave it at
-head; the ones that waited say so on one line. ``fl.migrate`` from four
+advisory lock): four ``findings-ledger migrate`` processes started while the
+test holds the lock, on a fresh database or on one at the baseline, each say
+on one line that they wait, and once it is released all exit 0 and leave it
+at head. ``fl.migrate`` from four
 processes likewise. A run that cannot get the lock in time fails with one
 line and changes nothing."""
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,12 +30,25 @@ def version(dsn: str) -> list[str]:
         return [r[0] for r in conn.execute("SELECT version_num FROM ledger.alembic_version")]
 
 
-def start_together(commands: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
-    procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in commands]
+def start_together(commands: list[list[str]], dsn: str, tmp_path: Path) -> list[subprocess.CompletedProcess[str]]:
+    """Run ``commands`` at once while this test holds the migration lock, and
+    release it only when every one of them says it waits: all of them then
+    contend for it at the same moment, however staggered their start-up was
+    on a loaded machine."""
+    logs = [tmp_path / f"run{i}.err" for i in range(len(commands))]
+    with psycopg.connect(dsn) as holder:
+        holder.execute(f"SELECT pg_catalog.pg_advisory_xact_lock({MIGRATION_LOCK_KEY})")
+        procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=log.open("w"), text=True)
+                 for c, log in zip(commands, logs, strict=True)]
+        deadline = time.monotonic() + 300
+        while not all(WAITING in log.read_text() for log in logs):
+            assert time.monotonic() < deadline, [log.read_text() for log in logs]
+            assert all(p.poll() is None for p in procs), [log.read_text() for log in logs]
+            time.sleep(0.1)
     out = []
-    for p in procs:
-        stdout, stderr = p.communicate(timeout=600)
-        out.append(subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr))
+    for p, log in zip(procs, logs, strict=True):
+        stdout, _ = p.communicate(timeout=600)
+        out.append(subprocess.CompletedProcess(p.args, p.returncode, stdout, log.read_text()))
     return out
 
 
@@ -41,24 +56,25 @@ def assert_all_migrated(runs: list[subprocess.CompletedProcess[str]], dsn: str) 
     for run in runs:
         assert run.returncode == 0, run.stderr
         assert run.stderr.strip() in ("", WAITING), run.stderr
-    assert sum(WAITING in r.stderr for r in runs) >= 1  # they did overlap: someone waited
+    assert all(WAITING in r.stderr for r in runs)  # they did overlap: each waited
     assert version(dsn) == [fl.head_revision()]
 
 
 @pytest.mark.parametrize("start", [None, "0001_baseline"])
-def test_four_cli_migrates_at_once(ledger_database_factory: Callable[..., str], start: str | None) -> None:
+def test_four_cli_migrates_at_once(ledger_database_factory: Callable[..., str], start: str | None,
+                                   tmp_path: Path) -> None:
     dsn = ledger_database_factory(migrated=False)
     if start:
         fl.migrate(dsn, start)
-    runs = start_together([[CLI, "migrate", "--dsn", dsn]] * 4)
+    runs = start_together([[CLI, "migrate", "--dsn", dsn]] * 4, dsn, tmp_path)
     assert_all_migrated(runs, dsn)
     assert all(r.stdout.strip() == "migrated to head" for r in runs)
 
 
-def test_four_api_migrates_at_once(ledger_database_factory: Callable[..., str]) -> None:
+def test_four_api_migrates_at_once(ledger_database_factory: Callable[..., str], tmp_path: Path) -> None:
     dsn = ledger_database_factory(migrated=False)
     code = "import sys, findings_ledger as fl; fl.migrate(sys.argv[1])"
-    assert_all_migrated(start_together([[sys.executable, "-c", code, dsn]] * 4), dsn)
+    assert_all_migrated(start_together([[sys.executable, "-c", code, dsn]] * 4, dsn, tmp_path), dsn)
 
 
 def test_a_run_that_cannot_get_the_lock_fails_with_one_line_and_changes_nothing(
