@@ -331,20 +331,65 @@ def test_migrate_from_a_replaced_revision_keeps_every_row(
     print(f"{revision}: {sum(counts_before.values())} rows in {len(counts_before)} tables, all kept: {after}")
 
 
+def _view_changed_by_hand(conn: psycopg.Connection[Any]) -> None:
+    definition = conn.execute("SELECT pg_get_viewdef('ledger.active_finding'::regclass)").fetchone()
+    assert definition is not None
+    conn.execute(f"CREATE OR REPLACE VIEW ledger.active_finding AS {definition[0].rstrip().rstrip(';')} "
+                 "AND f.id > 0".encode())
+
+
+@pytest.mark.parametrize(("change", "named"), [
+    (lambda conn: conn.execute("COMMENT ON TABLE ledger.retired_session IS 'changed by hand'"),
+     "relation ledger.retired_session"),
+    # a view is compared by definition, not by the deparsed text the manifest holds (another major prints it
+    # differently): one whose query was changed by hand is still refused
+    (_view_changed_by_hand, "relation ledger.active_finding"),
+], ids=["comment", "view"])
 def test_a_database_at_the_newest_replaced_revision_with_another_catalog_is_refused(
-        folded: tuple[Path, folds.Fold], ledger_database_factory: Callable[..., str]) -> None:
+        folded: tuple[Path, folds.Fold], ledger_database_factory: Callable[..., str],
+        change: Callable[[psycopg.Connection[Any]], Any], named: str) -> None:
     project, fold = folded
     dsn = ledger_database_factory(migrated=False)
     _at(dsn, fold, fold.newest)
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("COMMENT ON TABLE ledger.retired_session IS 'changed by hand'")
+        change(conn)
     done = _project_python(project, MIGRATE, dsn)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
         f"findings_ledger.folds.FoldRefused: the database at {fold.newest} differs from release {fold.version}'s "
-        "folded state at relation ledger.retired_session (differs): nothing was stamped "
+        f"folded state at {named} (differs): nothing was stamped "
         "(docs/dba.md, \"Releases and folded revisions\")")
     assert _version(dsn) == [fold.newest]
+
+
+def test_a_view_is_compared_by_definition_when_the_manifest_deparsed_it_otherwise(
+        folded: tuple[Path, folds.Fold], ledger_database_factory: Callable[..., str]) -> None:
+    """The manifest's digest of a view is of ``pg_get_viewdef`` on the release's major; another major prints
+    the same view otherwise (PostgreSQL 18 does for both views). Here the manifest's digests of the views are
+    made unlike this server's: the views still equal the fold's definitions and the database is stamped; a
+    table's digest made unlike is refused."""
+    import dataclasses
+
+    _, fold = folded
+    views = {f"relation ledger.{name}": "deparsed elsewhere" for name in ("active_finding", "finding_lifecycle")}
+    for catalog, refused in ((views, None), ({"relation ledger.retired_session": "deparsed elsewhere"},
+                                             "relation ledger.retired_session (differs)")):
+        dsn = ledger_database_factory(migrated=False)
+        _at(dsn, fold, fold.newest)
+        other = dataclasses.replace(fold, catalog={**fold.catalog, **catalog})
+        with psycopg.connect(dsn) as conn:
+            if refused:
+                with pytest.raises(folds.FoldRefused, match=re.escape(refused)):
+                    folds.check_and_stamp(conn, other)
+            else:
+                folds.check_and_stamp(conn, other)
+                definitions = conn.execute("SELECT pg_get_viewdef('ledger.active_finding'::regclass)").fetchone()
+                conn.commit()
+        assert _version(dsn) == [fold.newest if refused else fold.fold]
+        if not refused:
+            with psycopg.connect(dsn) as conn:  # the savepoint's CREATE OR REPLACE VIEW left nothing behind
+                now = conn.execute("SELECT pg_get_viewdef('ledger.active_finding'::regclass)").fetchone()
+                assert now == definitions
 
 
 def test_a_downgrade_below_the_release_names_what_it_would_drop(
