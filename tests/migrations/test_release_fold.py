@@ -26,16 +26,19 @@ import re
 import subprocess
 import sys
 import tarfile
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
+from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from test_populated_upgrade import FINDINGS, HISTORICAL_MERGES, LIVE_MERGES, SCOPES, TABLE_COLUMNS, _checksums
 
 from findings_ledger import folds
+from findings_ledger.testing.cluster import catalog_lock
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """-- ledger.release_probe: a table of the release tests' scratch clone (tests/migrations/test_release_fold.py).
@@ -254,6 +257,40 @@ def _at(dsn: str, fold: folds.Fold, revision: str) -> None:
         command.upgrade(cfg, revision)
 
 
+@pytest.fixture(scope="module")
+def at_replaced(folded: tuple[Path, folds.Fold], ledger_server: dict[str, Any]) -> Iterator[Callable[[str], str]]:
+    """A function ``revision -> dsn``: a new database at replaced ``revision``
+    holding the last release's rows (:func:`_at`), a ``CREATE DATABASE ...
+    TEMPLATE`` clone of one this module builds once per revision (the walk
+    through the archived chain takes seconds). Dropped at the module's end."""
+    _, fold = folded
+    admin = make_conninfo(_server(ledger_server), dbname="postgres")
+    tag = uuid.uuid4().hex[:8]
+    templates: dict[str, str] = {}
+    made: list[str] = []
+
+    def create(name: str, template: str | None = None) -> str:
+        statement = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+        if template:
+            statement += sql.SQL(" TEMPLATE {}").format(sql.Identifier(template))
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(statement)
+        made.append(name)
+        return make_conninfo(admin, dbname=name)
+
+    def at(revision: str) -> str:
+        if revision not in templates:
+            name = f"release_fold_{tag}_at_{len(templates)}"
+            _at(create(name), fold, revision)
+            templates[revision] = name
+        return create(f"release_fold_{tag}_{len(made)}", templates[revision])
+
+    yield at
+    with catalog_lock(admin), psycopg.connect(admin, autocommit=True) as conn:
+        for name in reversed(made):
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
 #: values for the required columns of a table the last release does not have (rows written at a replaced
 #: revision): the first finding and merge of one scope
 LATE_VALUES = {
@@ -295,12 +332,12 @@ def _version(dsn: str) -> list[str]:
 
 @pytest.mark.parametrize("which", ["oldest", "middle", "newest"])
 def test_migrate_from_a_replaced_revision_keeps_every_row(
-        which: str, folded: tuple[Path, folds.Fold], ledger_database_factory: Callable[..., str]) -> None:
+        which: str, folded: tuple[Path, folds.Fold], ledger_database_factory: Callable[..., str],
+        at_replaced: Callable[[str], str]) -> None:
     project, fold = folded
     revision = {"oldest": fold.replaced[0], "middle": fold.replaced[len(fold.replaced) // 2],
                 "newest": fold.newest}[which]
-    dsn = ledger_database_factory(migrated=False)
-    _at(dsn, fold, revision)
+    dsn = at_replaced(revision)
     assert _version(dsn) == [revision]
     _fill_empty_tables(dsn)
     with psycopg.connect(dsn, autocommit=True) as conn:
@@ -346,11 +383,10 @@ def _view_changed_by_hand(conn: psycopg.Connection[Any]) -> None:
     (_view_changed_by_hand, "relation ledger.active_finding"),
 ], ids=["comment", "view"])
 def test_a_database_at_the_newest_replaced_revision_with_another_catalog_is_refused(
-        folded: tuple[Path, folds.Fold], ledger_database_factory: Callable[..., str],
+        folded: tuple[Path, folds.Fold], at_replaced: Callable[[str], str],
         change: Callable[[psycopg.Connection[Any]], Any], named: str) -> None:
     project, fold = folded
-    dsn = ledger_database_factory(migrated=False)
-    _at(dsn, fold, fold.newest)
+    dsn = at_replaced(fold.newest)
     with psycopg.connect(dsn, autocommit=True) as conn:
         change(conn)
     done = _project_python(project, MIGRATE, dsn)
@@ -363,7 +399,7 @@ def test_a_database_at_the_newest_replaced_revision_with_another_catalog_is_refu
 
 
 def test_a_view_is_compared_by_definition_when_the_manifest_deparsed_it_otherwise(
-        folded: tuple[Path, folds.Fold], ledger_database_factory: Callable[..., str]) -> None:
+        folded: tuple[Path, folds.Fold], at_replaced: Callable[[str], str]) -> None:
     """The manifest's digest of a view is of ``pg_get_viewdef`` on the release's major; another major prints
     the same view otherwise (PostgreSQL 18 does for both views). Here the manifest's digests of the views are
     made unlike this server's: the views still equal the fold's definitions and the database is stamped; a
@@ -374,8 +410,7 @@ def test_a_view_is_compared_by_definition_when_the_manifest_deparsed_it_otherwis
     views = {f"relation ledger.{name}": "deparsed elsewhere" for name in ("active_finding", "finding_lifecycle")}
     for catalog, refused in ((views, None), ({"relation ledger.retired_session": "deparsed elsewhere"},
                                              "relation ledger.retired_session (differs)")):
-        dsn = ledger_database_factory(migrated=False)
-        _at(dsn, fold, fold.newest)
+        dsn = at_replaced(fold.newest)
         other = dataclasses.replace(fold, catalog={**fold.catalog, **catalog})
         with psycopg.connect(dsn) as conn:
             if refused:
@@ -393,10 +428,9 @@ def test_a_view_is_compared_by_definition_when_the_manifest_deparsed_it_otherwis
 
 
 def test_a_downgrade_below_the_release_names_what_it_would_drop(
-        folded: tuple[Path, folds.Fold], ledger_database_factory: Callable[..., str]) -> None:
+        folded: tuple[Path, folds.Fold], at_replaced: Callable[[str], str]) -> None:
     project, fold = folded
-    dsn = ledger_database_factory(migrated=False)
-    _at(dsn, fold, fold.replaced[0])
+    dsn = at_replaced(fold.replaced[0])
     assert _project_python(project, MIGRATE, dsn).returncode == 0
     manifest = json.loads(fold.archive.with_suffix("").with_suffix(".json").read_text())
     assert manifest["fold"] == fold.fold
@@ -411,7 +445,7 @@ def test_a_downgrade_below_the_release_names_what_it_would_drop(
 
 
 def test_a_database_at_a_replaced_revision_is_behind_and_two_concurrent_migrates_both_bring_it_to_head(
-        folded: tuple[Path, folds.Fold], ledger_database_factory: Callable[..., str]) -> None:
+        folded: tuple[Path, folds.Fold], at_replaced: Callable[[str], str]) -> None:
     """A database at a revision the fold replaced is behind: the CLI's verbs refuse it with one line saying to
     migrate, :func:`findings_ledger.api.schema_behind` says so, and a missing ledger function is
     :class:`~findings_ledger.SchemaBehind`. Two ``migrate`` runs started together both succeed (the second
@@ -423,8 +457,7 @@ def test_a_database_at_a_replaced_revision_is_behind_and_two_concurrent_migrates
     if project != ROOT:
         pytest.fail("this repository ships no fold")  # the behind check reads this findings-ledger's folds
     revision = fold.replaced[len(fold.replaced) // 2]
-    dsn = ledger_database_factory(migrated=False)
-    _at(dsn, fold, revision)
+    dsn = at_replaced(revision)
     with psycopg.connect(dsn, autocommit=True) as conn:
         assert api.schema_behind(conn) == f"at {revision}, behind this findings-ledger's {fl.head_revision()}"
     cli = str(Path(sys.executable).with_name("findings-ledger"))
