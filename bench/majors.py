@@ -28,6 +28,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -84,6 +85,22 @@ def _union(keyed: list[dict[tuple[Any, ...], dict[str, Any]]]) -> list[tuple[Any
     return list(order)
 
 
+#: a parenthesised part of a target's name that holds a figure: what one run measured (``(CPU ms 1.560
+#: against 0.298)``), not what the target is
+_FIGURES = re.compile(r"\s*\([^()]*\d[^()]*\)")
+
+
+def target_key(name: str) -> str:
+    """A target's name without its parenthesised figures: the same target in
+    two runs has the same key although each run wrote its own figures."""
+    return _FIGURES.sub("", name).strip()
+
+
+def target_figures(name: str) -> str:
+    """The parenthesised figures of a target's name, joined (``""`` when none)."""
+    return "; ".join(m.group(0).strip()[1:-1] for m in _FIGURES.finditer(name))
+
+
 def _table(header: list[str], rows: list[list[str]], align: list[str]) -> list[str]:
     esc = [[str(v).replace("|", "\\|") for v in r] for r in rows]
     return ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"] + ["| " + " | ".join(r) + " |" for r in esc]
@@ -94,7 +111,9 @@ def side_by_side(runs: Mapping[str, Mapping[str, Any]]) -> str:
     report: a line per run (its server, when, sizes), every case row aligned by
     case and parameters with a column per run (``–`` where a run has no such
     row), and every target with its limit and, per run, the value and holds or
-    MISSED (``–`` where a run did not measure it)."""
+    MISSED (``–`` where a run did not measure it). A target is aligned by its
+    name without the figures a run wrote into it (:func:`target_key`); those
+    figures follow that run's verdict."""
     labels = list(runs)
     lines = ["Side by side (bench/majors.py):", ""]
     for label, data in runs.items():
@@ -105,13 +124,15 @@ def side_by_side(runs: Mapping[str, Mapping[str, Any]]) -> str:
     body = [[k[0], k[1], *(cell(r[k]) if k in r else MISSING for r in rows)] for k in _union(rows)]
     lines += ["", "median / p95 ms (one sample: the figure alone); (xN) the ratio to the row's baseline", ""]
     lines += _table(["case", "parameters", *labels], body, ["---", "---", *["---:"] * len(labels)])
-    targets = [_keyed(list(data.get("targets", [])), ("target",)) for data in runs.values()]
+    targets = [_keyed([{**t, "key": target_key(t["target"])} for t in data.get("targets", [])], ("key",))
+               for data in runs.values()]
 
     def verdict(t: dict[str, Any] | None, limit: Any) -> str:
         if t is None:
             return MISSING
         other = f" (limit {t['limit']})" if t["limit"] != limit else ""
-        return f"{t['value']}{other} {'holds' if t['holds'] else 'MISSED'}"
+        figures = target_figures(t["target"])
+        return f"{t['value']}{other} {'holds' if t['holds'] else 'MISSED'}" + (f" ({figures})" if figures else "")
 
     trows = []
     for k in _union(targets):

@@ -90,15 +90,38 @@ def test_targets_say_holds_or_missed_per_major(two_runs: dict[str, dict[str, Any
     a, b = two_runs["A"], two_runs["B"]
     _, targets = tables(majors.side_by_side({"PostgreSQL A": a, "PostgreSQL B": b}))
     assert targets[0] == ["target", "limit", "PostgreSQL A", "PostgreSQL B"]
-    assert [r[0] for r in targets[1:]] == [t["target"] for t in a["targets"]]  # A measured every target B did
+    # A measured every target B did
+    assert [r[0] for r in targets[1:]] == [majors.target_key(t["target"]) for t in a["targets"]]
+
+    def verdict(t: dict[str, Any]) -> str:
+        figures = majors.target_figures(t["target"])
+        return f"{t['value']} {'holds' if t['holds'] else 'MISSED'}" + (f" ({figures})" if figures else "")
+
     for row, t in zip(targets[1:], a["targets"], strict=True):
         assert row[1] == str(t["limit"])
-        assert row[2] == f"{t['value']} {'holds' if t['holds'] else 'MISSED'}"
-        theirs = next((x for x in b["targets"] if x["target"] == t["target"]), None)
-        assert row[3] == (majors.MISSING if theirs is None else
-                          f"{theirs['value']} {'holds' if theirs['holds'] else 'MISSED'}")
+        assert row[2] == verdict(t)
+        theirs = next((x for x in b["targets"] if majors.target_key(x["target"]) == row[0]), None)
+        assert row[3] == (majors.MISSING if theirs is None else verdict(theirs))
     assert any(r[3] == majors.MISSING for r in targets[1:] if r[0].startswith("import"))
     assert all(r[3] != majors.MISSING for r in targets[1:] if r[0].startswith("claim"))
+
+
+def test_a_target_whose_name_holds_each_runs_figures_is_one_row() -> None:
+    """Targets that write what they measured into their names (bench/costs.py) align by the name without
+    those figures, and each run's figures follow its verdict."""
+    def run_of(cpu: str, value: float, holds: bool) -> dict[str, Any]:
+        return {"rows": [], "targets": [
+            {"target": f"viper: backend CPU at the median merge <= 3x the minimal trigger (CPU ms {cpu})",
+             "value": value, "limit": 3.0, "holds": holds},
+            {"target": "prompt read at 1,000 active findings: p95 <= 5 ms", "value": 0.5, "limit": 5.0,
+             "holds": True}]}
+
+    _, targets = tables(majors.side_by_side({"15": run_of("1.560 against 0.298", 5.24, False),
+                                             "18": run_of("1.611 against 0.286", 5.64, False)}))
+    assert targets[1:] == [
+        ["viper: backend CPU at the median merge <= 3x the minimal trigger", "3.0",
+         "5.24 MISSED (CPU ms 1.560 against 0.298)", "5.64 MISSED (CPU ms 1.611 against 0.286)"],
+        ["prompt read at 1,000 active findings: p95 <= 5 ms", "5.0", "0.5 holds", "0.5 holds"]]
 
 
 @pytest.mark.parametrize("given", ["12", "15,x", "15,15", ""])
