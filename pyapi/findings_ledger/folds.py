@@ -234,11 +234,17 @@ def archived_chain(fold: Fold) -> Iterator[Path]:
             if (source / "versions" / rev).is_dir():
                 shutil.copytree(source / "versions" / rev, versions / rev)
         with tarfile.open(fold.archive, "r:xz") as archive:
-            _extract(archive, versions)
+            extract_archive(archive, versions)
         yield root
 
 
-def _extract(archive: tarfile.TarFile, target: Path) -> None:
+def extract_archive(archive: tarfile.TarFile, target: Path) -> None:
+    """Unpack ``archive`` (a release's archive of replaced revisions, or any
+    tarball of files) below ``target``. Every member is checked first: a
+    member that is not a regular file or a directory, or whose path leads
+    outside ``target``, is :class:`FoldRefused` naming it, and nothing is
+    unpacked. Then tarfile's ``data`` filter is applied where this Python
+    has it (3.11.4 and 3.12 on)."""
     for member in archive.getmembers():
         path = (target / member.name).resolve()
         if not path.is_relative_to(target.resolve()) or not (member.isfile() or member.isdir()):

@@ -216,7 +216,7 @@ def _unfold(project: Path, prefix: str) -> None:
             module.unlink()
             shutil.rmtree(module.with_suffix(""), ignore_errors=True)
     with tarfile.open(fold.archive, "r:xz") as archive:
-        folds._extract(archive, versions)  # members checked; extraction filters where Python has them (3.11.4+)
+        folds.extract_archive(archive, versions)
     fold.archive.unlink()  # the copy is the repository before the release: no fold to stamp forward to
     fold.archive.with_suffix("").with_suffix(".json").unlink()
 

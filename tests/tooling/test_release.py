@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 from support.plugin_project import WITHOUT_THE_EXTRA
 
+from findings_ledger import folds
 from findings_ledger.testing.pytest_plugin import MISSING_EXTRA
 
 pytestmark = pytest.mark.release
@@ -176,54 +177,49 @@ def test_the_sdist_holds_what_builds_the_wheel(dists: Dists) -> None:
     assert [n for n in names if n.startswith("tests/")] == []
 
 
-def safe_extract(archive: tarfile.TarFile, dest: Path) -> None:
-    """Extract ``archive`` below ``dest``: with tarfile's ``data`` filter where this
-    Python has it (3.12, and 3.11.4+), else after checking every member by hand
-    (regular files and directories only, no absolute path, nothing outside ``dest``)."""
-    if hasattr(tarfile, "data_filter"):
-        archive.extractall(dest, filter="data")
-        return
-    root = dest.resolve()
-    for member in archive.getmembers():
-        target = (root / member.name).resolve()
-        assert member.isfile() or member.isdir(), f"{member.name}: not a regular file or directory"
-        assert not Path(member.name).is_absolute() and target.is_relative_to(root), f"{member.name}: outside {dest}"
-    archive.extractall(dest)  # noqa: S202 - every member checked above
-
-
-@pytest.mark.parametrize("way", ["data-filter", "manual"])
-def test_safe_extract_refuses_a_member_outside_the_destination(
-        way: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The manual check everywhere; tarfile's data filter where this Python has it
-    (a skip naming the version elsewhere, so every Python collects the same tests)."""
-    with_filter = way == "data-filter"
-    if with_filter and not hasattr(tarfile, "data_filter"):
-        pytest.skip(f"Python {sys.version.split()[0]} has no tarfile data filter (3.11.4 and 3.12 have it)")
-    if not with_filter:
-        monkeypatch.delattr(tarfile, "data_filter", raising=False)  # what Python 3.10 and 3.11.2 have
-    for name, ok in [("pkg/ok.txt", True), ("../escaped.txt", False)]:
-        archive = tmp_path / f"{ok}.tar"
+@pytest.mark.parametrize("python", ["as it is", "without tarfile.data_filter"])
+def test_an_archive_member_outside_the_destination_or_not_a_file_is_refused(
+        python: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """:func:`findings_ledger.folds.extract_archive` (the fold's archive, the sdist below) checks every
+    member before it unpacks any, whether or not this Python has tarfile's data filter (Python 3.10
+    and 3.11.2 do not: that case is made here by removing it)."""
+    if python != "as it is":
+        monkeypatch.delattr(tarfile, "data_filter", raising=False)
+    for name, kind, ok in [("pkg/ok.txt", tarfile.REGTYPE, True), ("../escaped.txt", tarfile.REGTYPE, False),
+                           ("pkg/link", tarfile.SYMTYPE, False)]:
+        archive = tmp_path / f"{name.replace('/', '_')}.tar"
         with tarfile.open(archive, "w") as tar:
-            info = tarfile.TarInfo(name)
-            info.size = 2
-            tar.addfile(info, io.BytesIO(b"x\n"))
-        dest = tmp_path / f"dest-{ok}"
+            tar.addfile(_member("pkg/first.txt"), io.BytesIO(b"x\n"))
+            info = _member(name, kind)
+            tar.addfile(info, io.BytesIO(b"x\n") if kind == tarfile.REGTYPE else None)
+        dest = tmp_path / f"dest-{archive.stem}"
         dest.mkdir()
         with tarfile.open(archive) as tar:
             if ok:
-                safe_extract(tar, dest)
+                folds.extract_archive(tar, dest)
                 assert (dest / "pkg" / "ok.txt").read_text() == "x\n"
             else:
-                with pytest.raises((AssertionError, tarfile.FilterError) if with_filter else AssertionError):
-                    safe_extract(tar, dest)
+                with pytest.raises(folds.FoldRefused, match=re.escape(f"unexpected member {name!r}")):
+                    folds.extract_archive(tar, dest)
+                assert list(dest.iterdir()) == []  # nothing unpacked, not even the member before it
                 assert not (tmp_path / "escaped.txt").exists()
+
+
+def _member(name: str, kind: bytes = tarfile.REGTYPE) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    if kind == tarfile.REGTYPE:
+        info.size = 2
+    else:
+        info.linkname = "/etc/passwd"
+    return info
 
 
 def test_sql_files_at_any_depth_under_a_revision_are_package_data(dists: Dists, tmp_path: Path) -> None:
     """The revisions' layout to come (versions/<rev>.py beside versions/<rev>/**/*.sql)
     ships whole: built from the sdist with such files added."""
     with tarfile.open(dists.sdist) as sdist:
-        safe_extract(sdist, tmp_path)
+        folds.extract_archive(sdist, tmp_path)
     (source,) = tmp_path.glob("findings_ledger-*")
     revision = source / "migrations" / "versions" / "0099_layout_check"
     added = ["upgrade.sql", "downgrade.sql", "tables/finding.sql", "functions/matching/_match_message.sql"]
