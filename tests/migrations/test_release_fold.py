@@ -20,25 +20,24 @@ would drop (LD501)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import subprocess
 import sys
 import tarfile
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from psycopg import sql
 from psycopg.conninfo import make_conninfo
 from test_populated_upgrade import FINDINGS, HISTORICAL_MERGES, LIVE_MERGES, SCOPES, TABLE_COLUMNS, _checksums
 
 from findings_ledger import folds
-from findings_ledger.testing.cluster import catalog_lock
+from findings_ledger.testing import databases
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = """-- ledger.release_probe: a table of the release tests' scratch clone (tests/migrations/test_release_fold.py).
@@ -260,35 +259,25 @@ def _at(dsn: str, fold: folds.Fold, revision: str) -> None:
 @pytest.fixture(scope="module")
 def at_replaced(folded: tuple[Path, folds.Fold], ledger_server: dict[str, Any]) -> Iterator[Callable[[str], str]]:
     """A function ``revision -> dsn``: a new database at replaced ``revision``
-    holding the last release's rows (:func:`_at`), a ``CREATE DATABASE ...
-    TEMPLATE`` clone of one this module builds once per revision (the walk
-    through the archived chain takes seconds). Dropped at the module's end."""
+    holding the last release's rows (:func:`_at`), a clone of a template this
+    module builds once per revision (the walk through the archived chain
+    takes seconds). The test kit's databases (janitor, owner mark), dropped
+    at the module's end."""
     _, fold = folded
-    admin = make_conninfo(_server(ledger_server), dbname="postgres")
-    tag = uuid.uuid4().hex[:8]
     templates: dict[str, str] = {}
-    made: list[str] = []
+    with contextlib.ExitStack() as stack:
 
-    def create(name: str, template: str | None = None) -> str:
-        statement = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
-        if template:
-            statement += sql.SQL(" TEMPLATE {}").format(sql.Identifier(template))
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(statement)
-        made.append(name)
-        return make_conninfo(admin, dbname=name)
+        def at(revision: str) -> str:
+            if revision not in templates:
+                name = databases.unique_name("release_fold_at")
+                stack.enter_context(databases.janitor(ledger_server, name, as_template=True))
+                databases.mark_owner(ledger_server, name)
+                _at(databases.database_dsn(ledger_server, name), fold, revision)
+                templates[revision] = name
+            return stack.enter_context(contextlib.contextmanager(databases.fresh_database)(
+                ledger_server, templates[revision]))
 
-    def at(revision: str) -> str:
-        if revision not in templates:
-            name = f"release_fold_{tag}_at_{len(templates)}"
-            _at(create(name), fold, revision)
-            templates[revision] = name
-        return create(f"release_fold_{tag}_{len(made)}", templates[revision])
-
-    yield at
-    with catalog_lock(admin), psycopg.connect(admin, autocommit=True) as conn:
-        for name in reversed(made):
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        yield at
 
 
 #: values for the required columns of a table the last release does not have (rows written at a replaced
