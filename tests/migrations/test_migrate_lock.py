@@ -38,8 +38,10 @@ def start_together(commands: list[list[str]], dsn: str, tmp_path: Path) -> list[
     logs = [tmp_path / f"run{i}.err" for i in range(len(commands))]
     with psycopg.connect(dsn) as holder:
         holder.execute(f"SELECT pg_catalog.pg_advisory_xact_lock({MIGRATION_LOCK_KEY})")
-        procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=log.open("w"), text=True)
-                 for c, log in zip(commands, logs, strict=True)]
+        procs = []
+        for command, log in zip(commands, logs, strict=True):
+            with log.open("w") as err:  # the child has its own copy of the descriptor
+                procs.append(subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True))
         deadline = time.monotonic() + 300
         while not all(WAITING in log.read_text() for log in logs):
             assert time.monotonic() < deadline, [log.read_text() for log in logs]
