@@ -200,8 +200,9 @@ def private_dir(tmp_path: Path) -> Path:
 
 
 #: the verbs the port clash is tried with: the first verb a user runs, a writer and the long-running MCP server.
-#: Every verb reaches the same start of the default cluster (the two tests above show each of them there,
-#: on the checks it makes before initdb); what happens after initdb does not depend on the verb.
+#: Every verb reaches the same start of the default cluster (helpers.resolve_dsn -> cluster.ensure_cluster:
+#: test_every_verb_names_a_bad_ledger_pgport and test_every_verb_names_a_ledger_pgdir_below_a_file show each
+#: verb there, on the checks it makes before initdb); what happens after initdb does not depend on the verb.
 CLASH_VERBS = ["migrate", "import-findings", "mcp"]
 
 
