@@ -1,8 +1,14 @@
 """Every user mistake at the command line is one ``error:`` line naming the
 variable or the value, exit status 1, never a traceback (README, docs/cli.md).
 
-Each case runs the real console script as a subprocess, as a person would:
-a malformed ``LEDGER_DSN`` / ``--dsn`` for every verb, a database without the
+Each case runs the click group the console script runs, in the test's
+process (:func:`invoke`: the same parsing, the same error handling, what it
+prints on stdout and stderr and its exit status; an exception that escapes
+is a traceback in its stderr), and the cases where the process matters run
+the real console script as a subprocess, as a person would (:func:`run`: a
+malformed DSN for the first verb a user runs, a writer and the MCP server,
+a port clash, a directory the server's user cannot write, ``cluster
+start``): a malformed ``LEDGER_DSN`` / ``--dsn`` for every verb, a database without the
 ledger schema for every verb that reads or writes it, ``LEDGER_PGPORT`` that
 is not a port, a ``LEDGER_PGDIR`` that cannot be written, a port another
 program holds (the port, the log and the server log's cause line; the data
@@ -20,13 +26,17 @@ import shutil
 import socket
 import subprocess
 import sys
+import traceback
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
 import pytest
+from click.testing import CliRunner
 from support.gitrepo import build_repo
 
+from findings_ledger.cli import main
 from findings_ledger.testing import cluster
 
 CLI = Path(sys.executable).with_name("findings-ledger")
@@ -39,7 +49,28 @@ def run(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subpro
                           capture_output=True, text=True, timeout=120)
 
 
-def one_error_line(proc: subprocess.CompletedProcess[str], *fragments: str) -> str:
+@dataclass(frozen=True)
+class Ran:
+    """What an in-process invocation printed and its exit status."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def invoke(args: list[str], env: dict[str, str]) -> Ran:
+    """The click group in this process, with the environment ``run`` gives
+    the console script (the test cluster's variables unset, then ``env``);
+    an exception that escapes the group is a traceback in stderr."""
+    unset: dict[str, str | None] = {name: None for name in (cluster.DSN_ENV, cluster.PORT_ENV, cluster.DIR_ENV)}
+    result = CliRunner().invoke(main, args, env={**unset, "COLUMNS": "200", **env}, prog_name="findings-ledger")
+    stderr = result.stderr
+    if result.exc_info is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(*result.exc_info))
+    return Ran(result.exit_code, result.stdout, stderr)
+
+
+def one_error_line(proc: subprocess.CompletedProcess[str] | Ran, *fragments: str) -> str:
     """Assert exit status 1, no traceback, exactly one stderr line ``error: ...``
     holding every fragment; return it."""
     out = proc.stdout + proc.stderr
@@ -86,18 +117,21 @@ def verbs(inputs: dict[str, Path]) -> dict[str, list[str]]:
 
 VERBS = ["migrate", "demo", "active", "audit", "prompt", "history", "dismiss", "restore", "verify", "hygiene-mode",
          "replay-git", "hygiene", "import-findings", "reconcile", "scope-rls", "checks-lint", "mcp"]
+#: the verbs also run as the console script: the first verb a user runs, a writer and the MCP server
+PROCESS_VERBS = ["migrate", "import-findings", "mcp"]
 #: the verbs that read or write the schema without migrating first
 SCHEMA_VERBS = [v for v in VERBS if v not in ("migrate", "demo")]
 
 
-@pytest.mark.parametrize("verb", VERBS)
-def test_a_malformed_ledger_dsn_is_one_line_naming_the_variable(verb: str, inputs: dict[str, Path]) -> None:
-    proc = run(verbs(inputs)[verb], {"LEDGER_DSN": "this is not a dsn"})
+@pytest.mark.parametrize(("verb", "how"), [(v, "in-process") for v in VERBS] + [(v, "console script")
+                                                                             for v in PROCESS_VERBS])
+def test_a_malformed_ledger_dsn_is_one_line_naming_the_variable(verb: str, how: str, inputs: dict[str, Path]) -> None:
+    proc = (invoke if how == "in-process" else run)(verbs(inputs)[verb], {"LEDGER_DSN": "this is not a dsn"})
     one_error_line(proc, "LEDGER_DSN is not a libpq DSN or postgresql:// URI", 'missing "=" after "this"')
 
 
 def test_a_malformed_dsn_option_is_one_line_naming_the_option(inputs: dict[str, Path]) -> None:
-    proc = run(["audit", "spec", "--dsn", "host=db port"], {"LEDGER_DSN": "host=/nowhere"})
+    proc = invoke(["audit", "spec", "--dsn", "host=db port"], {"LEDGER_DSN": "host=/nowhere"})
     one_error_line(proc, "--dsn is not a libpq DSN")
 
 
@@ -105,7 +139,7 @@ def test_a_malformed_dsn_option_is_one_line_naming_the_option(inputs: dict[str, 
                                  "host=db password=hunter2 port"])
 def test_a_malformed_dsn_never_echoes_its_password(dsn: str) -> None:
     """libpq quotes the part of a URI it stumbled on, sometimes all of it."""
-    proc = run(["active", "spec"], {"LEDGER_DSN": dsn})
+    proc = invoke(["active", "spec"], {"LEDGER_DSN": dsn})
     line = one_error_line(proc, "LEDGER_DSN is not a libpq DSN or postgresql:// URI")
     assert "hunter2" not in proc.stdout + proc.stderr and "hunt%zzer2" not in line, line
 
@@ -113,7 +147,7 @@ def test_a_malformed_dsn_never_echoes_its_password(dsn: str) -> None:
 @pytest.mark.parametrize("verb", SCHEMA_VERBS)
 def test_a_database_without_the_schema_says_run_migrate(verb: str, inputs: dict[str, Path],
                                                         ledger_empty_dsn: str) -> None:
-    proc = run(verbs(inputs)[verb], {"LEDGER_DSN": ledger_empty_dsn})
+    proc = invoke(verbs(inputs)[verb], {"LEDGER_DSN": ledger_empty_dsn})
     name = psycopg.conninfo.conninfo_to_dict(ledger_empty_dsn)["dbname"]
     one_error_line(proc, f"database '{name}' has no ledger schema", "run `findings-ledger migrate` with the same "
                    "LEDGER_DSN first")
@@ -127,7 +161,7 @@ def test_a_migration_that_fails_in_the_database_is_one_line_and_changes_nothing(
     its transaction leaves the database as it was."""
     with psycopg.connect(ledger_empty_dsn, autocommit=True) as conn:
         conn.execute("CREATE SCHEMA ledger; CREATE TABLE ledger.finding (x integer)")
-    proc = run(["migrate"], {"LEDGER_DSN": ledger_empty_dsn})
+    proc = invoke(["migrate"], {"LEDGER_DSN": ledger_empty_dsn})
     one_error_line(proc, "migration failed:", 'relation "finding" already exists')
     with psycopg.connect(ledger_empty_dsn) as conn:
         tables = conn.execute("SELECT relname FROM pg_class WHERE relnamespace = 'ledger'::regnamespace").fetchall()
@@ -136,7 +170,7 @@ def test_a_migration_that_fails_in_the_database_is_one_line_and_changes_nothing(
 
 @pytest.mark.parametrize("value", ["abc", "0", "80", "70000", "-5", "54 329"])
 def test_ledger_pgport_that_is_not_a_port_is_named(value: str, tmp_path: Path) -> None:
-    proc = run(["active", "spec"], {"LEDGER_PGPORT": value, "LEDGER_PGDIR": str(tmp_path / "pg")})
+    proc = invoke(["active", "spec"], {"LEDGER_PGPORT": value, "LEDGER_PGDIR": str(tmp_path / "pg")})
     one_error_line(proc, f"LEDGER_PGPORT={value!r} is not a TCP port", "from 1024 to 65535")
     proc = subprocess.run([sys.executable, "-m", "findings_ledger.testing.cluster", "start"], capture_output=True,
                           text=True, env={**os.environ, "LEDGER_PGPORT": value})
@@ -146,14 +180,14 @@ def test_ledger_pgport_that_is_not_a_port_is_named(value: str, tmp_path: Path) -
 
 @pytest.mark.parametrize("verb", VERBS)
 def test_every_verb_names_a_bad_ledger_pgport(verb: str, inputs: dict[str, Path]) -> None:
-    one_error_line(run(verbs(inputs)[verb], {"LEDGER_PGPORT": "abc"}), "LEDGER_PGPORT='abc' is not a TCP port")
+    one_error_line(invoke(verbs(inputs)[verb], {"LEDGER_PGPORT": "abc"}), "LEDGER_PGPORT='abc' is not a TCP port")
 
 
 @pytest.mark.parametrize("verb", VERBS)
 def test_every_verb_names_a_ledger_pgdir_below_a_file(verb: str, inputs: dict[str, Path], tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     target = tmp_path / "file" / "pg"
-    proc = run(verbs(inputs)[verb], {"LEDGER_PGPORT": str(free_port()), "LEDGER_PGDIR": str(target)})
+    proc = invoke(verbs(inputs)[verb], {"LEDGER_PGPORT": str(free_port()), "LEDGER_PGDIR": str(target)})
     one_error_line(proc, f"LEDGER_PGDIR='{target}'", "Not a directory", "set LEDGER_PGDIR to a directory you can write")
 
 
@@ -235,8 +269,8 @@ def test_cluster_start_prints_a_dsn_the_next_command_can_use_and_keeps_a_data_di
         assert m, proc.stdout
         dsn = m.group(1)
         assert run(["migrate"], {"LEDGER_DSN": dsn}).returncode == 0  # the database exists
-        assert run(verbs(inputs)["import-findings"], {"LEDGER_DSN": dsn}).returncode == 0
-        listed = run(["active", "spec"], {"LEDGER_DSN": dsn})
+        assert invoke(verbs(inputs)["import-findings"], {"LEDGER_DSN": dsn}).returncode == 0
+        listed = invoke(["active", "spec"], {"LEDGER_DSN": dsn})
         assert listed.returncode == 0 and "active findings of spec (1)" in listed.stdout, listed.stderr
         cluster.stop_cluster(cluster.Cluster(base=base, port=port))
         # the port is taken while the cluster is stopped: its data directory stays as it was
@@ -249,7 +283,7 @@ def test_cluster_start_prints_a_dsn_the_next_command_can_use_and_keeps_a_data_di
             assert (base / "data" / "PG_VERSION").exists()
         again = subprocess.run(start, capture_output=True, text=True, env={**os.environ, **env}, timeout=120)
         assert again.returncode == 0, again.stderr
-        assert "active findings of spec (1)" in run(["active", "spec"], {"LEDGER_DSN": dsn}).stdout  # reused
+        assert "active findings of spec (1)" in invoke(["active", "spec"], {"LEDGER_DSN": dsn}).stdout  # reused
     finally:
         cluster.stop_cluster(cluster.Cluster(base=base, port=port), mode="immediate")
         shutil.rmtree(base, ignore_errors=True)
