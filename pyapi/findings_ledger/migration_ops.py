@@ -44,8 +44,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from alembic import op
-
 # psql's include-relative meta-command, alone on its line.
 INCLUDE = re.compile(r"^\\ir\s+(?:'(?P<quoted>[^']+)'|(?P<path>\S+))\s*$")
 # The line a revision's upgrade.sql opens with, so that ``psql -f`` with
@@ -105,13 +103,22 @@ def expand_includes(path: Path, root: Path | None = None, _seen: tuple[Path, ...
     return "".join(out)
 
 
+def _op() -> Any:
+    """alembic's ``op`` proxy of the running migration, imported when a
+    revision runs (tools/new_revision.py uses this module's text helpers
+    without alembic)."""
+    from alembic import op
+
+    return op
+
+
 def run_sql(sql: str) -> None:
     """Execute ``sql`` (one or more complete statements, each ending in ``;``)."""
-    ctx = op.get_context()
+    ctx = _op().get_context()
     if ctx.as_sql:
         ctx.impl.static_output(sql.strip() + "\n")
     else:
-        op.get_bind().exec_driver_sql(sql, execution_options={"no_parameters": True})
+        _op().get_bind().exec_driver_sql(sql, execution_options={"no_parameters": True})
 
 
 def _is_merge(module_file: str) -> bool:
@@ -137,7 +144,7 @@ def _statements(sql: str) -> list[str]:
 def run_concurrently(script: Path, root: Path) -> None:
     """Run each statement of ``script`` on its own, outside the revision's
     transaction (``CREATE INDEX CONCURRENTLY`` cannot run inside one)."""
-    with op.get_context().autocommit_block():
+    with _op().get_context().autocommit_block():
         for statement in _statements(expand_includes(script, root=root)):
             run_sql(statement)
 
@@ -336,7 +343,7 @@ def _guard_for(module_file: str, name: str) -> str:
     """The offline version guard of the revision whose module is
     ``module_file``: before ``upgrade.sql`` the database must be at its
     down revision(s), before ``downgrade.sql`` at the revision itself."""
-    script = getattr(op.get_context(), "script", None)
+    script = getattr(_op().get_context(), "script", None)
     if script is None:
         return ""
     path = Path(module_file).resolve()
@@ -353,7 +360,7 @@ def _guard_for(module_file: str, name: str) -> str:
 def transaction_settings() -> str:
     """The run's ``SET LOCAL`` statements (from ``context.configure``'s
     ``ledger_transaction_settings``), one per line; empty when none."""
-    settings = op.get_context().opts.get("ledger_transaction_settings") or ()
+    settings = _op().get_context().opts.get("ledger_transaction_settings") or ()
     return "".join(f"{statement};\n" for statement in settings)
 
 
@@ -376,7 +383,7 @@ def run_revision_file(module_file: str, name: str) -> None:
         run_concurrently(concurrent, module.parent)
     if not directory.exists() and _is_merge(module_file):
         return
-    guard = _guard_for(module_file, name) if op.get_context().as_sql else ""
+    guard = _guard_for(module_file, name) if _op().get_context().as_sql else ""
     run_sql(guard + transaction_settings() + expand_includes(directory / name, root=module.parent))
     if name == "upgrade.sql" and concurrent.exists():
         run_concurrently(concurrent, module.parent)
@@ -392,33 +399,24 @@ def without_header(text: str) -> str:
     return ""
 
 
+#: what collapse_whitespace reads, in order: a single-quoted literal (to its closing quote, or the
+#: end), a ``--`` comment up to the whitespace that ends its line, or a run of whitespace
+_COLLAPSE = re.compile(r"'[^']*'?|--[^\n]*?(?=[^\S\n]*(?:\n|\Z))|\s+")
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _collapsed(m: re.Match[str]) -> str:
+    token = m.group()
+    if token[0] == "'":
+        return token
+    if token[0] == "-":
+        return _WHITESPACE.sub(" ", token)
+    return " "
+
+
 def collapse_whitespace(text: str) -> str:
     """``text`` with each run of whitespace outside single-quoted literals as
     one space, and none at either end: two texts that differ only in
     indentation, line breaks or blank lines are equal. A quote inside a ``--``
     comment opens no literal; whitespace inside a literal is kept."""
-    out: list[str] = []
-    quoted = comment = False
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if quoted:
-            out.append(ch)
-            quoted = ch != "'"
-        elif ch.isspace():
-            j = i
-            while j < n and text[j].isspace():
-                comment = comment and text[j] != "\n"
-                j += 1
-            out.append(" ")
-            i = j
-            continue
-        else:
-            out.append(ch)
-            if not comment:
-                if ch == "'":
-                    quoted = True
-                elif text.startswith("--", i):
-                    comment = True
-        i += 1
-    return "".join(out).strip()
+    return _COLLAPSE.sub(_collapsed, text).strip()
