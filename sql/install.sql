@@ -76,6 +76,7 @@
 \ir findings/functions/_severity_rank.sql
 \ir findings/functions/tg_finding__prepare.sql
 \ir findings/functions/add_finding.sql
+\ir findings/functions/_anchor_moves.sql
 \ir findings/functions/read_audit.sql
 \ir findings/functions/active_findings.sql
 \ir findings/functions/_reopen_finding.sql
@@ -197,6 +198,7 @@
 \ir merges/functions/_recorded_merge.sql
 \ir merges/functions/tg_merge__prepare.sql
 \ir merges/functions/tg_merge__supersede.sql
+\ir merges/functions/_merge_audit.sql
 \ir merges/functions/record_merge.sql
 \ir merges/functions/_insert_merges.sql
 \ir merges/functions/record_merges.sql

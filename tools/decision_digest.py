@@ -33,10 +33,11 @@ For each history it prints three md5 digests:
     superseded_by, the commit sha of superseded_by_merge_id, supersede_rule,
     dismissal, reopen_count, paths and anchors (where its anchors are now).
 ``moves``
-    every anchor move: finding (title, source), merge (commit sha), the
-    finding's anchors after the move and its paths after a followed rename
-    (NULL without one), from the audit rows that hold ``detail.anchors_after``
-    (the finding's history of where its anchors went).
+    every anchor move: finding (title, source), merge (commit sha) and
+    ``detail.anchor_moves`` (each moved path: from, to, and to_path after a
+    followed rename), as ``ledger.read_audit`` gives them per finding,
+    whether a move is stored in the finding's own audit row or in the
+    merge's anchor record (the finding's history of where its anchors went).
 
 Identical digests before and after a change mean the change decides the
 same for every finding, leaves every finding in the same state, and moves
@@ -94,12 +95,11 @@ SELECT f.title, f.source, f.superseded_at IS NOT NULL, f.superseded_by, m.commit
 
 # every anchor move: the audit rows that hold the anchors after the merge
 MOVE_ROWS = """
-SELECT f.title, f.source, m.commit_sha, (a.detail -> 'anchors_after')::text,
-       CASE WHEN a.detail ? 'paths_after' THEN ARRAY(SELECT jsonb_array_elements_text(a.detail -> 'paths_after')) END
-  FROM ledger.supersession a
+SELECT f.title, f.source, m.commit_sha, (a.detail -> 'anchor_moves')::text
+  FROM ledger.read_audit(%s) a
   JOIN ledger.finding f ON f.id = a.finding_id
   JOIN ledger.merge m ON m.id = a.merge_id
- WHERE a.scope = %s AND a.detail ? 'anchors_after'
+ WHERE a.detail ? 'anchor_moves'
  ORDER BY f.title, f.source NULLS FIRST, f.id, a.merge_id
 """
 

@@ -118,9 +118,10 @@ class Decision:
     ``action``: ``superseded``, ``would_supersede`` (dry mode),
     ``already_superseded`` (a concurrent merge won), ``ambiguous`` (the
     evidence also names another finding), ``anchor_moved`` (the merge changed
-    lines above the finding's anchor: it moved; a slim ``detail`` with
-    ``anchor_moves``, ``anchors_after`` and ``paths_after`` after a followed
-    rename), ``candidate`` (a path match the scope's policy does not act on,
+    lines above the finding's anchor: it moved; ``detail.anchor_moves``
+    ``[{path, from, to}]``, read from the merge's anchor record, or, after a
+    followed rename or with other evidence about the finding, its own row
+    with ``anchors_after``, ``paths_after`` and ``pieces``), ``candidate`` (a path match the scope's policy does not act on,
     or a present/absent finding the merge's change kinds cannot decide),
     ``mention`` (named, not resolved), ``skipped`` (rule disabled,
     or a merge on another branch: then one decision has ``finding_id``

@@ -218,6 +218,8 @@ supersession = sa.Table(
     sa.Index("supersession_finding_idx", "finding_id", "id"),
     sa.Index("supersession_merge_idx", "merge_id", "id"),
     sa.Index("supersession_scope_idx", "scope", "id"),
+    sa.Index("supersession_anchor_moves_idx", "scope", "id",
+             postgresql_where=sa.text("finding_id IS NULL AND action = 'anchor_moved'")),
 )
 
 active_finding = sa.Table(

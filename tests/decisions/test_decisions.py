@@ -274,10 +274,22 @@ def test_a_move_is_audited_with_both_ranges_and_the_finding_reads_the_new_one(
     assert (f.paths, f.anchors) == (["src/a.py"], {"src/a.py": [42, 42]})
     m = fl.record_merge(ledger_conn, "s", "aa01", ["src/a.py"], message="Add a licence header",
                         hunks={"src/a.py": [[0, 0, 1, 10]]})
+    # stored as one row of the merge, its anchor record: {path: {finding_id: [from, to]}}
     [(fid, action, rule, evidence, reason, detail)] = audit(ledger_conn, "s")
-    assert (fid, action, rule, evidence) == (f.id, "anchor_moved", "path", "src/a.py")
-    assert detail["anchor_moves"] == [{"path": "src/a.py", "from": [42, 42], "to": [52, 52]}]
-    assert "10 lines added above" in reason
+    assert (fid, action, rule, evidence) == (None, "anchor_moved", "path", None)
+    assert detail == {"moves": {"src/a.py": {str(f.id): [42, 42, 52, 52]}}}
+    assert "moved the line anchors of 1 finding(s)" in reason
+    # read per finding: the audit, the merge's decisions and the finding's history say where it went
+    [entry] = fl.read_audit(ledger_conn, "s", finding_id=f.id)
+    assert (entry.finding_id, entry.action, entry.rule, entry.evidence) == (f.id, "anchor_moved", "path", "src/a.py")
+    assert entry.detail == {"anchor_moves": [{"path": "src/a.py", "from": [42, 42], "to": [52, 52]}]}
+    assert entry.reason == ("the merge changed src/a.py away from the finding's line 42: 10 lines added above, "
+                            "the anchor moves by +10")
+    [decision] = m.decisions
+    assert (decision.finding_id, decision.action, decision.reason, decision.detail) == (
+        f.id, "anchor_moved", entry.reason, entry.detail)
+    moved = [h for h in fl.read_history(ledger_conn, f.id) if h.event == "anchor_moved"]
+    assert [(h.commit_sha, h.detail) for h in moved] == [("aa01", entry.detail)]
     assert ledger_conn.execute("SELECT anchors, superseded_at FROM ledger.finding WHERE id = %s",
                                (f.id,)).fetchone() == ({"src/a.py": [52, 52]}, None)
     entry = fl.read_audit(ledger_conn, "s", merge_id=m.merge_id)[0]

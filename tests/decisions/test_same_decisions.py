@@ -2,7 +2,7 @@
 spf13/viper of the corpus and the agent-fox bundle (its last 300 merges, by
 replay-git's path) into scopes with the benchmark's findings, and the md5 of
 every audit row that is not anchor bookkeeping, of every finding's state and
-of every anchor move (read from the finding's history) must equal the
+of every anchor move (read per finding through ledger.read_audit) must equal the
 digests recorded in same_decisions.json. A change to what the ledger decides
 changes a digest; a change that only stores the anchor bookkeeping another
 way changes none."""
@@ -35,9 +35,10 @@ def test_same_decisions_over_viper_and_agent_fox(ledger_dsn: str) -> None:
     for repo in ("spf13/viper", "agent-fox"):
         for key in ("merges", "audit", "audit_rows", "findings", "finding_rows", "moves", "move_rows"):
             assert got[repo][key] == want[repo][key], (repo, key, got[repo])
-    # no audit row for an anchor that did not move; a slim one for each that moved
+    # no audit row for an anchor that did not move; the anchors a merge moved within their files are one
+    # row of the merge (its anchor record), read back as one move per finding
     for repo in ("spf13/viper", "agent-fox"):
         assert "anchor_kept" not in got[repo]["rows_by_action"]
-        assert got[repo]["rows_by_action"]["anchor_moved"] == got[repo]["move_rows"] > 0
+        assert 0 < got[repo]["rows_by_action"]["anchor_moved"] <= got[repo]["merges"] < got[repo]["move_rows"]
 
 

@@ -179,16 +179,17 @@ ANCHOR_MERGE = ("INSERT INTO ledger.merge (scope, commit_sha, paths, hunks) "
 def check_anchor_merge_redelivered(conn: psycopg.Connection[Any], moved: int, kept: int) -> None:
     """After a lost merge: the anchors are where they were, no audit row;
     the merge delivered again moves the first anchor once, audited once
-    (anchor_moved, which merge), and writes no row for the one it keeps."""
+    (the merge's anchor record, which merge), and names nothing of the one it keeps."""
     anchors = dict(conn.execute("SELECT id, anchors FROM ledger.finding ORDER BY id").fetchall())
     assert anchors == {moved: {"src/a.py": [42, 42]}, kept: {"src/a.py": [5, 5]}}
     assert conn.execute("SELECT count(*) FROM ledger.supersession").fetchone() == (0,)
     conn.execute(ANCHOR_MERGE)
     anchors = dict(conn.execute("SELECT id, anchors FROM ledger.finding ORDER BY id").fetchall())
     assert anchors == {moved: {"src/a.py": [45, 45]}, kept: {"src/a.py": [5, 5]}}
-    rows = conn.execute("SELECT a.finding_id, a.action, m.commit_sha, a.detail -> 'anchors_after' "
+    # one row: the merge's anchor record, naming the moved finding alone
+    rows = conn.execute("SELECT a.finding_id, a.action, m.commit_sha, a.detail "
                         "FROM ledger.supersession a JOIN ledger.merge m ON m.id = a.merge_id").fetchall()
-    assert rows == [(moved, "anchor_moved", "abcd", {"src/a.py": [45, 45]})]
+    assert rows == [(None, "anchor_moved", "abcd", {"moves": {"src/a.py": {str(moved): [42, 42, 45, 45]}}})]
 
 
 @pytest.mark.parametrize("where", ["before_audit", "after_audit_before_anchor_update"])
@@ -216,7 +217,7 @@ def test_backend_terminated_between_a_merge_and_its_anchor_bookkeeping_loses_not
         locks = victim_locks(ledger_conn, pid)
         assert ("ledger.merge", "RowExclusiveLock", True) in locks
         if where == "after_audit_before_anchor_update":
-            # the anchor_moved row is written, the anchor UPDATE waits
+            # the anchor record is written, the anchor UPDATE waits
             assert ("ledger.supersession", "RowExclusiveLock", True) in locks
             assert ("ledger.finding", "RowExclusiveLock", False) in locks
         assert ledger_conn.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)

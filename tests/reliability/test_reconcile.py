@@ -286,7 +286,7 @@ def test_reconcile_applies_causality_change_kinds_and_anchors_like_the_triggers(
     with as_role(ledger_conn, "ledger_admin") as conn:
         applied = fl.reconcile(conn, "spec")
     assert [[(d.finding_id, d.action) for d in r.decisions] for r in applied] == [
-        [(1, "anchor_moved"), (2, "superseded"), (5, "not_before_observed")],
+        [(2, "superseded"), (5, "not_before_observed"), (1, "anchor_moved")],  # the anchor record last
         [(3, "superseded"), (4, "superseded")],
         [(1, "superseded")],
     ]

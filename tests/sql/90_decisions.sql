@@ -4,7 +4,7 @@
 -- finding never retires it), the audit's commit and subject, the prompt
 -- read by task group, and policy verbs that refuse an unknown scope.
 BEGIN;
-SELECT plan(22);
+SELECT plan(23);
 
 -- the path rule as such on drift findings: these scopes retire on a touch
 -- (touch retire for kind drift; the shipped mode of drift is flag)
@@ -25,10 +25,16 @@ SELECT results_eq($$SELECT finding_key, paths, anchors FROM ledger.finding WHERE
 INSERT INTO ledger.merge (scope, commit_sha, message, paths, hunks) VALUES
     ('anchors', 'a0000001', 'Add a licence header', ARRAY['src/pager.py'], '{"src/pager.py": [[0, 0, 1, 10]]}');
 SELECT results_eq($$SELECT f.finding_key, a.action, a.detail -> 'anchor_moves' -> 0 -> 'to'
-                      FROM ledger.supersession a JOIN ledger.finding f ON f.id = a.finding_id
-                     WHERE a.scope = 'anchors' ORDER BY a.id$$,
+                      FROM ledger.read_audit('anchors') a JOIN ledger.finding f ON f.id = a.finding_id
+                     ORDER BY a.id, a.finding_id$$,
     $$VALUES ('A-42', 'anchor_moved', '[52, 52]'::jsonb), ('A-90', 'anchor_moved', '[100, 100]'::jsonb)$$,
     'Ten lines inserted at the top move both anchors by ten, and each move is audited.');
+SELECT results_eq($$SELECT a.finding_id, a.action, a.detail -> 'moves' -> 'src/pager.py'
+                      FROM ledger.supersession a WHERE a.scope = 'anchors'$$,
+    $$SELECT NULL::bigint, 'anchor_moved'::text,
+             jsonb_build_object(min(id)::text, '[42, 42, 52, 52]'::jsonb, max(id)::text, '[90, 90, 100, 100]'::jsonb)
+        FROM ledger.finding WHERE finding_key IN ('A-42', 'A-90')$$,
+    'Both moves are one row of the merge, its anchor record: finding_id NULL, {path: {finding_id: [from, to]}}.');
 SELECT is((SELECT anchors FROM ledger.finding WHERE finding_key = 'A-42'), '{"src/pager.py": [52, 52]}'::jsonb,
     'The finding reads its moved anchor.');
 

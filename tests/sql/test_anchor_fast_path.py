@@ -173,12 +173,12 @@ def test_a_merge_moves_anchors_without_normalising_each_key(ledger_conn: psycopg
         assert _calls(ledger_conn, "tg_finding__prepare") - prepared == 5  # five anchors moved
         assert _calls(ledger_conn, "normalize_path") - before == own
         moved = ledger_conn.execute(
-            "SELECT f.id, f.anchors, f.paths, a.detail -> 'anchors_after' FROM ledger.finding f "
-            "JOIN ledger.supersession a ON a.finding_id = f.id AND a.action = 'anchor_moved' "
-            "WHERE f.id = ANY (%s) ORDER BY f.id", (ids,)).fetchall()
+            "SELECT f.id, f.anchors, f.paths, a.detail -> 'anchor_moves' -> 0 FROM ledger.finding f "
+            "JOIN ledger.read_audit(%s) a ON a.finding_id = f.id AND a.action = 'anchor_moved' "
+            "WHERE f.id = ANY (%s) ORDER BY f.id", (scope, ids)).fetchall()
         assert [(r[1], r[2]) for r in moved] == [({"src/a.py": [10 * i + 3, 10 * i + 3]}, ["src/a.py", "src/b.py"])
                                                  for i in range(1, 6)]
-        assert all(r[1] == r[3] for r in moved)
+        assert all(r[1] == {r[3]["path"]: r[3]["to"]} for r in moved)
 
 
 # characters that normalize_path trims, rewrites or rejects (white space, a no-break space, \, ", ., :, a digit, a

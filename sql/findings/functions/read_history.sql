@@ -13,9 +13,11 @@
 --                already_superseded, reopened, not_reopened, dismissed,
 --                restored, ...) with its rule, actor, reason and evidence;
 --                an anchor_moved event per merge that moved the finding's
---                anchor (detail.anchor_moves: from and to, anchors_after,
---                paths_after after a followed rename; commit_sha the merge
---                that moved it); a merge that touched its file without
+--                anchor (detail.anchor_moves: path, from and to; commit_sha
+--                the merge that moved it; read from the merge's anchor
+--                record by ledger._anchor_moves, or from the finding's own
+--                row after a followed rename, with anchors_after and
+--                paths_after); a merge that touched its file without
 --                moving the anchor is no event;
 --                for a merge's decision, actor is the audit's actor or else
 --                the merge's node_id or else 'merge <sha>', and commit_sha the
@@ -55,6 +57,18 @@ BEGIN
           LEFT JOIN ledger.merge m ON m.id = a.merge_id
          WHERE a.finding_id = p_finding_id
         UNION ALL
+        -- the anchor records of the finding's scope that name it (supersession_anchor_moves_idx)
+        SELECT a.created_at, a.action, a.rule,
+               coalesce(a.actor, m.node_id, 'merge ' || left(m.commit_sha, 12)),
+               e.reason, e.evidence, a.merge_id, m.commit_sha, e.detail, a.id, 1, a.id
+          FROM ledger.finding f
+          JOIN ledger.supersession a
+            ON a.scope = f.scope AND a.finding_id IS NULL AND a.action = 'anchor_moved'
+           AND EXISTS (SELECT FROM jsonb_each(a.detail -> 'moves') AS p WHERE p.value ? p_finding_id::text)
+          CROSS JOIN LATERAL ledger._anchor_moves(a.detail) AS e
+          LEFT JOIN ledger.merge m ON m.id = a.merge_id
+         WHERE f.id = p_finding_id AND e.finding_id = p_finding_id
+        UNION ALL
         SELECT i.injected_at, 'injected', NULL, i.session_id, NULL, NULL, NULL, NULL, NULL, NULL, 2, 0
           FROM ledger.injection i WHERE i.finding_id = p_finding_id
       ) AS h
@@ -63,4 +77,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger.read_history(bigint) IS
-'A finding''s timeline, oldest first: reported (the row), every audit row (superseded, reopened, dismissed, restored, ... with rule, actor, reason, evidence, merge and commit), injected (sessions). (finding_id) -> TABLE(at, event, rule, actor, reason, evidence, merge_id, commit_sha, detail, audit_id). Raises LD005.';
+'A finding''s timeline, oldest first: reported (the row), every audit row (superseded, reopened, dismissed, restored, ... with rule, actor, reason, evidence, merge and commit; anchor_moved also from the merges'' anchor records that name it, ledger._anchor_moves), injected (sessions). (finding_id) -> TABLE(at, event, rule, actor, reason, evidence, merge_id, commit_sha, detail, audit_id). Raises LD005.';

@@ -25,6 +25,9 @@ CREATE TABLE ledger.supersession (
 CREATE INDEX supersession_finding_idx ON ledger.supersession (finding_id, id);
 CREATE INDEX supersession_merge_idx ON ledger.supersession (merge_id, id);
 CREATE INDEX supersession_scope_idx ON ledger.supersession (scope, id);
+-- the merges' anchor records (one per merge that moved anchors), for a finding's history
+CREATE INDEX supersession_anchor_moves_idx ON ledger.supersession (scope, id)
+    WHERE finding_id IS NULL AND action = 'anchor_moved';
 
 COMMENT ON TABLE ledger.supersession IS
 'The audit trail: one row per decision, written in the same transaction as the change it records, before the finding changes. action: superseded, would_supersede (dry mode), already_superseded (a concurrent merge won), ... rule: path, ... evidence: the touched path (or text) that matched.';

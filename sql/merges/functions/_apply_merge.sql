@@ -14,7 +14,13 @@
 --   on   one audit row per decision (superseded, ambiguous, candidate,
 --        mention, skipped, anchor_moved, with rule, exact evidence, reason
 --        and detail; none for an anchor the merge did not move) is
---        written first, in the same transaction; then every finding decided
+--        written first, in the same transaction, except for anchors the
+--        merge only moved within their files (no rename, no other piece
+--        of evidence about the finding): those are one row of the merge,
+--        its anchor record (finding_id NULL, action anchor_moved, rule
+--        path, detail {"moves": {"<path>": {"<finding_id>": [from_first,
+--        from_last, to_first, to_last]}}}), which ledger._anchor_moves
+--        reads back as a row per finding; then every finding decided
 --        'supersede' gets superseded_at = now(), superseded_by = the merge's
 --        node_id (its commit sha when it has none),
 --        superseded_by_merge_id and supersede_rule = the deciding rule;
@@ -103,6 +109,8 @@ DECLARE
     v_check    bigint[] := '{}'::bigint[];
     v_checking bigint[] := '{}'::bigint[];
     v_marker   text;
+    v_moves    jsonb;
+    v_compact  bigint[] := '{}'::bigint[];
 BEGIN
     SELECT m.* INTO v_merge FROM ledger.merge m WHERE m.id = p_merge_id;
     IF NOT FOUND THEN
@@ -158,6 +166,22 @@ BEGIN
         RETURN;
     END IF;
 
+    -- an anchor that only moved within its file (no rename, no other piece of
+    -- evidence): no row of its own, one entry in the merge's anchor record
+    -- {path: {finding_id: [from_first, from_last, to_first, to_last]}}
+    IF cardinality(v_move) > 0 THEN
+        v_compact := ARRAY(SELECT x.finding_id FROM unnest(v_decided) AS x
+                            WHERE x.action = 'anchor_moved' AND x.detail ? 'anchors_after'
+                              AND NOT x.detail ? 'paths_after' AND NOT x.detail ? 'pieces');
+        SELECT jsonb_object_agg(p.path, p.moves)
+          INTO v_moves
+          FROM (SELECT m.value ->> 'path' AS path,
+                       jsonb_object_agg(x.finding_id::text, (m.value -> 'from') || (m.value -> 'to')) AS moves
+                  FROM unnest(v_decided) AS x, jsonb_array_elements(x.detail -> 'anchor_moves') AS m
+                 WHERE x.finding_id = ANY (v_compact)
+                 GROUP BY 1) AS p;
+    END IF;
+
     INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
     SELECT x.scope, x.finding_id, x.merge_id,
            CASE WHEN x.action = 'check' THEN 'check_requested'
@@ -169,7 +193,14 @@ BEGIN
                 ELSE 'already_superseded' END,
            x.rule, x.evidence, x.reason, x.detail
       FROM unnest(v_decided) WITH ORDINALITY AS x
+     WHERE x.finding_id IS NULL OR NOT x.finding_id = ANY (v_compact)
      ORDER BY x.ordinality;
+    IF v_moves IS NOT NULL THEN
+        INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
+        VALUES (v_merge.scope, NULL, v_merge.id, 'anchor_moved', 'path', NULL,
+                format('the merge''s hunks moved the line anchors of %s finding(s) (detail.moves)', cardinality(v_compact)),
+                jsonb_build_object('moves', v_moves));
+    END IF;
 
     IF cardinality(v_live) > 0 THEN
         UPDATE ledger.finding f
@@ -229,4 +260,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._apply_merge(bigint, boolean) IS
-'What one merge decides (shared by the _200_supersede trigger and reconcile): ledger._merge_decisions (path rule with line anchors, change kinds and causality, commit-message rules, touch modes, checks, scope policy). hygiene_mode on: audit rows first (superseded, check_requested, recheck_requested, flagged, ambiguous, anchor_moved, candidate, mention, skipped, not_before_observed; none for an anchor that did not move), then supersedes, moves anchors, queues recheck requests, opens file-state requests (answered at once when added/deleted decide the check) and settles them in merge order; dry: would_supersede, would_recheck, would_flag, anchors move; off: nothing. Findings locked in id order FOR NO KEY UPDATE; a lost race is audited already_superseded. (merge_id bigint, may_match boolean: the message pre-filter''s answer or NULL) -> void. Raises nothing.';
+'What one merge decides (shared by the _200_supersede trigger and reconcile): ledger._merge_decisions (path rule with line anchors, change kinds and causality, commit-message rules, touch modes, checks, scope policy). hygiene_mode on: audit rows first (superseded, check_requested, recheck_requested, flagged, ambiguous, anchor_moved, candidate, mention, skipped, not_before_observed; none for an anchor that did not move; the anchors moved within their files, without a rename or other evidence, as one row of the merge: finding_id NULL, action anchor_moved, detail {"moves": {"<path>": {"<finding_id>": [from_first, from_last, to_first, to_last]}}}, read per finding by ledger._anchor_moves), then supersedes, moves anchors, queues recheck requests, opens file-state requests (answered at once when added/deleted decide the check) and settles them in merge order; dry: would_supersede, would_recheck, would_flag, anchors move; off: nothing. Findings locked in id order FOR NO KEY UPDATE; a lost race is audited already_superseded. (merge_id bigint, may_match boolean: the message pre-filter''s answer or NULL) -> void. Raises nothing.';

@@ -130,11 +130,7 @@ BEGIN
         PERFORM ledger._apply_merge(v_id);
         PERFORM ledger._apply_revert(v_id);
         merge_id := v_id;
-        SELECT coalesce(jsonb_agg(jsonb_build_object(
-                   'finding_id', a.finding_id, 'action', a.action, 'rule', a.rule,
-                   'evidence', a.evidence, 'reason', a.reason, 'detail', a.detail) ORDER BY a.id), '[]'::jsonb)
-          INTO decisions
-          FROM ledger.supersession a WHERE a.merge_id = v_id;
+        decisions := ledger._merge_audit(v_id);
         RETURN NEXT;
     END LOOP;
 END

@@ -12,8 +12,10 @@
 --              {finding_id, action, rule, evidence, reason, detail}, in id
 --              order: superseded / would_supersede / already_superseded,
 --              ambiguous, candidate, mention, skipped, check_requested,
---              recheck_requested, flagged, reopened, revert_unknown (the
---              design record's archived_findings, with the reason for each).
+--              recheck_requested, flagged, anchor_moved, reopened,
+--              revert_unknown (the design record's archived_findings, with
+--              the reason for each); the merge's anchor record is one
+--              anchor_moved element per finding (ledger._merge_audit).
 --              Read back by merge id after the INSERT: the trigger writes
 --              them in two steps (ledger._apply_merge with the checks it
 --              settles through ledger._settle_checks, then
@@ -69,11 +71,7 @@ BEGIN
                                        lower(ledger._check_text(p_commit_sha, 'merge.commit_sha', true, 64) COLLATE "C"));
     END IF;
     merge_id := v_id;
-    SELECT coalesce(jsonb_agg(jsonb_build_object(
-               'finding_id', a.finding_id, 'action', a.action, 'rule', a.rule,
-               'evidence', a.evidence, 'reason', a.reason, 'detail', a.detail) ORDER BY a.id), '[]'::jsonb)
-      INTO decisions
-      FROM ledger.supersession a WHERE a.merge_id = v_id;
+    decisions := ledger._merge_audit(v_id);
     RETURN NEXT;
 END
 $$;

@@ -157,10 +157,7 @@ BEGIN
     SELECT each.i,
            each.id,
            each.inserted,
-           (SELECT coalesce(jsonb_agg(jsonb_build_object(
-                       'finding_id', a.finding_id, 'action', a.action, 'rule', a.rule,
-                       'evidence', a.evidence, 'reason', a.reason, 'detail', a.detail) ORDER BY a.id), '[]'::jsonb)
-              FROM ledger.supersession a WHERE a.merge_id = each.id)
+           ledger._merge_audit(each.id)
       FROM each
      ORDER BY each.i;
 END

@@ -1,0 +1,10 @@
+-- 0004_one_anchor_record_per_merge undone: the frozen state before it
+
+DROP FUNCTION ledger._merge_audit(bigint);
+DROP FUNCTION ledger._anchor_moves(jsonb);
+\ir ../0002_release_0_2_0/functions/read_history.sql
+\ir ../0002_release_0_2_0/functions/reconcile.sql
+\ir ../0002_release_0_2_0/functions/read_audit.sql
+\ir ../0002_release_0_2_0/functions/record_merge.sql
+\ir ../0002_release_0_2_0/functions/record_merges.sql
+\ir ../0002_release_0_2_0/functions/_apply_merge.sql
