@@ -228,6 +228,13 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "a re-run after a failure part way through starts from no index",
     ),
     (
+        "0004_one_anchor_record_per_merge",
+        re.compile(r"^CREATE INDEX CONCURRENTLY supersession_anchor_moves_idx ON ledger\.supersession "),
+        "prefer-robust-stmts",
+        "the statement before it is DROP INDEX CONCURRENTLY IF EXISTS of the same index (concurrently.sql), so "
+        "a re-run after a failure part way through starts from no index",
+    ),
+    (
         "0002_release_0_2_0",
         re.compile(r"^DROP INDEX IF EXISTS ledger\.finding_active_paths_idx;"),
         "require-concurrent-index-deletion",

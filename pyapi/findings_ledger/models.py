@@ -121,8 +121,9 @@ class Decision:
     lines above the finding's anchor: it moved; ``detail.anchor_moves``
     ``[{path, from, to}]``, read from the merge's anchor record, or, after a
     followed rename or with other evidence about the finding, its own row
-    with ``anchors_after``, ``paths_after`` and ``pieces``), ``candidate`` (a path match the scope's policy does not act on,
-    or a present/absent finding the merge's change kinds cannot decide),
+    with ``anchors_after``, ``paths_after`` and ``pieces``), ``candidate``
+    (a path match the scope's policy does not act on, or a present/absent
+    finding the merge's change kinds cannot decide),
     ``mention`` (named, not resolved), ``skipped`` (rule disabled,
     or a merge on another branch: then one decision has ``finding_id``
     None) and ``not_before_observed`` (the merge is older than the

@@ -50,6 +50,7 @@ READS = [
     "ledger.read_prompt_text(text,integer,text[],integer,interval,text,integer)",
     "ledger._finding_touches(bigint,integer)",  # read_prompt_findings'
     "ledger._commit_subject(text)",  # read_prompt_findings' and read_audit's
+    "ledger._anchor_moves(jsonb)",  # read_audit's and read_history's: a merge's anchor record per finding
     "ledger.normalize_path(text,text)",
     "ledger._unquote_path(text,text)",  # normalize_path's
     "ledger.normalize_paths(text[],text,integer)",
@@ -192,6 +193,7 @@ NO_GRANTS = [
     "ledger.finding_path",  # the path rule's index: only the SECURITY DEFINER tg_finding__paths_* write it
     # only SECURITY DEFINER functions run these, as the owner
     "ledger._apply_merge(bigint,boolean)",
+    "ledger._merge_audit(bigint)",  # record_merge's, record_merges' and reconcile's
     "ledger._eval_check(jsonb,jsonb)",
     "ledger._check_leaves(jsonb)",  # lint_check's
     "ledger._lint_stubs(text)",  # lint_check's

@@ -19,6 +19,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 from support.matching import module_conn, module_dsn  # noqa: F401
 from support.touch_policy import retire_drift_on_touch
 
@@ -299,6 +300,53 @@ def test_a_move_is_audited_with_both_ranges_and_the_finding_reads_the_new_one(
     assert at_42.superseded == []
     at_52 = fl.record_merge(ledger_conn, "s", "aa03", ["src/a.py"], hunks={"src/a.py": [[52, 1, 52, 1]]})
     assert at_52.superseded == [f.id]
+
+
+def test_each_finding_reads_its_own_moves_from_the_merges_anchor_records(ledger_conn: psycopg.Connection[Any]) -> None:
+    """Two merges move two findings' anchors (one on two paths): each merge
+    writes one anchor record; the audit, a finding's filtered audit and its
+    history give each finding its own moves, in merge order, with the commit."""
+    retire_drift_on_touch(ledger_conn, "s")
+    one = fl.add_finding(ledger_conn, "s", "one", paths=["src/a.py:42"], kind="drift")
+    two = fl.add_finding(ledger_conn, "s", "two", paths=["src/a.py:80-82", "src/b.py:5"], kind="drift")
+    fl.record_merge(ledger_conn, "s", "ab01", ["src/a.py", "src/b.py"],
+                    hunks={"src/a.py": [[10, 0, 11, 10]], "src/b.py": [[1, 0, 1, 2]]})
+    fl.record_merge(ledger_conn, "s", "ab02", ["src/a.py"], hunks={"src/a.py": [[1, 3, 1, 0]]})
+    stored = ledger_conn.execute("SELECT finding_id, detail FROM ledger.supersession ORDER BY id").fetchall()
+    assert stored == [
+        (None, {"moves": {"src/a.py": {str(one.id): [42, 42, 52, 52], str(two.id): [80, 82, 90, 92]},
+                          "src/b.py": {str(two.id): [5, 5, 7, 7]}}}),
+        (None, {"moves": {"src/a.py": {str(one.id): [52, 52, 49, 49], str(two.id): [90, 92, 87, 89]}}}),
+    ]
+    assert [(a.finding_id, a.commit_sha) for a in fl.read_audit(ledger_conn, "s")] == [
+        (one.id, "ab01"), (two.id, "ab01"), (one.id, "ab02"), (two.id, "ab02")]
+    mine = fl.read_audit(ledger_conn, "s", finding_id=two.id)
+    assert [(a.commit_sha, a.detail) for a in mine] == [
+        ("ab01", {"anchor_moves": [{"path": "src/a.py", "from": [80, 82], "to": [90, 92]},
+                                   {"path": "src/b.py", "from": [5, 5], "to": [7, 7]}]}),
+        ("ab02", {"anchor_moves": [{"path": "src/a.py", "from": [90, 92], "to": [87, 89]}]})]
+    assert "3 lines removed above, the anchor moves by -3" in (mine[1].reason or "")
+    history = [(h.event, h.commit_sha, h.detail) for h in fl.read_history(ledger_conn, one.id)
+               if h.event == "anchor_moved"]
+    assert history == [("anchor_moved", "ab01", {"anchor_moves": [{"path": "src/a.py", "from": [42, 42],
+                                                                    "to": [52, 52]}]}),
+                       ("anchor_moved", "ab02", {"anchor_moves": [{"path": "src/a.py", "from": [52, 52],
+                                                                    "to": [49, 49]}]})]
+    assert ledger_conn.execute("SELECT anchors FROM ledger.finding WHERE id = %s", (two.id,)).fetchone() == (
+        {"src/a.py": [87, 89], "src/b.py": [7, 7]},)
+
+
+@pytest.mark.parametrize("detail", [
+    None, {}, {"moves": None}, {"moves": []}, {"moves": {"a.py": []}}, {"moves": {"a.py": {"x": [1, 1, 2, 2]}}},
+    {"moves": {"a.py": {"1": [1, 1, 2]}}}, {"moves": {"a.py": {"1": [1, 1, 2, "2"]}}},
+    {"moves": {"a.py": {"1": [0, 1, 2, 2]}}}, {"moves": {"a.py": {"1": [1, 1, 2, 2.5]}}},
+    {"moves": {"a.py": {"1": [1, 1, 2, 2147483648]}}}, {"moves": {"a.py": {"99999999999999999999": [1, 1, 2, 2]}}},
+])
+def test_an_anchor_record_of_another_shape_reads_as_no_move(ledger_conn: psycopg.Connection[Any],
+                                                            detail: Any) -> None:
+    got = ledger_conn.execute("SELECT * FROM ledger._anchor_moves(%s)",
+                              (Jsonb(detail) if detail is not None else None,)).fetchall()
+    assert got == []
 
 
 def test_the_causality_reason_names_both_times(ledger_conn: psycopg.Connection[Any]) -> None:

@@ -19,7 +19,12 @@ AS $$
       FROM (SELECT p.key AS path, f.key::bigint AS fid,
                    (f.value ->> 0)::bigint AS f1, (f.value ->> 1)::bigint AS f2,
                    (f.value ->> 2)::bigint AS t1, (f.value ->> 3)::bigint AS t2
-              FROM jsonb_each(p_detail -> 'moves') AS p, jsonb_each(p.value) AS f) AS m
+              FROM jsonb_each(CASE WHEN jsonb_typeof(p_detail -> 'moves') = 'object' THEN p_detail -> 'moves' END) AS p,
+                   jsonb_each(CASE WHEN jsonb_typeof(p.value) = 'object' THEN p.value END) AS f
+             -- only entries of the record's shape: a finding id and four line numbers
+             WHERE f.key ~ '^[0-9]{1,18}$' AND jsonb_typeof(f.value) = 'array' AND jsonb_array_length(f.value) = 4
+               AND jsonb_path_exists(f.value, '$[*] ? (@.type() != "number" || @ < 1 || @ > 2147483647 || @.floor() != @)')
+                   IS FALSE) AS m
      GROUP BY m.fid
      ORDER BY m.fid
 $$;
