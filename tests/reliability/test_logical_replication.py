@@ -61,8 +61,12 @@ def logical() -> Iterator[cluster.Cluster]:
     c = cluster.Cluster(base=Path(f"/tmp/findings-ledger-logical-{os.geteuid()}.{port}"), port=port)
     _remove(c)  # a killed run's leftovers
     try:
-        cluster.ensure_cluster(c, settings={"wal_level": "logical", "max_wal_senders": "4",
-                                            "max_replication_slots": "4", "max_logical_replication_workers": "4",
+        # PostgreSQL's defaults for the slots and senders: publisher and subscriber are one cluster here, so
+        # the subscription's slot, each table sync worker's temporary slot and the replication origins of the
+        # apply and sync workers (dropped only after each table is ready) share them; with 4, a sync worker
+        # sometimes found no free origin state ("could not find free replication state slot") and retried
+        cluster.ensure_cluster(c, settings={"wal_level": "logical", "max_wal_senders": "10",
+                                            "max_replication_slots": "10", "max_logical_replication_workers": "4",
                                             "wal_receiver_status_interval": "1s"})
         yield c
     finally:
