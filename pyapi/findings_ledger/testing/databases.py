@@ -16,6 +16,11 @@ thing they share is the throwaway cluster: the first worker to need it
 starts it while the others wait on the lock file beside the cluster
 directory (:func:`findings_ledger.testing.cluster.start_lock`), then find it
 running.
+On the throwaway cluster (not on a server given by DSN), the test databases
+live in the tablespace ``ledger_test_tmpfs`` on ``/dev/shm`` when that is a
+tmpfs with 2 GiB free (:func:`test_tablespace`): the tests create and drop
+thousands of relation files (clones, resets, migrations), which a tmpfs does
+without the file system's inode search.
 Concurrent template migrations are safe: the four cluster-wide roles are
 created "when absent" with a duplicate guard, and a concurrent ``COMMENT ON
 ROLE`` waits for the other instead of failing. Every janitor drops its
@@ -27,9 +32,11 @@ under the exclusive lock never sees a database vanish mid-check.
 from __future__ import annotations
 
 import atexit
+import functools
 import itertools
 import os
 import re
+import shutil
 import socket
 import time
 import warnings
@@ -220,6 +227,80 @@ _CLIENTS = ("FROM pg_catalog.pg_stat_activity WHERE datname = {db} AND pid <> pg
             " AND backend_type = 'client backend'")
 
 
+#: the tablespace of the throwaway cluster's test databases, and where it goes (see :func:`test_tablespace`)
+TABLESPACE = "ledger_test_tmpfs"
+TMPFS = Path("/dev/shm")
+#: the space a tmpfs must have free to take the test databases
+TMPFS_FREE = 2 << 30
+
+
+def _is_tmpfs(path: Path) -> bool:
+    """Whether ``path`` is the mount point of a tmpfs (/proc/mounts)."""
+    try:
+        mounts = Path("/proc/mounts").read_text().splitlines()
+    except OSError:
+        return False
+    return any(len(f := line.split()) > 2 and f[1] == str(path) and f[2] == "tmpfs" for line in mounts)
+
+
+@functools.cache
+def test_tablespace(host: str | None, port: int | str | None, user: str | None) -> str | None:
+    """The tablespace the test databases of the server at ``host``/``port``
+    are created in as ``user``: :data:`TABLESPACE` at
+    ``/dev/shm/findings-ledger-ts.<port>`` (:func:`ensure_tablespace`) when
+    the server is a throwaway cluster of this kit (``host`` is its
+    directory, holding ``data/PG_VERSION``) and ``/dev/shm`` is a tmpfs with
+    :data:`TMPFS_FREE` bytes free. None otherwise: the server's default
+    tablespace. Once per process, server and role."""
+    if not host or not host.startswith("/") or not (Path(host) / "data" / "PG_VERSION").is_file():
+        return None
+    if not _is_tmpfs(TMPFS) or shutil.disk_usage(TMPFS).free < TMPFS_FREE:
+        return None
+    server = {"host": host, "port": port, "user": user, "dbname": "postgres"}
+    return ensure_tablespace(server, TABLESPACE, TMPFS / f"findings-ledger-ts.{port}")
+
+
+def ensure_tablespace(server: dict[str, Any], name: str, location: Path) -> str | None:
+    """Tablespace ``name`` at ``location`` on the throwaway cluster ``server``
+    (its ``host`` the cluster directory), made when absent: the directory
+    owned by the server's OS user (the owner of the data directory), mode
+    0700, and CREATE granted to PUBLIC, so every role the tests create
+    databases as may use it. A directory that vanished (a reboot) is made
+    again with the server's version directory inside; a leftover directory
+    of a former cluster on this port is removed first. A role that is not a
+    superuser uses the tablespace when it exists and it may (else None);
+    one made elsewhere by hand is used as it is. Returns ``name``."""
+    owner = (Path(str(server["host"])) / "data").stat()
+    with cluster.catalog_lock(server):
+        conn = _maintenance_connection(server)
+        row = conn.execute("SELECT pg_catalog.pg_tablespace_location(oid), "
+                           "pg_catalog.has_tablespace_privilege(oid, 'CREATE') FROM pg_catalog.pg_tablespace "
+                           "WHERE spcname = %s", (name,)).fetchone()
+        superuser = conn.execute("SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user").fetchone()
+        if not (superuser and superuser[0]):
+            return name if row is not None and row[1] and location.is_dir() else None
+        if row is not None and Path(row[0]) != location:
+            return name
+        if row is None and location.exists():
+            shutil.rmtree(location)
+        if not location.is_dir():
+            made = [location]
+            location.mkdir(mode=0o700)
+            if row is not None:
+                version = conn.execute("SELECT 'PG_' || current_setting('server_version_num')::int / 10000 || '_' "
+                                       "|| catalog_version_no FROM pg_catalog.pg_control_system()").fetchone()
+                made.append(location / str(version[0] if version else ""))
+                made[-1].mkdir(mode=0o700)
+            if os.geteuid() == 0:
+                for path in made:
+                    os.chown(path, owner.st_uid, owner.st_gid)
+        if row is None:
+            conn.execute(sql.SQL("CREATE TABLESPACE {} LOCATION {}").format(
+                sql.Identifier(name), sql.Literal(str(location))))
+            conn.execute(sql.SQL("GRANT CREATE ON TABLESPACE {} TO PUBLIC").format(sql.Identifier(name)))
+    return name
+
+
 class _Janitor(DatabaseJanitor):  # type: ignore[misc]
     """pytest-postgresql's janitor, cloning a template with ``STRATEGY = FILE_COPY``
     where the server has it (PostgreSQL 15+; 13 and 14 copy files anyway) and
@@ -237,6 +318,9 @@ class _Janitor(DatabaseJanitor):  # type: ignore[misc]
                 self._terminate_connection(cur, self.template_dbname)
                 if cur.connection.info.server_version >= FILE_COPY_SINCE:
                     query += sql.SQL(" STRATEGY = FILE_COPY")
+            tablespace = test_tablespace(self.host, self.port, self.user)
+            if tablespace is not None:
+                query += sql.SQL(" TABLESPACE {}").format(sql.Identifier(tablespace))
             cur.execute(query)
 
     def drop(self) -> None:
