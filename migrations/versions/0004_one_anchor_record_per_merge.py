@@ -12,11 +12,11 @@ Frozen files:
 * functions/_apply_merge.sql
 * functions/reconcile.sql
 
-0 ALTER FUNCTION, 0 COMMENT ON, 3 GRANT/REVOKE statement(s) in upgrade.sql.
+0 ALTER FUNCTION, 1 COMMENT ON, 3 GRANT/REVOKE statement(s) in upgrade.sql.
 
 Revision ID: 0004_one_anchor_record_per_merge
 Revises: 0003_trigger_definers_check_thei
-Create Date: 2026-12-07 15:23:09.850449
+Create Date: 2026-12-07 15:56:49.255104
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

@@ -37,7 +37,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "supersession": "AccessShareLock",
     },
     "0003_trigger_definers_check_thei": {},
-    "0004_one_anchor_record_per_merge": {"supersession": "AccessShareLock"},
+    "0004_one_anchor_record_per_merge": {"supersession": "ShareUpdateExclusiveLock"},
 }
 
 STRENGTH = [

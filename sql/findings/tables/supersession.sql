@@ -30,4 +30,4 @@ CREATE INDEX supersession_anchor_moves_idx ON ledger.supersession (scope, id)
     WHERE finding_id IS NULL AND action = 'anchor_moved';
 
 COMMENT ON TABLE ledger.supersession IS
-'The audit trail: one row per decision, written in the same transaction as the change it records, before the finding changes. action: superseded, would_supersede (dry mode), already_superseded (a concurrent merge won), ... rule: path, ... evidence: the touched path (or text) that matched.';
+'The audit trail: one row per decision, written in the same transaction as the change it records, before the finding changes; the anchors a merge only moved within their files are one row of the merge, its anchor record (finding_id NULL, action anchor_moved, detail {"moves": {"<path>": {"<finding_id>": [from_first, from_last, to_first, to_last]}}}; ledger._anchor_moves reads it per finding). action: superseded, would_supersede (dry mode), already_superseded (a concurrent merge won), ... rule: path, ... evidence: the touched path (or text) that matched.';
