@@ -33,9 +33,10 @@ For each history it prints three md5 digests:
     superseded_by, the commit sha of superseded_by_merge_id, supersede_rule,
     dismissal, reopen_count, paths and anchors (where its anchors are now).
 ``moves``
-    every anchor move: finding (title, source), merge (commit sha) and
+    every anchor move: finding (title, source), merge (commit sha),
     ``detail.anchor_moves`` (each moved path: from, to, and to_path after a
-    followed rename), as ``ledger.read_audit`` gives them per finding,
+    followed rename), evidence and reason, as ``ledger.read_audit`` gives
+    them per finding,
     whether a move is stored in the finding's own audit row or in the
     merge's anchor record (the finding's history of where its anchors went).
 
@@ -95,7 +96,7 @@ SELECT f.title, f.source, f.superseded_at IS NOT NULL, f.superseded_by, m.commit
 
 # every anchor move: the audit rows that hold the anchors after the merge
 MOVE_ROWS = """
-SELECT f.title, f.source, m.commit_sha, (a.detail -> 'anchor_moves')::text
+SELECT f.title, f.source, m.commit_sha, (a.detail -> 'anchor_moves')::text, a.evidence, a.reason
   FROM ledger.read_audit(%s) a
   JOIN ledger.finding f ON f.id = a.finding_id
   JOIN ledger.merge m ON m.id = a.merge_id

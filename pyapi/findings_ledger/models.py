@@ -174,9 +174,11 @@ class MergeResult:
 
 @dataclass(frozen=True)
 class AuditEntry:
-    """A row of ``ledger.supersession``, the audit trail, with the commit
+    """A row of the audit trail (``ledger.read_audit``), with the commit
     (``commit_sha``) and ``subject`` (first line of its message) of the
-    merge that wrote it (None for rows no merge wrote)."""
+    merge that wrote it (None for rows no merge wrote). A merge's anchor
+    record (one row of ``ledger.supersession``) is an ``anchor_moved``
+    entry per finding it names, all with the record's ``id``."""
 
     id: int
     scope: str

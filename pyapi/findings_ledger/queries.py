@@ -304,7 +304,7 @@ SELECT a.action, a.rule, a.evidence, f.finding_key, f.title, a.detail ->> 'findi
   FROM ledger.read_audit(p_scope => %(scope)s, p_merge_id => %(merge_id)s) AS a
   JOIN ledger.finding f ON f.id = a.finding_id
   JOIN ledger.merge m ON m.id = a.merge_id
- ORDER BY a.id
+ ORDER BY a.id, a.finding_id
 """
 
 # The drift review as stored (paths normalised by the database).

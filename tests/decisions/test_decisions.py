@@ -326,6 +326,8 @@ def test_each_finding_reads_its_own_moves_from_the_merges_anchor_records(ledger_
                                    {"path": "src/b.py", "from": [5, 5], "to": [7, 7]}]}),
         ("ab02", {"anchor_moves": [{"path": "src/a.py", "from": [90, 92], "to": [87, 89]}]})]
     assert "3 lines removed above, the anchor moves by -3" in (mine[1].reason or "")
+    # evidence and reason are those of the first moved path, as the finding's own row had them
+    assert (mine[0].evidence, "src/b.py" in (mine[0].reason or "")) == ("src/a.py", False)
     history = [(h.event, h.commit_sha, h.detail) for h in fl.read_history(ledger_conn, one.id)
                if h.event == "anchor_moved"]
     assert history == [("anchor_moved", "ab01", {"anchor_moves": [{"path": "src/a.py", "from": [42, 42],

@@ -2,7 +2,8 @@
 spf13/viper of the corpus and the agent-fox bundle (its last 300 merges, by
 replay-git's path) into scopes with the benchmark's findings, and the md5 of
 every audit row that is not anchor bookkeeping, of every finding's state and
-of every anchor move (read per finding through ledger.read_audit) must equal the
+of every anchor move (read per finding through ledger.read_audit, with its evidence
+and reason) must equal the
 digests recorded in same_decisions.json. A change to what the ledger decides
 changes a digest; a change that only stores the anchor bookkeeping another
 way changes none."""

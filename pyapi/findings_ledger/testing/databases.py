@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import hashlib
 import itertools
 import os
 import re
@@ -199,7 +200,9 @@ def server_params(dsn: str | None = None) -> dict[str, Any]:
     dsn = dsn or os.environ.get(cluster.DSN_ENV)
     if not dsn:
         with cluster_lock():
-            dsn = cluster.ensure_cluster().dsn("postgres")
+            throwaway = cluster.ensure_cluster()
+        _THROWAWAY_HOSTS.add(str(throwaway.base))
+        dsn = throwaway.dsn("postgres")
     params = conninfo_to_dict(dsn)
     params.setdefault("dbname", "postgres")
     return params
@@ -243,35 +246,48 @@ def _is_tmpfs(path: Path) -> bool:
     return any(len(f := line.split()) > 2 and f[1] == str(path) and f[2] == "tmpfs" for line in mounts)
 
 
+#: the directories (Unix-socket hosts) of the throwaway clusters :func:`server_params` chose in this process
+_THROWAWAY_HOSTS: set[str] = set()
+
+
 @functools.cache
 def test_tablespace(host: str | None, port: int | str | None, user: str | None) -> str | None:
     """The tablespace the test databases of the server at ``host``/``port``
     are created in as ``user``: :data:`TABLESPACE` at
-    ``/dev/shm/findings-ledger-ts.<port>`` (:func:`ensure_tablespace`) when
-    the server is a throwaway cluster of this kit (``host`` is its
-    directory, holding ``data/PG_VERSION``) and ``/dev/shm`` is a tmpfs with
-    :data:`TMPFS_FREE` bytes free. None otherwise: the server's default
-    tablespace. Once per process, server and role."""
-    if not host or not host.startswith("/") or not (Path(host) / "data" / "PG_VERSION").is_file():
+    ``/dev/shm/findings-ledger-ts.<port>.<hash of the cluster directory>``
+    (:func:`ensure_tablespace`) when the server is the throwaway cluster
+    :func:`server_params` chose in this process (no DSN given) and
+    ``/dev/shm`` is a tmpfs with :data:`TMPFS_FREE` bytes free. None
+    otherwise, and after any error (a warning names it): the server's
+    default tablespace. Once per process, server and role."""
+    if not host or host not in _THROWAWAY_HOSTS:
         return None
-    if not _is_tmpfs(TMPFS) or shutil.disk_usage(TMPFS).free < TMPFS_FREE:
+    try:
+        if not (Path(host) / "data" / "PG_VERSION").is_file():
+            return None
+        if not _is_tmpfs(TMPFS) or shutil.disk_usage(TMPFS).free < TMPFS_FREE:
+            return None
+        server = {"host": host, "port": port, "user": user, "dbname": "postgres"}
+        key = hashlib.sha256(host.encode()).hexdigest()[:12]
+        return ensure_tablespace(server, TABLESPACE, TMPFS / f"findings-ledger-ts.{port}.{key}")
+    except (OSError, psycopg.Error) as exc:
+        warnings.warn(f"findings-ledger: the test databases stay in the default tablespace: {exc}", stacklevel=2)
         return None
-    server = {"host": host, "port": port, "user": user, "dbname": "postgres"}
-    return ensure_tablespace(server, TABLESPACE, TMPFS / f"findings-ledger-ts.{port}")
 
 
 def ensure_tablespace(server: dict[str, Any], name: str, location: Path) -> str | None:
     """Tablespace ``name`` at ``location`` on the throwaway cluster ``server``
-    (its ``host`` the cluster directory), made when absent: the directory
-    owned by the server's OS user (the owner of the data directory), mode
-    0700, and CREATE granted to PUBLIC, so every role the tests create
-    databases as may use it. A directory that vanished (a reboot) is made
-    again with the server's version directory inside; a leftover directory
-    of a former cluster on this port is removed first. A role that is not a
-    superuser uses the tablespace when it exists and it may (else None);
-    one made elsewhere by hand is used as it is. Returns ``name``."""
+    (its ``host`` the cluster directory), made when absent, under the
+    exclusive catalog lock (one process makes it, the others find it): the
+    directory owned by the server's OS user (the owner of the data
+    directory), mode 0700, and CREATE granted to PUBLIC, so every role the
+    tests create databases as may use it. A directory that vanished (a
+    reboot), or the server's version directory inside it, is made again; a
+    leftover directory of a former cluster is removed first. A role that is
+    not a superuser uses the tablespace when it exists and it may (else
+    None); one made elsewhere by hand is used as it is. Returns ``name``."""
     owner = (Path(str(server["host"])) / "data").stat()
-    with cluster.catalog_lock(server):
+    with cluster.catalog_lock(server, exclusive=True):
         conn = _maintenance_connection(server)
         row = conn.execute("SELECT pg_catalog.pg_tablespace_location(oid), "
                            "pg_catalog.has_tablespace_privilege(oid, 'CREATE') FROM pg_catalog.pg_tablespace "
@@ -283,17 +299,20 @@ def ensure_tablespace(server: dict[str, Any], name: str, location: Path) -> str 
             return name
         if row is None and location.exists():
             shutil.rmtree(location)
+        made = []
         if not location.is_dir():
-            made = [location]
             location.mkdir(mode=0o700)
-            if row is not None:
-                version = conn.execute("SELECT 'PG_' || current_setting('server_version_num')::int / 10000 || '_' "
-                                       "|| catalog_version_no FROM pg_catalog.pg_control_system()").fetchone()
-                made.append(location / str(version[0] if version else ""))
-                made[-1].mkdir(mode=0o700)
-            if os.geteuid() == 0:
-                for path in made:
-                    os.chown(path, owner.st_uid, owner.st_gid)
+            made.append(location)
+        if row is not None:
+            version = conn.execute("SELECT 'PG_' || current_setting('server_version_num')::int / 10000 || '_' "
+                                   "|| catalog_version_no FROM pg_catalog.pg_control_system()").fetchone()
+            inside = location / str(version[0] if version else "")
+            if not inside.is_dir():
+                inside.mkdir(mode=0o700)
+                made.append(inside)
+        if os.geteuid() == 0:
+            for path in made:
+                os.chown(path, owner.st_uid, owner.st_gid)
         if row is None:
             conn.execute(sql.SQL("CREATE TABLESPACE {} LOCATION {}").format(
                 sql.Identifier(name), sql.Literal(str(location))))

@@ -9,10 +9,13 @@
 -- [from_first, from_last, to_first, to_last]}}} (line numbers, 1-based,
 -- inclusive). p_detail is that detail; for each finding named in it:
 --   evidence  its first moved path (in text order);
---   reason    for each moved path, what the merge did to the lines above
---             the anchor, as the finding's own anchor_moved row would say
---             it ('the merge changed src/a.py away from the finding''s
---             line 42: 10 lines added above, the anchor moves by +10');
+--   reason    what the merge did to the lines above the anchor on that
+--             path, as the finding's own anchor_moved row said it ('the
+--             merge changed src/a.py away from the finding''s line 42: 10
+--             lines added above, the anchor moves by +10'; the shift is
+--             to - from, which differs from the hunks' sum only where
+--             hunks claim more lines above the anchor than there are and
+--             the anchor was kept at line 1);
 --   detail    {"anchor_moves": [{"path", "from": [first, last], "to":
 --             [first, last]}, ...]} in path order.
 -- Rows in finding-id order; none for a detail without moves, and none
@@ -26,13 +29,13 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT m.fid, min(m.path),
-           string_agg(format('the merge changed %s away from the finding''s %s: %s %s, the anchor moves by %s',
+           (array_agg(format('the merge changed %s away from the finding''s %s: %s %s, the anchor moves by %s',
                              m.path,
                              CASE WHEN m.f1 = m.f2 THEN 'line ' || m.f1 ELSE 'lines ' || m.f1 || '-' || m.f2 END,
                              abs(m.t1 - m.f1),
                              CASE WHEN m.t1 > m.f1 THEN 'lines added above' ELSE 'lines removed above' END,
-                             CASE WHEN m.t1 > m.f1 THEN '+' ELSE '' END || (m.t1 - m.f1)),
-                      '; ' ORDER BY m.path),
+                             CASE WHEN m.t1 > m.f1 THEN '+' ELSE '' END || (m.t1 - m.f1))
+                      ORDER BY m.path))[1],
            jsonb_build_object('anchor_moves',
                               jsonb_agg(jsonb_build_object('path', m.path,
                                                            'from', jsonb_build_array(m.f1, m.f2),
@@ -52,4 +55,4 @@ AS $$
 $$;
 
 COMMENT ON FUNCTION ledger._anchor_moves(jsonb) IS
-'A merge''s anchor record (the audit row finding_id NULL, action anchor_moved, detail {"moves": {"<path>": {"<finding_id>": [from_first, from_last, to_first, to_last]}}}) as one row per finding: (detail jsonb) -> TABLE(finding_id, evidence: first moved path, reason: per path, the lines added or removed above and the shift, detail {"anchor_moves": [{path, from, to}]}), in finding-id order. Raises nothing.';
+'A merge''s anchor record (the audit row finding_id NULL, action anchor_moved, detail {"moves": {"<path>": {"<finding_id>": [from_first, from_last, to_first, to_last]}}}) as one row per finding: (detail jsonb) -> TABLE(finding_id, evidence: first moved path, reason: on that path, the lines added or removed above and the shift, detail {"anchor_moves": [{path, from, to}]}), in finding-id order; entries of another shape give no row. Raises nothing.';

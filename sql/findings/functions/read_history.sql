@@ -57,15 +57,21 @@ BEGIN
           LEFT JOIN ledger.merge m ON m.id = a.merge_id
          WHERE a.finding_id = p_finding_id
         UNION ALL
-        -- the anchor records of the finding's scope that name it (supersession_anchor_moves_idx)
+        -- the anchor records of the finding's scope that name it (supersession_anchor_moves_idx: a
+        -- look at each anchor record of the scope, linear in the merges that moved anchors there)
         SELECT a.created_at, a.action, a.rule,
                coalesce(a.actor, m.node_id, 'merge ' || left(m.commit_sha, 12)),
                e.reason, e.evidence, a.merge_id, m.commit_sha, e.detail, a.id, 1, a.id
           FROM ledger.finding f
           JOIN ledger.supersession a
             ON a.scope = f.scope AND a.finding_id IS NULL AND a.action = 'anchor_moved'
-           AND EXISTS (SELECT FROM jsonb_each(a.detail -> 'moves') AS p WHERE p.value ? p_finding_id::text)
-          CROSS JOIN LATERAL ledger._anchor_moves(a.detail) AS e
+           AND EXISTS (SELECT FROM jsonb_each(CASE WHEN jsonb_typeof(a.detail -> 'moves') = 'object' THEN a.detail -> 'moves' END) AS p
+                                    WHERE p.value ? p_finding_id::text)
+          -- the record cut to this finding's entries before it is read
+          CROSS JOIN LATERAL ledger._anchor_moves(jsonb_build_object('moves', (
+              SELECT jsonb_object_agg(p.key, jsonb_build_object(p_finding_id::text, p.value -> p_finding_id::text))
+                FROM jsonb_each(CASE WHEN jsonb_typeof(a.detail -> 'moves') = 'object' THEN a.detail -> 'moves' END) AS p
+               WHERE p.value ? p_finding_id::text))) AS e
           LEFT JOIN ledger.merge m ON m.id = a.merge_id
          WHERE f.id = p_finding_id AND e.finding_id = p_finding_id
         UNION ALL
