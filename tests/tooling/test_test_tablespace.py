@@ -47,7 +47,7 @@ def test_a_test_database_lives_on_the_tmpfs_of_the_throwaway_cluster(ledger_serv
     location = ledger_conn.execute("SELECT pg_tablespace_location(oid) FROM pg_tablespace WHERE spcname = %s",
                                    (databases.TABLESPACE,)).fetchone()
     assert location is not None and Path(location[0]).parent == databases.TMPFS
-    assert Path(location[0]).name.startswith(f"findings-ledger-ts.{ledger_server['port']}.")
+    assert Path(location[0]).name.startswith(f"findings-ledger-ts.{ledger_server['port']}")
     assert Path(location[0]).stat().st_mode & 0o777 == 0o700
 
 
@@ -75,8 +75,9 @@ def test_a_role_that_is_not_a_superuser_creates_its_databases_there(ledger_serve
 
 
 def test_a_tablespace_directory_a_reboot_took_is_made_again(ledger_server: dict[str, Any]) -> None:
-    """The directory gone: the tablespace's directory is made again with the
-    server's version directory inside, and a database can be created there.
+    """The directory gone: the tablespace's directory (where it was made,
+    whatever location is asked for now) is made again with the server's
+    version directory inside, and a database can be created there.
     A tablespace of the test's own, so that no other test's databases are in
     the directory taken away."""
     _on_tmpfs(ledger_server)
@@ -87,7 +88,10 @@ def test_a_tablespace_directory_a_reboot_took_is_made_again(ledger_server: dict[
         assert databases.ensure_tablespace(ledger_server, own, location) == own
         assert location.stat().st_mode & 0o777 == 0o700
         shutil.rmtree(location)  # the reboot
-        assert databases.ensure_tablespace(ledger_server, own, location) == own
+        # asked with another location (the name a later version of the kit would give it): the tablespace
+        # is where it was made, and that directory is made again
+        assert databases.ensure_tablespace(ledger_server, own, location.with_name(location.name + "-b")) == own
+        assert not location.with_name(location.name + "-b").exists()
         version = admin.execute("SELECT 'PG_' || current_setting('server_version_num')::int / 10000 || '_' || "
                                 "catalog_version_no FROM pg_control_system()").fetchone()
         assert version is not None and (location / version[0]).is_dir()

@@ -276,16 +276,17 @@ def test_tablespace(host: str | None, port: int | str | None, user: str | None) 
 
 
 def ensure_tablespace(server: dict[str, Any], name: str, location: Path) -> str | None:
-    """Tablespace ``name`` at ``location`` on the throwaway cluster ``server``
-    (its ``host`` the cluster directory), made when absent, under the
-    exclusive catalog lock (one process makes it, the others find it): the
-    directory owned by the server's OS user (the owner of the data
-    directory), mode 0700, and CREATE granted to PUBLIC, so every role the
-    tests create databases as may use it. A directory that vanished (a
-    reboot), or the server's version directory inside it, is made again; a
-    leftover directory of a former cluster is removed first. A role that is
-    not a superuser uses the tablespace when it exists and it may (else
-    None); one made elsewhere by hand is used as it is. Returns ``name``."""
+    """Tablespace ``name`` on the throwaway cluster ``server`` (its ``host``
+    the cluster directory), under the exclusive catalog lock (one process
+    makes it, the others find it). Absent: made at ``location`` (a leftover
+    directory of a former cluster there removed first), the directory owned
+    by the server's OS user (the owner of the data directory), mode 0700,
+    CREATE granted to PUBLIC, so every role the tests create databases as
+    may use it. Present: its directory, wherever it was made, and the
+    server's version directory inside it are made again when they vanished
+    (a reboot empties /dev/shm). A role that is not a superuser uses it when
+    it exists, it may, and its directory is there (else None). Returns
+    ``name``."""
     owner = (Path(str(server["host"])) / "data").stat()
     with cluster.catalog_lock(server, exclusive=True):
         conn = _maintenance_connection(server)
@@ -294,22 +295,21 @@ def ensure_tablespace(server: dict[str, Any], name: str, location: Path) -> str 
                            "WHERE spcname = %s", (name,)).fetchone()
         superuser = conn.execute("SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user").fetchone()
         if not (superuser and superuser[0]):
-            return name if row is not None and row[1] and location.is_dir() else None
-        if row is not None and Path(row[0]) != location:
-            return name
-        if row is None and location.exists():
-            shutil.rmtree(location)
+            return name if row is not None and row[1] and Path(row[0]).is_dir() else None
         made = []
-        if not location.is_dir():
+        if row is None:
+            if location.exists():
+                shutil.rmtree(location)
             location.mkdir(mode=0o700)
             made.append(location)
-        if row is not None:
+        else:
+            where = Path(row[0])
             version = conn.execute("SELECT 'PG_' || current_setting('server_version_num')::int / 10000 || '_' "
                                    "|| catalog_version_no FROM pg_catalog.pg_control_system()").fetchone()
-            inside = location / str(version[0] if version else "")
-            if not inside.is_dir():
-                inside.mkdir(mode=0o700)
-                made.append(inside)
+            for path in (where, where / str(version[0] if version else "")):
+                if not path.is_dir():
+                    path.mkdir(mode=0o700)
+                    made.append(path)
         if os.geteuid() == 0:
             for path in made:
                 os.chown(path, owner.st_uid, owner.st_gid)
