@@ -16,7 +16,7 @@ Frozen files:
 
 Revision ID: 0004_one_anchor_record_per_merge
 Revises: 0003_trigger_definers_check_thei
-Create Date: 2026-12-07 16:04:13.293733
+Create Date: 2026-12-07 16:56:19.456056
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

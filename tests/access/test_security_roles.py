@@ -50,7 +50,7 @@ READS = [
     "ledger.read_prompt_text(text,integer,text[],integer,interval,text,integer)",
     "ledger._finding_touches(bigint,integer)",  # read_prompt_findings'
     "ledger._commit_subject(text)",  # read_prompt_findings' and read_audit's
-    "ledger._anchor_moves(jsonb)",  # read_audit's and read_history's: a merge's anchor record per finding
+    "ledger._anchor_moves(jsonb,bigint)",  # read_audit's and read_history's: a merge's anchor record per finding
     "ledger.normalize_path(text,text)",
     "ledger._unquote_path(text,text)",  # normalize_path's
     "ledger.normalize_paths(text[],text,integer)",

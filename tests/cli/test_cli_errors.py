@@ -28,7 +28,6 @@ import subprocess
 import sys
 import traceback
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -49,16 +48,7 @@ def run(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subpro
                           capture_output=True, text=True, timeout=120)
 
 
-@dataclass(frozen=True)
-class Ran:
-    """What an in-process invocation printed and its exit status."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-def invoke(args: list[str], env: dict[str, str]) -> Ran:
+def invoke(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """The click group in this process, with the environment ``run`` gives
     the console script (the test cluster's variables unset, then ``env``);
     an exception that escapes the group is a traceback in stderr."""
@@ -67,10 +57,10 @@ def invoke(args: list[str], env: dict[str, str]) -> Ran:
     stderr = result.stderr
     if result.exc_info is not None and not isinstance(result.exception, SystemExit):
         stderr += "".join(traceback.format_exception(*result.exc_info))
-    return Ran(result.exit_code, result.stdout, stderr)
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, stderr)
 
 
-def one_error_line(proc: subprocess.CompletedProcess[str] | Ran, *fragments: str) -> str:
+def one_error_line(proc: subprocess.CompletedProcess[str], *fragments: str) -> str:
     """Assert exit status 1, no traceback, exactly one stderr line ``error: ...``
     holding every fragment; return it."""
     out = proc.stdout + proc.stderr

@@ -346,9 +346,9 @@ def test_each_finding_reads_its_own_moves_from_the_merges_anchor_records(ledger_
 ])
 def test_an_anchor_record_of_another_shape_reads_as_no_move(ledger_conn: psycopg.Connection[Any],
                                                             detail: Any) -> None:
-    got = ledger_conn.execute("SELECT * FROM ledger._anchor_moves(%s)",
-                              (Jsonb(detail) if detail is not None else None,)).fetchall()
-    assert got == []
+    value = Jsonb(detail) if detail is not None else None
+    assert ledger_conn.execute("SELECT * FROM ledger._anchor_moves(%s)", (value,)).fetchall() == []
+    assert ledger_conn.execute("SELECT * FROM ledger._anchor_moves(%s, 1)", (value,)).fetchall() == []
 
 
 def test_the_causality_reason_names_both_times(ledger_conn: psycopg.Connection[Any]) -> None:

@@ -1,7 +1,7 @@
 -- 0004_one_anchor_record_per_merge undone: the frozen state before it
 
 DROP FUNCTION ledger._merge_audit(bigint);
-DROP FUNCTION ledger._anchor_moves(jsonb);
+DROP FUNCTION ledger._anchor_moves(jsonb, bigint);
 \ir ../0002_release_0_2_0/functions/read_history.sql
 \ir ../0002_release_0_2_0/functions/reconcile.sql
 \ir ../0002_release_0_2_0/functions/read_audit.sql

@@ -32,6 +32,6 @@ $ledger_revision_guard$;
 \ir functions/reconcile.sql
 COMMENT ON TABLE ledger.supersession IS
 'The audit trail: one row per decision, written in the same transaction as the change it records, before the finding changes; the anchors a merge only moved within their files are one row of the merge, its anchor record (finding_id NULL, action anchor_moved, detail {"moves": {"<path>": {"<finding_id>": [from_first, from_last, to_first, to_last]}}}; ledger._anchor_moves reads it per finding). action: superseded, would_supersede (dry mode), already_superseded (a concurrent merge won), ... rule: path, ... evidence: the touched path (or text) that matched.';
-REVOKE EXECUTE ON FUNCTION ledger._anchor_moves(jsonb) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION ledger._anchor_moves(jsonb, bigint) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION ledger._merge_audit(bigint) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION ledger._anchor_moves(jsonb) TO ledger_admin, ledger_reader;
+GRANT EXECUTE ON FUNCTION ledger._anchor_moves(jsonb, bigint) TO ledger_admin, ledger_reader;

@@ -60,18 +60,8 @@ BEGIN
                 -- the merges' anchor records, a row per finding (supersession_anchor_moves_idx)
                 SELECT a.id, a.scope, e.finding_id, a.merge_id, a.action, a.rule, e.evidence, e.detail, a.actor,
                        e.reason, a.created_at
-                  -- with a finding: the record cut to its entries before it is read
-                  FROM ledger.supersession a,
-                       ledger._anchor_moves(CASE WHEN p_finding_id IS NULL THEN a.detail ELSE jsonb_build_object('moves', (
-                           SELECT jsonb_object_agg(p.key, jsonb_build_object(p_finding_id::text, p.value -> p_finding_id::text))
-                             FROM jsonb_each(CASE WHEN jsonb_typeof(a.detail -> 'moves') = 'object'
-                                                  THEN a.detail -> 'moves' END) AS p
-                            WHERE p.value ? p_finding_id::text)) END) AS e
+                  FROM ledger.supersession a, ledger._anchor_moves(a.detail, p_finding_id) AS e
                  WHERE a.scope = p_scope AND a.finding_id IS NULL AND a.action = 'anchor_moved'
-                   AND (p_finding_id IS NULL
-                        OR EXISTS (SELECT FROM jsonb_each(CASE WHEN jsonb_typeof(a.detail -> 'moves') = 'object' THEN a.detail -> 'moves' END) AS p
-                                    WHERE p.value ? p_finding_id::text))
-                   AND (p_finding_id IS NULL OR e.finding_id = p_finding_id)
                    AND (p_merge_id IS NULL OR a.merge_id = p_merge_id)) AS r
           LEFT JOIN ledger.merge m ON m.id = r.merge_id
          ORDER BY r.id, r.finding_id;

@@ -37,15 +37,9 @@ BEGIN
           FROM ledger.finding f
           JOIN ledger.supersession a
             ON a.scope = f.scope AND a.finding_id IS NULL AND a.action = 'anchor_moved'
-           AND EXISTS (SELECT FROM jsonb_each(CASE WHEN jsonb_typeof(a.detail -> 'moves') = 'object' THEN a.detail -> 'moves' END) AS p
-                                    WHERE p.value ? p_finding_id::text)
-          -- the record cut to this finding's entries before it is read
-          CROSS JOIN LATERAL ledger._anchor_moves(jsonb_build_object('moves', (
-              SELECT jsonb_object_agg(p.key, jsonb_build_object(p_finding_id::text, p.value -> p_finding_id::text))
-                FROM jsonb_each(CASE WHEN jsonb_typeof(a.detail -> 'moves') = 'object' THEN a.detail -> 'moves' END) AS p
-               WHERE p.value ? p_finding_id::text))) AS e
+          CROSS JOIN LATERAL ledger._anchor_moves(a.detail, p_finding_id) AS e
           LEFT JOIN ledger.merge m ON m.id = a.merge_id
-         WHERE f.id = p_finding_id AND e.finding_id = p_finding_id
+         WHERE f.id = p_finding_id
         UNION ALL
         SELECT i.injected_at, 'injected', NULL, i.session_id, NULL, NULL, NULL, NULL, NULL, NULL, 2, 0
           FROM ledger.injection i WHERE i.finding_id = p_finding_id
