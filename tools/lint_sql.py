@@ -228,6 +228,13 @@ UPGRADE_IGNORES: list[tuple[str | None, re.Pattern[str], str, str]] = [
         "a re-run after a failure part way through starts from no index",
     ),
     (
+        "0005_merge_cost_the_anchor_lane",
+        re.compile(r"^DROP FUNCTION ledger\._merge_decisions\("),
+        "ban-drop-function",
+        "the function is created again right after with one more parameter, with a default, so every existing "
+        "call keeps working; the old signature goes so that no call is ambiguous between two overloads",
+    ),
+    (
         "0004_one_anchor_record_per_merge",
         re.compile(r"^CREATE INDEX CONCURRENTLY supersession_anchor_moves_idx ON ledger\.supersession "),
         "prefer-robust-stmts",

@@ -209,7 +209,7 @@ NO_GRANTS = [
     "ledger._revert_targets(text,text,bigint)",
     "ledger._reopen_finding(ledger.finding,text,text,text,text,text,bigint,jsonb)",
     "ledger._match_changes(text,text[],text[],text[],jsonb,integer)",
-    "ledger._merge_decisions(text,text,text[],text,timestamp with time zone,text[],text[],jsonb,boolean)",
+    "ledger._merge_decisions(text,text,text[],text,timestamp with time zone,text[],text[],jsonb,boolean,jsonb)",
     "ledger._match_message(text,text)",
     "ledger._message_may_match(text,text)",
     "ledger._message_probe_keys(text,text)",

@@ -38,6 +38,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     },
     "0003_trigger_definers_check_thei": {},
     "0004_one_anchor_record_per_merge": {"supersession": "ShareUpdateExclusiveLock"},
+    "0005_merge_cost_the_anchor_lane": {},
 }
 
 STRENGTH = [

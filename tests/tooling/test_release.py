@@ -144,9 +144,12 @@ def test_the_wheel_ships_the_package_and_every_migration_file(dists: Dists) -> N
     assert {"findings_ledger/_migrations/env.py", "findings_ledger/_migrations/script.py.mako"} <= migrations
     assert sorted(sources - names) == []
     assert sorted(migrations - names) == []
-    with zipfile.ZipFile(dists.wheel) as whl:  # the revisions and the archives of folded ones: under 1 MB
+    # the revisions and the archives of folded ones: under 1.25 MB (1.08 MB at 0005: the two released
+    # revisions are 0.78 MB; each unreleased one freezes whole copies of the objects it changes until the
+    # next release folds them into one and archives them compressed)
+    with zipfile.ZipFile(dists.wheel) as whl:
         assert sum(i.file_size for i in whl.infolist() if i.filename.startswith("findings_ledger/_migrations/")) \
-            < 1_000_000
+            < 1_250_000
     assert "findings_ledger/py.typed" in names
     # the SARIF 2.1.0 schema findings_ledger.sarif validates with, and its notice
     # and the JSON Schemas of the drift-review and findings-file formats (findings-ledger schema)

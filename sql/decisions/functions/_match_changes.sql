@@ -52,17 +52,27 @@
 -- touched path and ancestor directory (the keys of ledger._path_keys), so
 -- linear in the touched paths and independent of the scope's size; then
 -- work proportional to the matched (finding, path) pairs and the hunks of
--- their files (each pair's hunks are read in a LATERAL subquery of its own,
--- so that no plan compares them more than once). PL/pgSQL so that the query is planned once per session,
--- not on every call (a LANGUAGE sql function with SET clauses is re-planned
--- on every call); the caller (ledger._apply_merge) turns parallel
--- workers and jit off. Raises nothing.
+-- their files. A file with 8 hunks or more, in order (old starts and last
+-- old lines never decreasing, as git writes them) and with no number
+-- missing, that an active finding is anchored on is read once into arrays
+-- with the running sum of d - b; each anchored pair on it then costs two
+-- binary searches (width_bucket), O(log hunks). Any other file's hunks are
+-- scanned for each pair, in a LATERAL subquery of its own, so that no plan
+-- compares them more than once. The hunks document is decompressed once
+-- per call. PL/pgSQL with generic plans, so that the statements are
+-- planned once per session, not on every call; the caller
+-- (ledger._apply_merge) turns parallel workers and jit off. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._match_changes(
     p_scope text, p_paths text[], p_added text[], p_deleted text[], p_hunks jsonb, p_context integer)
 RETURNS TABLE (finding_id bigint, finding_path text, touched_path text, verdict text, form text, reason text,
                anchor_from jsonb, anchor_to jsonb, to_path text)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
+-- one generic plan per statement for the session: custom plans, whose
+-- estimates know the arrays' sizes, look cheaper, so the plan cache would
+-- plan the statements again on every call (3 ms); every statement here is
+-- index probes by arrays and work on the merge's own rows, whatever they hold
+SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -70,13 +80,77 @@ DECLARE
     -- in the query runs for every row a sequential scan of a small
     -- finding_path reads)
     v_keys text[] := ledger._path_keys(p_paths);
+    -- the hunks as a value of their own: a merge row's hunks arrive compressed
+    -- (or stored out of line), and every -> and ? on them would decompress
+    -- the whole document again, once per (finding, path) pair
+    v_hunks jsonb := CASE WHEN jsonb_typeof(p_hunks) = 'object' THEN p_hunks || '{}'::jsonb ELSE p_hunks END;
+    -- the files with many hunks, well formed and in order, and their hunks
+    -- as arrays: file i's hunks are the elements v_start[i] .. v_start[i] +
+    -- v_count[i] - 1 of v_os, v_oc, v_ns, v_nc (old start and count, new
+    -- start and count), v_e (the last old line, a + max(b, 1) - 1) and v_ps
+    -- (the running sum of d - b within the file)
+    v_files text[];
+    v_start integer[];
+    v_count integer[];
+    v_whole boolean[];
+    v_os    bigint[];
+    v_oc    bigint[];
+    v_ns    bigint[];
+    v_nc    bigint[];
+    v_e     bigint[];
+    v_ps    numeric[];  -- sum(bigint) is numeric, as the linear scan's shift
 BEGIN
+    -- the anchored files with 8 hunks or more, in order and with no number
+    -- missing, as arrays (only a document that can hold 8 hunks is looked at)
+    IF jsonb_typeof(v_hunks) = 'object' AND pg_column_size(v_hunks) > 256 THEN
+        WITH candidates AS (
+            SELECT e.key AS path
+              FROM jsonb_each(v_hunks) AS e
+             WHERE jsonb_typeof(e.value) = 'array' AND jsonb_array_length(e.value) >= 8
+               -- an active finding of the scope anchored on it (expects change)
+               AND EXISTS (SELECT 1 FROM ledger.finding_path fp
+                            CROSS JOIN LATERAL (SELECT f.expects, f.anchors FROM ledger.finding f
+                                                 WHERE f.id = fp.finding_id AND f.superseded_at IS NULL OFFSET 0) AS c
+                            WHERE fp.scope = p_scope AND fp.path = e.key
+                              AND c.expects = 'change' AND c.anchors -> e.key IS NOT NULL)
+        ), running AS (
+            SELECT y.*, sum(y.nc - y.oc) OVER w AS ps, lag(y.os) OVER w AS prev_os, lag(y.e) OVER w AS prev_e
+              FROM (SELECT x.*, x.os + greatest(x.oc, 1) - 1 AS e
+                      FROM (SELECT c.path, h.o, -- bigint: line numbers go up to 2147483647
+                                   (h.x ->> 0)::bigint AS os, (h.x ->> 1)::bigint AS oc,
+                                   (h.x ->> 2)::bigint AS ns, (h.x ->> 3)::bigint AS nc
+                              FROM candidates c, jsonb_array_elements(v_hunks -> c.path) WITH ORDINALITY AS h(x, o)) AS x) AS y
+            WINDOW w AS (PARTITION BY y.path ORDER BY y.o ROWS UNBOUNDED PRECEDING)
+        ), files AS (
+            SELECT r.path, count(*) AS n, bool_and(r.nc = 0) AND min(r.os) = 1 AS whole
+              FROM running r
+             GROUP BY r.path
+            HAVING bool_and(r.os IS NOT NULL AND r.oc IS NOT NULL AND r.ns IS NOT NULL AND r.nc IS NOT NULL
+                            AND coalesce(r.os >= r.prev_os AND r.e >= r.prev_e, true))
+        ), starts AS (
+            SELECT f.*, row_number() OVER (ORDER BY f.path) AS fi,
+                   (sum(f.n) OVER (ORDER BY f.path) - f.n + 1)::integer AS s
+              FROM files f
+        )
+        SELECT (SELECT array_agg(st.path ORDER BY st.fi) FROM starts st),
+               (SELECT array_agg(st.s ORDER BY st.fi) FROM starts st),
+               (SELECT array_agg(st.n::integer ORDER BY st.fi) FROM starts st),
+               (SELECT array_agg(st.whole ORDER BY st.fi) FROM starts st),
+               array_agg(r.os ORDER BY st.fi, r.o), array_agg(r.oc ORDER BY st.fi, r.o),
+               array_agg(r.ns ORDER BY st.fi, r.o), array_agg(r.nc ORDER BY st.fi, r.o),
+               array_agg(r.e ORDER BY st.fi, r.o), array_agg(r.ps ORDER BY st.fi, r.o)
+          INTO v_files, v_start, v_count, v_whole, v_os, v_oc, v_ns, v_nc, v_e, v_ps
+          FROM running r JOIN starts st ON st.path = r.path;
+    END IF;
     RETURN QUERY
     WITH hits AS (
-        -- one btree probe of finding_path_pkey per key (ledger._path_keys)
+        -- the keys joined to the scope's finding paths: a btree probe of
+        -- finding_path_pkey per key, or, in a scope with few paths, one pass
+        -- over them with the keys hashed (= ANY (v_keys) would compare every
+        -- path of the scope with every key)
         SELECT fp.finding_id, fp.path
-        FROM ledger.finding_path fp
-        WHERE fp.scope = p_scope AND fp.path = ANY (v_keys)
+        FROM unnest(v_keys) AS k(key)
+        JOIN ledger.finding_path fp ON fp.scope = p_scope AND fp.path = k.key
     ), keys AS (
         -- each hit's key with the touched paths it stands for: the path itself, or a
         -- directory key (trailing '/') that prefixes it
@@ -89,13 +163,16 @@ BEGIN
         SELECT DISTINCT x.path FROM unnest(p_deleted) AS x(path)
     ), pairs AS (
         SELECT c.id, c.expects, c.anchors -> h.path AS anchor, h.path AS fpath, keys.touched,
-               EXISTS (SELECT 1 FROM added a WHERE a.path = keys.touched) AS is_added,
-               EXISTS (SELECT 1 FROM deleted d WHERE d.path = keys.touched) AS is_deleted
+               ka.is_added, kd.is_deleted
         -- each hit joined to its finding by a primary-key probe (a hit is one
         -- (path, finding) pair: no finding twice for one path)
         FROM hits h
         JOIN ledger.finding c ON c.id = h.finding_id AND c.superseded_at IS NULL
         JOIN keys ON keys.key = h.path
+        -- in LATERALs, not EXISTS in the select list: per_path reads each flag
+        -- several times, and every read of an EXISTS would be a subplan of its own
+        CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM added a WHERE a.path = keys.touched) AS is_added) AS ka
+        CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM deleted d WHERE d.path = keys.touched) AS is_deleted) AS kd
     ), per_path AS (
         SELECT p.id, p.fpath, min(p.expects) AS expects, (array_agg(p.anchor))[1] AS anchor,
                min(p.touched) AS touched,
@@ -106,32 +183,77 @@ BEGIN
         FROM pairs p
         GROUP BY p.id, p.fpath
     ), facts AS (
-        SELECT pp.*, l.hit, l.shift,
-               -- the finding path itself, or a directory above it, is deleted
-               CASE WHEN pp.expects = 'absent' THEN
-                   (SELECT min(d.path) FROM deleted d
-                     WHERE d.path = pp.fpath OR (d.path ~ '/$' AND left(pp.fpath, length(d.path)) = d.path))
-               END AS gone_as,
-               pp.expects = 'change' AND pp.anchor IS NOT NULL AND p_hunks ? pp.fpath AS by_lines,
+        SELECT pp.*,
+               CASE WHEN lf.fi IS NOT NULL THEN lf.hit ELSE l.hit END AS hit,
+               CASE WHEN lf.fi IS NOT NULL THEN lf.shift ELSE l.shift END AS shift,
+               g.gone_as,
+               pp.expects = 'change' AND pp.anchor IS NOT NULL AND v_hunks ? pp.fpath AS by_lines,
                -- hunks that leave the anchored lines alone (an empty list says nothing of them)
-               pp.expects = 'change' AND pp.anchor IS NOT NULL AND l.hit IS NULL
-                   AND jsonb_array_length(p_hunks -> pp.fpath) > 0 AS keeps_lines,
+               pp.expects = 'change' AND pp.anchor IS NOT NULL
+                   AND CASE WHEN lf.fi IS NOT NULL THEN lf.hit ELSE l.hit END IS NULL
+                   AND jsonb_array_length(v_hunks -> pp.fpath) > 0 AS keeps_lines,
                -- the hunks only delete, from line 1: the whole file, as a diff of a deletion shows it
-               coalesce(l.whole_file, false) AS whole_file,
-               CASE WHEN pp.expects = 'change' AND pp.anchor IS NOT NULL AND pp.touched_deleted IS NOT NULL THEN
-                   (SELECT min(a.path) FROM added a
-                     WHERE a.path <> pp.fpath AND substring(a.path FROM '[^/]*$') = substring(pp.fpath FROM '[^/]*$'))
-               END AS renamed_to,
+               coalesce(CASE WHEN lf.fi IS NOT NULL THEN v_whole[lf.fi] ELSE l.whole_file END, false) AS whole_file,
+               rn.renamed_to,
                CASE WHEN pp.anchor IS NULL THEN NULL
                     WHEN pp.anchor ->> 0 = pp.anchor ->> 1 THEN 'line ' || (pp.anchor ->> 0)
                     ELSE 'lines ' || (pp.anchor ->> 0) || '-' || (pp.anchor ->> 1) END AS anchor_text
           FROM per_path pp
-          -- each anchored (finding, path) against its file's hunks, in a
-          -- LATERAL (and the deleted paths above in a subquery per pair): a
-          -- join of all of them grouped (its row estimates are those of a
-          -- CTE) was planned by PostgreSQL 17 and 18 as a nested loop that grouped
-          -- every pair's hunks again for each pair, the square of the
-          -- anchored findings times the hunks
+          -- the deleted path above it and the file of the same name added
+          -- elsewhere, each once per pair in a LATERAL (decided and the reason
+          -- read them several times; a subquery in the select list would be
+          -- planned and run once per read)
+          CROSS JOIN LATERAL (
+              -- the finding path itself, or a directory above it, is deleted
+              SELECT min(d.path) AS gone_as FROM deleted d
+               WHERE pp.expects = 'absent'
+                 AND (d.path = pp.fpath OR (d.path ~ '/$' AND left(pp.fpath, length(d.path)) = d.path))) AS g
+          CROSS JOIN LATERAL (
+              SELECT min(a.path) AS renamed_to FROM added a
+               WHERE pp.expects = 'change' AND pp.anchor IS NOT NULL AND pp.touched_deleted IS NOT NULL
+                 AND a.path <> pp.fpath AND substring(a.path FROM '[^/]*$') = substring(pp.fpath FROM '[^/]*$')) AS rn
+          -- a file with many hunks, in order (v_files): binary searches
+          -- (width_bucket) over its slice of the arrays. The hunks above the
+          -- anchor are its first k, those whose last old line e is before
+          -- the anchor's first line (k = the count of e <= first - 1), so the
+          -- shift is the running sum ps at k; a hunk that overlaps the lines
+          -- widened by the context has e >= first - context and a <= last +
+          -- context, so it lies between the first hunk with such an e and the
+          -- last with such an a, and only those are compared (usually none or one)
+          LEFT JOIN LATERAL (
+              SELECT f.fi,
+                     CASE WHEN f.hi IS NOT NULL
+                          THEN jsonb_build_array(v_os[f.s + f.hi - 1], v_oc[f.s + f.hi - 1],
+                                                 v_ns[f.s + f.hi - 1], v_nc[f.s + f.hi - 1]) END AS hit,
+                     f.shift
+                FROM (SELECT g.fi, g.s,
+                             -- the first hunk (in their order) that overlaps the lines
+                             CASE WHEN g.fi IS NOT NULL THEN
+                                 (SELECT min(i)
+                                    FROM generate_series(width_bucket(g.a1 - p_context - 1, v_e[g.s:g.s + g.n - 1]) + 1,
+                                                         width_bucket(g.a2 + p_context, v_os[g.s:g.s + g.n - 1])) AS i
+                                   WHERE CASE WHEN v_oc[g.s + i - 1] > 0
+                                              THEN v_os[g.s + i - 1] <= g.a2 + p_context
+                                                   AND v_os[g.s + i - 1] + v_oc[g.s + i - 1] - 1 >= g.a1 - p_context
+                                              ELSE v_os[g.s + i - 1] >= g.a1 - p_context
+                                                   AND v_os[g.s + i - 1] < g.a2 + p_context END) END AS hi,
+                             CASE WHEN g.fi IS NOT NULL
+                                  THEN coalesce(v_ps[g.s - 1 + nullif(width_bucket(g.a1 - 1, v_e[g.s:g.s + g.n - 1]), 0)], 0)
+                                  END AS shift
+                        FROM (SELECT x.fi, v_start[x.fi] AS s, v_count[x.fi] AS n,
+                                     (pp.anchor ->> 0)::bigint AS a1, (pp.anchor ->> 1)::bigint AS a2
+                                FROM (SELECT CASE WHEN pp.expects = 'change' AND pp.anchor IS NOT NULL
+                                                  THEN array_position(v_files, pp.fpath) END AS fi) AS x) AS g
+                       -- a subquery of its own: each read of hi is then a column, not another copy of its subplan
+                       OFFSET 0) AS f
+          ) AS lf ON true
+          -- hunks in another order (or with a number missing): each anchored
+          -- (finding, path) against all of its file's hunks, in a LATERAL (and
+          -- the deleted paths above in a subquery per pair): a join of all of
+          -- them grouped (its row estimates are those of a CTE) was planned by
+          -- PostgreSQL 17 and 18 as a nested loop that grouped every pair's
+          -- hunks again for each pair, the square of the anchored findings
+          -- times the hunks
           LEFT JOIN LATERAL (
               SELECT (array_agg(jsonb_build_array(x.os, x.oc, x.ns, x.nc) ORDER BY x.o)
                           FILTER (WHERE x.hit))[1] AS hit,
@@ -145,8 +267,9 @@ BEGIN
                                      (pp.anchor ->> 0)::bigint AS a1, (pp.anchor ->> 1)::bigint AS a2,
                                      (h.x ->> 0)::bigint AS os, (h.x ->> 1)::bigint AS oc,
                                      (h.x ->> 2)::bigint AS ns, (h.x ->> 3)::bigint AS nc, h.o
-                                FROM jsonb_array_elements(p_hunks -> pp.fpath) WITH ORDINALITY AS h(x, o)
-                               WHERE pp.expects = 'change' AND pp.anchor IS NOT NULL) AS hk) AS x
+                                FROM jsonb_array_elements(v_hunks -> pp.fpath) WITH ORDINALITY AS h(x, o)
+                               WHERE pp.expects = 'change' AND pp.anchor IS NOT NULL
+                                 AND lf.fi IS NULL) AS hk) AS x
               HAVING count(*) > 0  -- no hunk: no row, as a pair without hunks had none
           ) AS l ON true
     ), decided AS (
@@ -231,8 +354,9 @@ BEGIN
            CASE WHEN d.by_lines THEN d.anchor END,
            CASE WHEN d.form IN ('renamed', 'anchor_moved', 'anchor_kept')
                 -- the range moved, kept within line numbers 1 .. 2147483647
-                THEN jsonb_build_array(least(2147483647, greatest(1, (d.anchor ->> 0)::bigint + d.shift)),
-                                       least(2147483647, greatest(1, (d.anchor ->> 1)::bigint + d.shift))) END,
+                -- (an empty hunk list shifts nothing)
+                THEN jsonb_build_array(least(2147483647, greatest(1, (d.anchor ->> 0)::bigint + coalesce(d.shift, 0))),
+                                       least(2147483647, greatest(1, (d.anchor ->> 1)::bigint + coalesce(d.shift, 0)))) END,
            CASE WHEN d.form = 'renamed' THEN d.renamed_to END
       FROM decided d
      ORDER BY d.id, d.fpath;

@@ -1,7 +1,7 @@
 -- ledger._merge_decisions(p_scope text, p_message text, p_paths text[], p_branch text,
 --                         p_merged_at timestamptz DEFAULT NULL, p_added text[] DEFAULT NULL,
 --                         p_deleted text[] DEFAULT NULL, p_hunks jsonb DEFAULT NULL,
---                         p_may_match boolean DEFAULT NULL) ->
+--                         p_may_match boolean DEFAULT NULL, p_changes jsonb DEFAULT NULL) ->
 --     TABLE(finding_id bigint, action text, rule text, evidence text, reason text, detail jsonb)
 --
 -- What a merge with this message, these (normalised) touched paths, this
@@ -15,7 +15,8 @@
 -- when the caller has it, NULL: asked here) and
 -- ledger._match_changes (rule path: the file-level rule, the line rule of
 -- anchored findings, the added/deleted rule of findings that expect a path
--- present or absent). Each piece gets an outcome:
+-- present or absent; p_changes is its rows when the caller has them
+-- already, a JSON array of objects with its column names, NULL: asked here). Each piece gets an outcome:
 --   supersede     it resolves the finding: a message piece whose verdict is
 --                 'resolution', or a 'bare' slug piece when the scope's
 --                 slug_mention_resolves is on (unless the merge touches the
@@ -102,7 +103,7 @@
 CREATE OR REPLACE FUNCTION ledger._merge_decisions(
     p_scope text, p_message text, p_paths text[], p_branch text, p_merged_at timestamptz DEFAULT NULL,
     p_added text[] DEFAULT NULL, p_deleted text[] DEFAULT NULL, p_hunks jsonb DEFAULT NULL,
-    p_may_match boolean DEFAULT NULL)
+    p_may_match boolean DEFAULT NULL, p_changes jsonb DEFAULT NULL)
 RETURNS TABLE (finding_id bigint, action text, rule text, evidence text, reason text, detail jsonb)
 LANGUAGE plpgsql STABLE ROWS 10
 SET search_path = pg_catalog, pg_temp
@@ -146,7 +147,15 @@ BEGIN
                p.finding_path, p.anchor_from, p.anchor_to, p.to_path
           FROM ledger._match_changes(p_scope, coalesce(p_paths, '{}'), p_added, p_deleted, p_hunks,
                                      v_policy.line_context) AS p
-         WHERE cardinality(p_paths) > 0
+         WHERE cardinality(p_paths) > 0 AND p_changes IS NULL
+        UNION ALL
+        -- the same rows, from the caller (ledger._apply_merge asked them already)
+        SELECT p.finding_id, 'path', p.form, p.touched_path, NULL, NULL, NULL, NULL, NULL, p.verdict, NULL, p.reason,
+               p.finding_path, p.anchor_from, p.anchor_to, p.to_path
+          FROM jsonb_to_recordset(p_changes) AS p(finding_id bigint, finding_path text, touched_path text,
+                                                  verdict text, form text, reason text, anchor_from jsonb,
+                                                  anchor_to jsonb, to_path text)
+         WHERE cardinality(p_paths) > 0 AND p_changes IS NOT NULL
     ), with_finding AS MATERIALIZED (
         -- a scalar subquery per piece: always a primary-key lookup, never a scan
         SELECT ev.*, (SELECT f FROM ledger.finding f WHERE f.id = ev.fid) AS f,
@@ -367,5 +376,5 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION ledger._merge_decisions(text, text, text[], text, timestamptz, text[], text[], jsonb, boolean) IS
-'Decisions a merge (message, touched paths, branch, merged_at, added, deleted, hunks) takes for the active findings of a scope under its policy: supersede, check (a checked finding: its check decides on the merge''s tree), recheck / flag (the kind''s touch mode), ambiguous, anchor_moved (slim detail: anchor_moves, anchors_after, paths_after), candidate, mention, skipped (rule disabled or merge off the default branch) or not_before_observed (merged before the finding was observed), with the deciding rule, the exact evidence, the reason, the anchor moves and every piece in detail. (scope, message, paths text[], branch, merged_at, added text[], deleted text[], hunks jsonb, may_match boolean: the pre-filter''s answer, NULL to ask it) -> TABLE(finding_id, action, rule, evidence, reason, detail jsonb). Changes nothing. Raises nothing.';
+COMMENT ON FUNCTION ledger._merge_decisions(text, text, text[], text, timestamptz, text[], text[], jsonb, boolean, jsonb) IS
+'Decisions a merge (message, touched paths, branch, merged_at, added, deleted, hunks) takes for the active findings of a scope under its policy: supersede, check (a checked finding: its check decides on the merge''s tree), recheck / flag (the kind''s touch mode), ambiguous, anchor_moved (slim detail: anchor_moves, anchors_after, paths_after), candidate, mention, skipped (rule disabled or merge off the default branch) or not_before_observed (merged before the finding was observed), with the deciding rule, the exact evidence, the reason, the anchor moves and every piece in detail. (scope, message, paths text[], branch, merged_at, added text[], deleted text[], hunks jsonb, may_match boolean: the pre-filter''s answer, NULL to ask it; changes jsonb: ledger._match_changes'' rows as a JSON array, NULL to ask it) -> TABLE(finding_id, action, rule, evidence, reason, detail jsonb). Changes nothing. Raises nothing.';

@@ -37,6 +37,16 @@
 --        file-state requests are opened, and a check that holds is audited
 --        would_supersede; no finding is superseded;
 --   off  nothing.
+-- The anchor lane: a merge whose message can match no finding (the
+-- pre-filter, p_may_match or ledger._message_may_match), on the scope's
+-- default branch (or naming none), reverting nothing, with the path rule
+-- enabled, whose changes touch only findings without a check, of a kind
+-- whose touch does not count (touch mode retire, or a kind the path rule
+-- does not supersede), on files whose hunks keep their anchors or move
+-- them (then for findings observed before the merge), decides nothing but
+-- anchor moves: they are taken from ledger._match_changes' rows directly
+-- (no _merge_decisions), with the same anchor record, locks and anchors as
+-- the full path below (tests/decisions/test_anchor_lane.py compares the two).
 -- In 'on' and 'dry', the anchors of findings the merge did not supersede
 -- follow the code: detail.anchors_after of an anchor_moved (or other) row
 -- becomes the finding's anchors, and detail.paths_after its paths when the
@@ -111,6 +121,11 @@ DECLARE
     v_marker   text;
     v_moves    jsonb;
     v_compact  bigint[] := '{}'::bigint[];
+    v_policy   ledger.scope;
+    v_may      boolean;
+    v_lane     boolean;
+    v_after    jsonb[];
+    v_changes  jsonb;
 BEGIN
     SELECT m.* INTO v_merge FROM ledger.merge m WHERE m.id = p_merge_id;
     IF NOT FOUND THEN
@@ -118,9 +133,77 @@ BEGIN
     END IF;
     v_marker := coalesce(v_merge.node_id, v_merge.commit_sha);
 
-    SELECT s.hygiene_mode INTO v_mode FROM ledger.scope s WHERE s.scope = v_merge.scope;
+    SELECT s.* INTO v_policy FROM ledger.scope s WHERE s.scope = v_merge.scope;
+    v_mode := v_policy.hygiene_mode;
     IF v_mode = 'off' OR (cardinality(v_merge.paths) = 0 AND v_merge.message !~ '\S') THEN
         RETURN;
+    END IF;
+    v_may := coalesce(p_may_match, ledger._message_may_match(v_merge.scope, v_merge.message));
+
+    -- The anchor lane (see the header): every piece is an anchor the hunks
+    -- kept or moved within its file, of a finding whose policy makes that
+    -- decide nothing but the move; otherwise (v_lane false) the full path.
+    IF NOT v_may AND cardinality(v_merge.paths) > 0 AND 'path' = ANY (v_policy.enabled_rules)
+       AND strpos(v_merge.message, 'This reverts commit ') = 0
+       AND NOT coalesce(v_policy.default_branch IS NOT NULL AND v_merge.branch <> v_policy.default_branch, false) THEN
+        WITH pieces AS MATERIALIZED (
+            SELECT p.finding_id AS fid, p.finding_path AS path, p.form = 'anchor_moved' AS moved, p AS piece,
+                   p.anchor_from, p.anchor_to, f.anchors,
+                   p.verdict IN ('kept', 'moved') AND p.form IN ('anchor_kept', 'anchor_moved')
+                       AND f.resolved_when IS NULL
+                       -- a move older than the finding is not_before_observed (a kept anchor decides nothing)
+                       AND NOT (p.form = 'anchor_moved'
+                                AND coalesce(v_merge.merged_at < least(f.observed_at, f.created_at), false))
+                       AND NOT coalesce((f.kind = ANY (v_policy.path_supersede_kinds)
+                                         OR '*' = ANY (v_policy.path_supersede_kinds))
+                                        AND ledger._touch_mode(v_policy.touch_modes, f.kind) IN ('recheck', 'flag'),
+                                        false) AS ok
+              FROM ledger._match_changes(v_merge.scope, v_merge.paths, v_merge.added, v_merge.deleted,
+                                         v_merge.hunks, v_policy.line_context) AS p
+              -- each finding by its primary key (OFFSET 0: the generic plan
+              -- would rather scan the table and hash it)
+              CROSS JOIN LATERAL (SELECT f.kind, f.resolved_when, f.anchors, f.observed_at, f.created_at
+                                    FROM ledger.finding f WHERE f.id = p.finding_id OFFSET 0) AS f
+        ), per_finding AS (
+            SELECT x.fid,
+                   jsonb_strip_nulls((array_agg(x.anchors))[1]
+                                     || jsonb_object_agg(x.path, x.anchor_to) FILTER (WHERE x.moved)) AS after
+              FROM pieces x
+             GROUP BY x.fid
+            HAVING bool_or(x.moved)
+        )
+        SELECT coalesce((SELECT bool_and(x.ok) FROM pieces x), true),
+               -- the rows for _merge_decisions when the lane does not take the merge
+               (SELECT coalesce(jsonb_agg(to_jsonb(x.piece)), '[]') FROM pieces x WHERE NOT (SELECT bool_and(y.ok) FROM pieces y)),
+               (SELECT coalesce(array_agg(y.fid ORDER BY y.fid), '{}') FROM per_finding y),
+               (SELECT array_agg(y.after ORDER BY y.fid) FROM per_finding y),
+               (SELECT jsonb_object_agg(m.path, m.moves)
+                  FROM (SELECT x.path, jsonb_object_agg(x.fid::text, x.anchor_from || x.anchor_to) AS moves
+                          FROM pieces x WHERE x.moved GROUP BY x.path) AS m)
+          INTO v_lane, v_changes, v_compact, v_after, v_moves;
+        IF v_lane THEN
+            IF cardinality(v_compact) > 0 THEN
+                SELECT coalesce(array_agg(l.id) FILTER (WHERE l.superseded_at IS NULL), '{}')
+                  INTO v_moving
+                  FROM (SELECT f.id, f.superseded_at FROM ledger.finding f
+                         WHERE f.id = ANY (v_compact)
+                         ORDER BY f.id FOR NO KEY UPDATE) AS l;
+                INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
+                VALUES (v_merge.scope, NULL, v_merge.id, 'anchor_moved', 'path', NULL,
+                        format('the merge''s hunks moved the line anchors of %s finding(s) (detail.moves)',
+                               cardinality(v_compact)),
+                        jsonb_build_object('moves', v_moves));
+                IF cardinality(v_moving) > 0 THEN
+                    UPDATE ledger.finding f
+                       SET anchors = a.after
+                      FROM unnest(v_compact, v_after) AS a(id, after)
+                     WHERE f.id = a.id AND f.id = ANY (v_moving);
+                END IF;
+            END IF;
+            RETURN;
+        END IF;
+        v_compact := '{}';
+        v_moves := NULL;
     END IF;
 
     -- the decisions, once, as the audit rows they become (action still the
@@ -133,7 +216,7 @@ BEGIN
       INTO v_decided
       FROM ledger._merge_decisions(v_merge.scope, v_merge.message, v_merge.paths, v_merge.branch,
                                    v_merge.merged_at, v_merge.added, v_merge.deleted, v_merge.hunks,
-                                   p_may_match) AS d;
+                                   v_may, v_changes) AS d;
 
     IF v_decided IS NOT NULL THEN
         v_move := ARRAY(SELECT x.finding_id FROM unnest(v_decided) AS x WHERE x.detail ? 'anchors_after');
