@@ -4,13 +4,15 @@ Frozen files:
 
 * functions/_match_changes.sql
 * functions/_merge_decisions.sql
+* functions/tg_merge__supersede.sql
+* functions/_check_merge_changes.sql
 * functions/_apply_merge.sql
 
 0 ALTER FUNCTION, 0 COMMENT ON, 1 GRANT/REVOKE statement(s) in upgrade.sql.
 
 Revision ID: 0005_merge_cost_the_anchor_lane
 Revises: 0004_one_anchor_record_per_merge
-Create Date: 2026-12-07 18:00:56.270408
+Create Date: 2026-12-07 18:15:22.601678
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

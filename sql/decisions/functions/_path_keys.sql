@@ -7,9 +7,10 @@
 -- src/pkg/}). The one builder of these keys: ledger._match_changes probes
 -- with them, and the statement trigger ledger.tg_merge__supersede uses them
 -- to skip merges that touch nothing an active finding references. A key may occur
--- more than once (two paths in one directory): the btree probe of
--- `path = ANY (keys)` sorts and de-duplicates the array itself, so sorting
--- it here too would be paid twice. NULL elements are left out. A PL/pgSQL
+-- more than once (two paths in one directory): ledger._match_changes joins
+-- the keys to finding_path and groups what it finds by (finding, path), and
+-- the trigger only asks whether one is found, so sorting them here would be
+-- paid for nothing. NULL elements are left out. A PL/pgSQL
 -- loop of strpos over each path (no string_to_array / array_to_string per
 -- prefix, no DISTINCT sort; its cost is in docs/performance.md).
 -- NULL or '{}' -> '{}'. Raises nothing.

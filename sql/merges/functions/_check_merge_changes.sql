@@ -29,8 +29,11 @@
 -- A merge needs none of them: without added/deleted, findings that expect a
 -- path present or absent are only audited as candidates; without hunks for a
 -- path, the file-level path rule applies to it.
--- Cost: one pass over each array and one over the hunks; up to eight
--- queries and three ledger.normalize_path per hunk key.
+-- Cost: one pass over each array and one over the hunks (added and
+-- deleted against paths and each other, with the added paths'
+-- directories, by set operations, hashed or sorted; pair by pair only to
+-- name the first offending pair); up to eight queries and three
+-- ledger.normalize_path per hunk key.
 -- Raises LD001 (a path that is not a path), LD003 (not a subset of paths,
 -- added and deleted contradicting each other, a malformed hunk), LD004 (more than 100000 paths, more than 10000 hunks of
 -- one path or 100000 of one merge), each naming the field
@@ -54,9 +57,12 @@ BEGIN
     o_hunks := p_hunks;
     IF o_added IS NOT NULL THEN
         o_added := ledger.normalize_paths(o_added, 'merge.added', 100000);
+        -- (the paths not among paths by a set difference, hashed or sorted: no
+        -- comparison of every added path with every path)
         SELECT x.p, x.o INTO v_path, v_ord
           FROM unnest(o_added) WITH ORDINALITY AS x(p, o)
-         WHERE x.p NOT IN (SELECT q FROM unnest(p_paths) AS q)
+         WHERE x.p IN (SELECT q FROM unnest(o_added) AS q EXCEPT SELECT q FROM unnest(p_paths) AS q)
+           AND array_position(p_paths, NULL) IS NULL  -- as NOT IN (paths): a NULL in paths is never unequal
          ORDER BY x.o LIMIT 1;
         IF FOUND THEN
             RAISE EXCEPTION 'invalid merge.added[%]: % is not one of merge.paths', v_ord, quote_literal(v_path)
@@ -66,10 +72,13 @@ BEGIN
 
     IF o_deleted IS NOT NULL THEN
         o_deleted := ledger.normalize_paths(o_deleted, 'merge.deleted', 100000);
+        -- (by a set difference, hashed or sorted: a deleted path must be one of
+        -- paths, a deleted directory (ending in /) one of them or a directory
+        -- above one, i.e. one of their ledger._path_keys)
         SELECT x.p, x.o INTO v_path, v_ord
           FROM unnest(o_deleted) WITH ORDINALITY AS x(p, o)
-         WHERE x.p NOT IN (SELECT q FROM unnest(p_paths) AS q)
-           AND (x.p !~ '/$' OR NOT EXISTS (SELECT 1 FROM unnest(p_paths) AS q WHERE left(q, length(x.p)) = x.p))
+         WHERE x.p IN (SELECT q FROM unnest(o_deleted) AS q EXCEPT SELECT q FROM unnest(ledger._path_keys(p_paths)) AS q)
+           AND array_position(p_paths, NULL) IS NULL
          ORDER BY x.o LIMIT 1;
         IF FOUND THEN
             RAISE EXCEPTION 'invalid merge.deleted[%]: % is not one of merge.paths (nor a directory holding one of them)',
@@ -78,7 +87,14 @@ BEGIN
         END IF;
     END IF;
 
-    IF o_added IS NOT NULL AND o_deleted IS NOT NULL THEN
+    -- an added path that is also deleted or under a deleted directory: an
+    -- added path or one of its directories (ledger._path_keys) among the
+    -- deleted paths, by a set operation, hashed or sorted (no comparison of
+    -- every added path with every deleted one); then the first such pair,
+    -- for the message
+    IF o_added IS NOT NULL AND o_deleted IS NOT NULL
+       AND EXISTS (SELECT k FROM unnest(ledger._path_keys(o_added)) AS k
+                   INTERSECT SELECT d FROM unnest(o_deleted) AS d) THEN
         SELECT a.p, a.o, d.p, d.o INTO v_path, v_ord, v_text, v_at
           FROM unnest(o_added) WITH ORDINALITY AS a(p, o)
           JOIN unnest(o_deleted) WITH ORDINALITY AS d(p, o)

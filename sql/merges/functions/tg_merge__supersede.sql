@@ -91,8 +91,11 @@ BEGIN
                  WHERE strpos(k.message, 'This reverts commit ') > 0
                     OR (k.default_branch IS NOT NULL AND k.branch IS NOT NULL AND k.branch <> k.default_branch)
                     OR (cardinality(k.paths) > 0
-                        AND EXISTS (SELECT 1 FROM ledger.finding_path fp
-                                     WHERE fp.scope = k.scope AND fp.path = ANY (k.keys)))
+                        -- the keys joined to the scope's finding paths (a probe per key,
+                        -- or the keys hashed): = ANY (k.keys) would compare every path
+                        -- of the scope with every key
+                        AND EXISTS (SELECT 1 FROM unnest(k.keys) AS t(key)
+                                      JOIN ledger.finding_path fp ON fp.scope = k.scope AND fp.path = t.key))
                     OR k.may_match) AS c;
         EXIT WHEN v_ids IS NULL;
         v_again := false;
