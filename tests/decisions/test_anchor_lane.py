@@ -135,7 +135,7 @@ def _record(conn: psycopg.Connection[Any], policy: dict[str, Any], findings: lis
     return audit, state, requests, int(record[0]), int(others[0]), calls
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(policy=POLICY, findings=st.lists(FINDING, min_size=1, max_size=6), hunks_a=hunks(), hunks_b=hunks(),
        delete=st.sampled_from([None] * 6 + ["deleted", "renamed"]), branch=st.sampled_from([None, None, "main", "dev"]))
 def test_the_lane_decides_what_the_full_path_decides(conn: psycopg.Connection[Any], policy: dict[str, Any],

@@ -124,7 +124,7 @@ def conn(module_conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[An
     yield module_conn
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(hunks=hunk_lists(), hunks_b=hunk_lists(), anchors=st.lists(ANCHOR, min_size=1, max_size=8),
        anchors_b=st.lists(ANCHOR, max_size=6), near=st.lists(st.integers(0, 29), max_size=4),
        ctx=st.integers(0, 5), deleted=st.booleans(), renamed=st.booleans())

@@ -47,6 +47,10 @@
 -- anchor moves: they are taken from ledger._match_changes' rows directly
 -- (no _merge_decisions), with the same anchor record, locks and anchors as
 -- the full path below (tests/decisions/test_anchor_lane.py compares the two).
+-- Under the same conditions for the merge, the findings whose every piece is
+-- such an anchor are the lane's and only the others' rows go to
+-- _merge_decisions (p_changes); the lane's moves join the anchor record and
+-- its findings the one locking pass.
 -- In 'on' and 'dry', the anchors of findings the merge did not supersede
 -- follow the code: detail.anchors_after of an anchor_moved (or other) row
 -- becomes the finding's anchors, and detail.paths_after its paths when the
@@ -123,9 +127,10 @@ DECLARE
     v_compact  bigint[] := '{}'::bigint[];
     v_policy   ledger.scope;
     v_may      boolean;
-    v_lane     boolean;
-    v_after    jsonb[];
     v_changes  jsonb;
+    v_lane_ids bigint[] := '{}'::bigint[];
+    v_lane_after jsonb[];
+    v_lane_moves jsonb;
 BEGIN
     SELECT m.* INTO v_merge FROM ledger.merge m WHERE m.id = p_merge_id;
     IF NOT FOUND THEN
@@ -140,9 +145,9 @@ BEGIN
     END IF;
     v_may := coalesce(p_may_match, ledger._message_may_match(v_merge.scope, v_merge.message));
 
-    -- The anchor lane (see the header): every piece is an anchor the hunks
-    -- kept or moved within its file, of a finding whose policy makes that
-    -- decide nothing but the move; otherwise (v_lane false) the full path.
+    -- The anchor lane (see the header): the findings whose every piece is an
+    -- anchor the hunks kept or moved within its file, and whose policy makes
+    -- that decide nothing but the move; the others take the full path.
     IF NOT v_may AND cardinality(v_merge.paths) > 0 AND 'path' = ANY (v_policy.enabled_rules)
        AND strpos(v_merge.message, 'This reverts commit ') = 0
        AND NOT coalesce(v_policy.default_branch IS NOT NULL AND v_merge.branch <> v_policy.default_branch, false) THEN
@@ -165,45 +170,47 @@ BEGIN
               CROSS JOIN LATERAL (SELECT f.kind, f.resolved_when, f.anchors, f.observed_at, f.created_at
                                     FROM ledger.finding f WHERE f.id = p.finding_id OFFSET 0) AS f
         ), per_finding AS (
-            SELECT x.fid,
+            -- the lane takes a finding whose every piece it may take
+            SELECT x.fid, bool_and(x.ok) AS ok, bool_or(x.moved) AS moved,
                    jsonb_strip_nulls((array_agg(x.anchors))[1]
-                                     || jsonb_object_agg(x.path, x.anchor_to) FILTER (WHERE x.moved)) AS after
+                                     || coalesce(jsonb_object_agg(x.path, x.anchor_to) FILTER (WHERE x.moved), '{}'))
+                       AS after
               FROM pieces x
              GROUP BY x.fid
-            HAVING bool_or(x.moved)
         )
-        SELECT coalesce((SELECT bool_and(x.ok) FROM pieces x), true),
-               -- the rows for _merge_decisions when the lane does not take the merge
-               (SELECT coalesce(jsonb_agg(to_jsonb(x.piece)), '[]') FROM pieces x WHERE NOT (SELECT bool_and(y.ok) FROM pieces y)),
-               (SELECT coalesce(array_agg(y.fid ORDER BY y.fid), '{}') FROM per_finding y),
-               (SELECT array_agg(y.after ORDER BY y.fid) FROM per_finding y),
+               -- the other findings' rows, for _merge_decisions (NULL: there are none)
+        SELECT (SELECT jsonb_agg(to_jsonb(x.piece)) FROM pieces x JOIN per_finding y ON y.fid = x.fid WHERE NOT y.ok),
+               (SELECT coalesce(array_agg(y.fid ORDER BY y.fid), '{}') FROM per_finding y WHERE y.ok AND y.moved),
+               (SELECT array_agg(y.after ORDER BY y.fid) FROM per_finding y WHERE y.ok AND y.moved),
                (SELECT jsonb_object_agg(m.path, m.moves)
                   FROM (SELECT x.path, jsonb_object_agg(x.fid::text, x.anchor_from || x.anchor_to) AS moves
-                          FROM pieces x WHERE x.moved GROUP BY x.path) AS m)
-          INTO v_lane, v_changes, v_compact, v_after, v_moves;
-        IF v_lane THEN
-            IF cardinality(v_compact) > 0 THEN
+                          FROM pieces x JOIN per_finding y ON y.fid = x.fid
+                         WHERE y.ok AND x.moved GROUP BY x.path) AS m)
+          INTO v_changes, v_lane_ids, v_lane_after, v_lane_moves;
+        IF v_changes IS NULL THEN
+            -- every finding is the lane's: the anchor record and the anchors
+            IF cardinality(v_lane_ids) > 0 THEN
                 SELECT coalesce(array_agg(l.id) FILTER (WHERE l.superseded_at IS NULL), '{}')
                   INTO v_moving
                   FROM (SELECT f.id, f.superseded_at FROM ledger.finding f
-                         WHERE f.id = ANY (v_compact)
+                         WHERE f.id = ANY (v_lane_ids)
                          ORDER BY f.id FOR NO KEY UPDATE) AS l;
                 INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
                 VALUES (v_merge.scope, NULL, v_merge.id, 'anchor_moved', 'path', NULL,
                         format('the merge''s hunks moved the line anchors of %s finding(s) (detail.moves)',
-                               cardinality(v_compact)),
-                        jsonb_build_object('moves', v_moves));
+                               cardinality(v_lane_ids)),
+                        jsonb_build_object('moves', v_lane_moves));
                 IF cardinality(v_moving) > 0 THEN
                     UPDATE ledger.finding f
                        SET anchors = a.after
-                      FROM unnest(v_compact, v_after) AS a(id, after)
+                      FROM unnest(v_lane_ids, v_lane_after) AS a(id, after)
                      WHERE f.id = a.id AND f.id = ANY (v_moving);
                 END IF;
             END IF;
             RETURN;
         END IF;
-        v_compact := '{}';
-        v_moves := NULL;
+        -- the other findings go through _merge_decisions below; the lane's
+        -- moves join the merge's anchor record there
     END IF;
 
     -- the decisions, once, as the audit rows they become (action still the
@@ -222,6 +229,7 @@ BEGIN
         v_move := ARRAY(SELECT x.finding_id FROM unnest(v_decided) AS x WHERE x.detail ? 'anchors_after');
         v_check := ARRAY(SELECT x.finding_id FROM unnest(v_decided) AS x WHERE x.action = 'check');
     END IF;
+    v_move := v_move || v_lane_ids;  -- the lane's findings are locked in the same pass
     IF v_mode = 'on' THEN
         IF v_decided IS NOT NULL THEN
             v_resolve := ARRAY(SELECT x.finding_id FROM unnest(v_decided) AS x WHERE x.action = 'supersede');
@@ -245,24 +253,29 @@ BEGIN
                  WHERE f.id = ANY (v_resolve || v_reopen || v_move || v_check)
                  ORDER BY f.id FOR NO KEY UPDATE) AS l;
     END IF;
-    IF v_decided IS NULL THEN
+    IF v_decided IS NULL AND cardinality(v_lane_ids) = 0 THEN
         RETURN;
     END IF;
 
     -- an anchor that only moved within its file (no rename, no other piece of
     -- evidence): no row of its own, one entry in the merge's anchor record
-    -- {path: {finding_id: [from_first, from_last, to_first, to_last]}}
+    -- {path: {finding_id: [from_first, from_last, to_first, to_last]}},
+    -- with the lane's moves
     IF cardinality(v_move) > 0 THEN
         v_compact := ARRAY(SELECT x.finding_id FROM unnest(v_decided) AS x
                             WHERE x.action = 'anchor_moved' AND x.detail ? 'anchors_after'
                               AND NOT x.detail ? 'paths_after' AND NOT x.detail ? 'pieces');
         SELECT jsonb_object_agg(p.path, p.moves)
           INTO v_moves
-          FROM (SELECT m.value ->> 'path' AS path,
-                       jsonb_object_agg(x.finding_id::text, (m.value -> 'from') || (m.value -> 'to')) AS moves
-                  FROM unnest(v_decided) AS x, jsonb_array_elements(x.detail -> 'anchor_moves') AS m
-                 WHERE x.finding_id = ANY (v_compact)
-                 GROUP BY 1) AS p;
+          FROM (SELECT t.path, jsonb_object_agg(t.fid, t.lines) AS moves
+                  FROM (SELECT m.value ->> 'path' AS path, x.finding_id::text AS fid,
+                               (m.value -> 'from') || (m.value -> 'to') AS lines
+                          FROM unnest(v_decided) AS x, jsonb_array_elements(x.detail -> 'anchor_moves') AS m
+                         WHERE x.finding_id = ANY (v_compact)
+                        UNION ALL
+                        SELECT lp.key, lf.key, lf.value
+                          FROM jsonb_each(v_lane_moves) AS lp, jsonb_each(lp.value) AS lf) AS t
+                 GROUP BY t.path) AS p;
     END IF;
 
     INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
@@ -281,7 +294,8 @@ BEGIN
     IF v_moves IS NOT NULL THEN
         INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
         VALUES (v_merge.scope, NULL, v_merge.id, 'anchor_moved', 'path', NULL,
-                format('the merge''s hunks moved the line anchors of %s finding(s) (detail.moves)', cardinality(v_compact)),
+                format('the merge''s hunks moved the line anchors of %s finding(s) (detail.moves)',
+                       cardinality(v_compact) + cardinality(v_lane_ids)),
                 jsonb_build_object('moves', v_moves));
     END IF;
 
@@ -303,6 +317,12 @@ BEGIN
                SET anchors = x.detail -> 'anchors_after'
               FROM unnest(v_decided) AS x
              WHERE f.id = x.finding_id AND f.id = ANY (v_moving) AND NOT x.detail ? 'paths_after';
+        END IF;
+        IF cardinality(v_lane_ids) > 0 THEN
+            UPDATE ledger.finding f
+               SET anchors = a.after
+              FROM unnest(v_lane_ids, v_lane_after) AS a(id, after)
+             WHERE f.id = a.id AND f.id = ANY (v_moving);
         END IF;
         IF EXISTS (SELECT FROM unnest(v_decided) AS x
                     WHERE x.finding_id = ANY (v_moving) AND x.detail ? 'paths_after') THEN
