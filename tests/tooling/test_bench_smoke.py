@@ -54,7 +54,7 @@ def test_quick_benchmark_writes_every_case(ledger_server: dict[str, Any], tmp_pa
         for words in ("spf13/viper: backend CPU at the median merge <= 3x the minimal path-rule trigger",
                       "agent-fox: backend CPU at the median merge", "hygiene on minus dry <= 1 ms",
                       "marginal CPU of an anchored finding", "WAL per recorded merge <= 4x",
-                      "do not grow with kept anchors", "the ledger's CPU <= 2x git log -p",
+                      "anchor records aside", "the ledger's CPU <= 2x git log -p",
                       "replay-git pipelined: wall time"):
             assert words in targets, words
         costs = {r["params"].split(":")[0] for r in data["rows"] if r["case"] == "cost per merge"}
