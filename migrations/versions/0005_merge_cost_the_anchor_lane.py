@@ -1,5 +1,30 @@
 """merge cost: the anchor lane of _apply_merge; _match_changes reads the hunks once and searches long sorted files
 
+What a merge costs (issue 33), with the same decisions:
+
+* ``_apply_merge``: the anchor lane. For a merge whose message the pre-filter
+  rules out, on the default branch, reverting nothing, with the path rule
+  enabled, the findings whose every piece is an anchor the hunks kept or
+  moved within its file (no check, a touch that does not count, a move no
+  older than the finding) are written from ``_match_changes``' rows
+  directly: their moves go into the merge's anchor record, their anchors
+  are updated, no ``_merge_decisions``. The other findings' rows go to
+  ``_merge_decisions`` through its new parameter.
+* ``_merge_decisions(..., p_changes jsonb DEFAULT NULL)``: ``_match_changes``'
+  rows from the caller (dropped and created again: one more parameter, with
+  a default).
+* ``_match_changes``: the hunks decompressed once per call (each ``->`` and
+  ``?`` decompressed the merge row's document again); the touched keys
+  joined to ``finding_path`` (``= ANY`` compared every path of the scope
+  with every key); the deleted directory and the renamed file read once per
+  pair (a LATERAL each, not a subplan per read); a file of 8 hunks or more in
+  order read once into arrays and searched by ``width_bucket``; an empty hunk
+  list leaves a kept anchor where it was (it said ``[1, 1]``).
+* ``tg_merge__supersede``: the skip test joins the keys to ``finding_path``.
+* ``_check_merge_changes``: added, deleted and paths compared by set
+  operations (a 708-file rename took 224 ms, now 47 ms), pair by pair only
+  to name the first offending pair; the same rows and the same errors.
+
 Frozen files:
 
 * functions/_match_changes.sql

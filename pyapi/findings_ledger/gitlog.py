@@ -75,7 +75,11 @@ from .merges import record_merges
 from .models import MergeResult
 
 #: Merges per batch (:func:`read_merge_batches`, :func:`replay`).
-BATCH_SIZE = 500
+BATCH_SIZE = 200
+#: At most this many merges in :func:`replay`'s first batch: recording starts
+#: once they are read (the pipelined replay's wall time is the reading of the
+#: first batch plus the recording of all).
+FIRST_BATCH = 100
 
 Hunk = tuple[int, int, int, int]
 
@@ -603,11 +607,15 @@ def _build(header: list[bytes], entries: list[_Entry], hunks: dict[str, list[Hun
     )
 
 
-def batches(merges: Iterable[GitMerge], size: int = BATCH_SIZE) -> Generator[list[GitMerge], None, None]:
-    """``merges`` in lists of at most ``size``, in order."""
+def batches(merges: Iterable[GitMerge], size: int = BATCH_SIZE,
+            first: int | None = None) -> Generator[list[GitMerge], None, None]:
+    """``merges`` in lists of at most ``size`` (the first of at most ``first``
+    when given), in order."""
     it = iter(merges)
-    while batch := list(islice(it, size)):
+    n = size if first is None else first
+    while batch := list(islice(it, n)):
         yield batch
+        n = size
 
 
 _T = TypeVar("_T")
@@ -810,7 +818,8 @@ def replay(
 ) -> list[MergeResult]:
     """Record ``merges`` in order into ``scope`` with their added, deleted
     and hunks; returns one :class:`MergeResult` per merge. Each batch of
-    ``batch_size`` merges is one :func:`findings_ledger.record_merges`
+    ``batch_size`` merges (the first of at most :data:`FIRST_BATCH`, so
+    that recording starts early) is one :func:`findings_ledger.record_merges`
     statement (one multi-row INSERT, the same decisions as one merge at a
     time) in its own transaction (a savepoint inside the caller's), so an
     interrupted replay keeps the batches it finished. A
@@ -849,7 +858,7 @@ def replay(
             if on_refused is not None:
                 on_refused(r)
 
-    read = batches((sanitised(m) for m in merges), batch_size)
+    read = batches((sanitised(m) for m in merges), batch_size, first=min(batch_size, FIRST_BATCH))
     source = ahead(read) if pipeline else read
     try:
         for batch in source:
