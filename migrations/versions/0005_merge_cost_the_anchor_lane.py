@@ -16,7 +16,8 @@ What a merge costs (issue 33), with the same decisions:
 * ``_match_changes``: the hunks decompressed once per call (each ``->`` and
   ``?`` decompressed the merge row's document again); the touched keys
   joined to ``finding_path`` (``= ANY`` compared every path of the scope
-  with every key); the deleted directory and the renamed file read once per
+  with every key) and to the touched paths (a directory key alone is
+  compared with every touched path); the deleted directory and the renamed file read once per
   pair (a LATERAL each, not a subplan per read); a file of 8 hunks or more in
   order read once into arrays and searched by ``width_bucket``; an empty hunk
   list leaves a kept anchor where it was (it said ``[1, 1]``).
@@ -37,7 +38,7 @@ Frozen files:
 
 Revision ID: 0005_merge_cost_the_anchor_lane
 Revises: 0004_one_anchor_record_per_merge
-Create Date: 2026-12-07 18:17:04.486192
+Create Date: 2026-12-07 18:33:35.275823
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

@@ -88,11 +88,16 @@ BEGIN
         FROM unnest(v_keys) AS k(key)
         JOIN ledger.finding_path fp ON fp.scope = p_scope AND fp.path = k.key
     ), keys AS (
-        -- each hit's key with the touched paths it stands for: the path itself, or a
-        -- directory key (trailing '/') that prefixes it
-        SELECT DISTINCT h.path AS key, t.path AS touched
-        FROM (SELECT DISTINCT hits.path FROM hits) AS h, unnest(p_paths) AS t(path)
-        WHERE t.path = h.path OR (right(h.path, 1) = '/' AND starts_with(t.path, h.path))
+        -- each hit's key with the touched paths it stands for: the path itself
+        -- (an equality join), or a directory key (trailing '/') that prefixes it
+        -- (only the directory keys are compared with every touched path)
+        SELECT h.path AS key, t.path AS touched
+        FROM (SELECT DISTINCT hits.path FROM hits) AS h
+        JOIN unnest(p_paths) AS t(path) ON t.path = h.path
+        UNION
+        SELECT h.path, t.path
+        FROM (SELECT DISTINCT hits.path FROM hits WHERE right(hits.path, 1) = '/') AS h, unnest(p_paths) AS t(path)
+        WHERE starts_with(t.path, h.path)
     ), added AS (
         SELECT DISTINCT x.path FROM unnest(p_added) AS x(path)
     ), deleted AS (
