@@ -298,15 +298,16 @@ def report_audit_growth(rep: Any, name: str, small: Service, big: Service, n_sma
     o_small, o_big = a_small - r_small, a_big - r_big
     w_big = per_merge(big.wal)
     rep.other("cost per merge", f"{name}: audit bytes per merge, {n_small} and {n_big} anchored findings",
-              audit_small=round(a_small), audit_big=round(a_big), all_audit_ratio=round(a_big / a_small, 2) if a_small else None,
+              audit_small=round(a_small), audit_big=round(a_big),
+              all_audit_ratio=round(a_big / a_small, 2) if a_small else None,
               anchor_record_small=round(r_small), anchor_record_big=round(r_big),
               moved_anchors_small=sum(small.moves), moved_anchors_big=sum(big.moves),
               record_bytes_per_moved_anchor_big=round(sum(big.record) / sum(big.moves), 1) if sum(big.moves) else None,
               wal_big=round(w_big))
     ratio = o_big / o_small if o_small else (1.0 if o_big == 0 else float("inf"))
     rep.target(f"{name}: audit bytes per merge (retirements and anchor records aside: a kept anchor writes nothing, a "
-               f"moved one is an entry of the record) do not grow with the anchored findings: at {n_big} / at {n_small} "
-               f"<= 1.25 ({o_big:.0f} against {o_small:.0f} bytes)", ratio, 1.25, ratio <= 1.25)
+               f"moved one is an entry of the record) do not grow with the anchored findings: at {n_big} / at "
+               f"{n_small} <= 1.25 ({o_big:.0f} against {o_small:.0f} bytes)", ratio, 1.25, ratio <= 1.25)
 
 
 def git_cpu(repo: Path, shas: Sequence[str], renames: bool = True) -> tuple[float, float]:

@@ -38,7 +38,8 @@ AUDIT = ("SELECT a.finding_id, a.action, a.rule, a.evidence, a.reason, a.detail 
 STATE = ("SELECT id, anchors, paths, superseded_at IS NULL, supersede_rule FROM ledger.finding "
          "WHERE scope = %s ORDER BY id")
 REQUESTS = ("SELECT 'recheck', finding_id FROM ledger.recheck_request WHERE merge_id = %s "
-            "UNION ALL SELECT 'file_state', finding_id FROM ledger.file_state_request WHERE merge_id = %s ORDER BY 1, 2")
+            "UNION ALL SELECT 'file_state', finding_id FROM ledger.file_state_request WHERE merge_id = %s "
+            "ORDER BY 1, 2")
 
 
 @st.composite
