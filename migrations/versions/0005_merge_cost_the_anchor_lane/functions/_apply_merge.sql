@@ -36,6 +36,7 @@ DECLARE
     v_lane_ids bigint[] := '{}'::bigint[];
     v_lane_after jsonb[];
     v_lane_moves jsonb;
+    v_all_lane boolean := false;
 BEGIN
     SELECT m.* INTO v_merge FROM ledger.merge m WHERE m.id = p_merge_id;
     IF NOT FOUND THEN
@@ -92,43 +93,25 @@ BEGIN
                           FROM pieces x JOIN per_finding y ON y.fid = x.fid
                          WHERE y.ok AND x.moved GROUP BY x.path) AS m)
           INTO v_changes, v_lane_ids, v_lane_after, v_lane_moves;
-        IF v_changes IS NULL THEN
-            -- every finding is the lane's: the anchor record and the anchors
-            IF cardinality(v_lane_ids) > 0 THEN
-                SELECT coalesce(array_agg(l.id) FILTER (WHERE l.superseded_at IS NULL), '{}')
-                  INTO v_moving
-                  FROM (SELECT f.id, f.superseded_at FROM ledger.finding f
-                         WHERE f.id = ANY (v_lane_ids)
-                         ORDER BY f.id FOR NO KEY UPDATE) AS l;
-                INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
-                VALUES (v_merge.scope, NULL, v_merge.id, 'anchor_moved', 'path', NULL,
-                        format('the merge''s hunks moved the line anchors of %s finding(s) (detail.moves)',
-                               cardinality(v_lane_ids)),
-                        jsonb_build_object('moves', v_lane_moves));
-                IF cardinality(v_moving) > 0 THEN
-                    UPDATE ledger.finding f
-                       SET anchors = a.after
-                      FROM unnest(v_lane_ids, v_lane_after) AS a(id, after)
-                     WHERE f.id = a.id AND f.id = ANY (v_moving);
-                END IF;
-            END IF;
-            RETURN;
-        END IF;
-        -- the other findings go through _merge_decisions below; the lane's
-        -- moves join the merge's anchor record there
+        -- every finding the lane's (v_changes NULL): no _merge_decisions below;
+        -- else the others go through it, and the lane's moves join the merge's
+        -- anchor record there
+        v_all_lane := v_changes IS NULL;
     END IF;
 
     -- the decisions, once, as the audit rows they become (action still the
     -- decision's), in finding order, the merge row first; ROW in the column
     -- order of ledger.supersession: id, scope, finding_id, merge_id, action,
     -- rule, evidence, detail, actor, reason, created_at
-    SELECT array_agg(ROW(NULL, v_merge.scope, d.finding_id, v_merge.id, d.action, d.rule, d.evidence,
-                         d.detail, NULL, d.reason, NULL)::ledger.supersession
-                     ORDER BY d.finding_id NULLS FIRST)
-      INTO v_decided
-      FROM ledger._merge_decisions(v_merge.scope, v_merge.message, v_merge.paths, v_merge.branch,
-                                   v_merge.merged_at, v_merge.added, v_merge.deleted, v_merge.hunks,
-                                   v_may, v_changes) AS d;
+    IF NOT v_all_lane THEN
+        SELECT array_agg(ROW(NULL, v_merge.scope, d.finding_id, v_merge.id, d.action, d.rule, d.evidence,
+                             d.detail, NULL, d.reason, NULL)::ledger.supersession
+                         ORDER BY d.finding_id NULLS FIRST)
+          INTO v_decided
+          FROM ledger._merge_decisions(v_merge.scope, v_merge.message, v_merge.paths, v_merge.branch,
+                                       v_merge.merged_at, v_merge.added, v_merge.deleted, v_merge.hunks,
+                                       v_may, v_changes) AS d;
+    END IF;
 
     IF v_decided IS NOT NULL THEN
         v_move := ARRAY(SELECT x.finding_id FROM unnest(v_decided) AS x WHERE x.detail ? 'anchors_after');
@@ -166,7 +149,9 @@ BEGIN
     -- evidence): no row of its own, one entry in the merge's anchor record
     -- {path: {finding_id: [from_first, from_last, to_first, to_last]}},
     -- with the lane's moves
-    IF cardinality(v_move) > 0 THEN
+    IF v_decided IS NULL THEN
+        v_moves := v_lane_moves;  -- (the statements below that read v_decided are skipped)
+    ELSIF cardinality(v_move) > 0 THEN
         v_compact := ARRAY(SELECT x.finding_id FROM unnest(v_decided) AS x
                             WHERE x.action = 'anchor_moved' AND x.detail ? 'anchors_after'
                               AND NOT x.detail ? 'paths_after' AND NOT x.detail ? 'pieces');
@@ -183,19 +168,21 @@ BEGIN
                  GROUP BY t.path) AS p;
     END IF;
 
-    INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
-    SELECT x.scope, x.finding_id, x.merge_id,
-           CASE WHEN x.action = 'check' THEN 'check_requested'
-                WHEN x.action = 'recheck' THEN CASE WHEN v_mode = 'dry' THEN 'would_recheck' ELSE 'recheck_requested' END
-                WHEN x.action = 'flag' THEN CASE WHEN v_mode = 'dry' THEN 'would_flag' ELSE 'flagged' END
-                WHEN x.action <> 'supersede' THEN x.action
-                WHEN v_mode = 'dry' THEN 'would_supersede'
-                WHEN x.finding_id = ANY (v_live) THEN 'superseded'
-                ELSE 'already_superseded' END,
-           x.rule, x.evidence, x.reason, x.detail
-      FROM unnest(v_decided) WITH ORDINALITY AS x
-     WHERE x.finding_id IS NULL OR NOT x.finding_id = ANY (v_compact)
-     ORDER BY x.ordinality;
+    IF v_decided IS NOT NULL THEN
+        INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
+        SELECT x.scope, x.finding_id, x.merge_id,
+               CASE WHEN x.action = 'check' THEN 'check_requested'
+                    WHEN x.action = 'recheck' THEN CASE WHEN v_mode = 'dry' THEN 'would_recheck' ELSE 'recheck_requested' END
+                    WHEN x.action = 'flag' THEN CASE WHEN v_mode = 'dry' THEN 'would_flag' ELSE 'flagged' END
+                    WHEN x.action <> 'supersede' THEN x.action
+                    WHEN v_mode = 'dry' THEN 'would_supersede'
+                    WHEN x.finding_id = ANY (v_live) THEN 'superseded'
+                    ELSE 'already_superseded' END,
+               x.rule, x.evidence, x.reason, x.detail
+          FROM unnest(v_decided) WITH ORDINALITY AS x
+         WHERE x.finding_id IS NULL OR NOT x.finding_id = ANY (v_compact)
+         ORDER BY x.ordinality;
+    END IF;
     IF v_moves IS NOT NULL THEN
         INSERT INTO ledger.supersession (scope, finding_id, merge_id, action, rule, evidence, reason, detail)
         VALUES (v_merge.scope, NULL, v_merge.id, 'anchor_moved', 'path', NULL,
@@ -216,35 +203,39 @@ BEGIN
     IF cardinality(v_moving) > 0 THEN
         -- an anchor that moved within its file: anchors alone are written (the
         -- triggers on paths do not run); a followed rename writes both
-        IF EXISTS (SELECT FROM unnest(v_decided) AS x
-                    WHERE x.finding_id = ANY (v_moving) AND NOT x.detail ? 'paths_after') THEN
-            UPDATE ledger.finding f
-               SET anchors = x.detail -> 'anchors_after'
-              FROM unnest(v_decided) AS x
-             WHERE f.id = x.finding_id AND f.id = ANY (v_moving) AND NOT x.detail ? 'paths_after';
-        END IF;
         IF cardinality(v_lane_ids) > 0 THEN
             UPDATE ledger.finding f
                SET anchors = a.after
               FROM unnest(v_lane_ids, v_lane_after) AS a(id, after)
              WHERE f.id = a.id AND f.id = ANY (v_moving);
         END IF;
-        IF EXISTS (SELECT FROM unnest(v_decided) AS x
-                    WHERE x.finding_id = ANY (v_moving) AND x.detail ? 'paths_after') THEN
-            UPDATE ledger.finding f
-               SET anchors = x.detail -> 'anchors_after',
-                   paths = ARRAY(SELECT jsonb_array_elements_text(x.detail -> 'paths_after'))
-              FROM unnest(v_decided) AS x
-             WHERE f.id = x.finding_id AND f.id = ANY (v_moving) AND x.detail ? 'paths_after';
+        IF v_decided IS NOT NULL THEN
+            IF EXISTS (SELECT FROM unnest(v_decided) AS x
+                        WHERE x.finding_id = ANY (v_moving) AND NOT x.detail ? 'paths_after') THEN
+                UPDATE ledger.finding f
+                   SET anchors = x.detail -> 'anchors_after'
+                  FROM unnest(v_decided) AS x
+                 WHERE f.id = x.finding_id AND f.id = ANY (v_moving) AND NOT x.detail ? 'paths_after';
+            END IF;
+            IF EXISTS (SELECT FROM unnest(v_decided) AS x
+                        WHERE x.finding_id = ANY (v_moving) AND x.detail ? 'paths_after') THEN
+                UPDATE ledger.finding f
+                   SET anchors = x.detail -> 'anchors_after',
+                       paths = ARRAY(SELECT jsonb_array_elements_text(x.detail -> 'paths_after'))
+                  FROM unnest(v_decided) AS x
+                 WHERE f.id = x.finding_id AND f.id = ANY (v_moving) AND x.detail ? 'paths_after';
+            END IF;
         END IF;
     END IF;
-    IF v_mode = 'on' AND EXISTS (SELECT FROM unnest(v_decided) AS x WHERE x.action = 'recheck') THEN
-        INSERT INTO ledger.recheck_request (scope, finding_id, merge_id)
-        SELECT v_merge.scope, x.finding_id, v_merge.id
-          FROM unnest(v_decided) AS x
-         WHERE x.action = 'recheck'
-         ORDER BY x.finding_id
-        ON CONFLICT (finding_id, merge_id) DO NOTHING;
+    IF v_mode = 'on' AND v_decided IS NOT NULL THEN
+        IF EXISTS (SELECT FROM unnest(v_decided) AS x WHERE x.action = 'recheck') THEN
+            INSERT INTO ledger.recheck_request (scope, finding_id, merge_id)
+            SELECT v_merge.scope, x.finding_id, v_merge.id
+              FROM unnest(v_decided) AS x
+             WHERE x.action = 'recheck'
+             ORDER BY x.finding_id
+            ON CONFLICT (finding_id, merge_id) DO NOTHING;
+        END IF;
     END IF;
     IF cardinality(v_checking) > 0 THEN
         -- one file-state request per checked finding; answered here when the
