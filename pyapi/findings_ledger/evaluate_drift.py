@@ -72,6 +72,10 @@ from .findings import possibly_resolved, read_prompt_text, verify_finding
 
 CASE_FILE = "drift.json"
 BUNDLE = "repo.bundle"
+#: Merges per replayed batch, the first included: a batch's file-state
+#: requests are answered after it, so the batches are those the figures in
+#: docs/decision-quality.md were measured with.
+REPLAY_BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -476,8 +480,9 @@ def _replay(conn: psycopg.Connection[Any], scope: str, repo: Path, case: DriftCa
         if len(ids) == len(case.findings) and conn.execute(
                 queries.EVALUATE_ANY_ACTIVE, {"scope": scope}).fetchone() is None:
             break
-        end = min([pos + gitlog.BATCH_SIZE, len(merges), *(s for s in stops if s > pos)])
-        done = gitlog.replay(conn, scope, merges[pos:end], repo=repo)
+        end = min([pos + REPLAY_BATCH, len(merges), *(s for s in stops if s > pos)])
+        done = gitlog.replay(conn, scope, merges[pos:end], repo=repo, batch_size=REPLAY_BATCH,
+                             first_batch=REPLAY_BATCH)
         written += len(done)
         if progress is not None:
             progress(len(done))

@@ -610,7 +610,9 @@ def _build(header: list[bytes], entries: list[_Entry], hunks: dict[str, list[Hun
 def batches(merges: Iterable[GitMerge], size: int = BATCH_SIZE,
             first: int | None = None) -> Generator[list[GitMerge], None, None]:
     """``merges`` in lists of at most ``size`` (the first of at most ``first``
-    when given), in order."""
+    when given), in order. ``ValueError`` for a size below 1."""
+    if size < 1 or (first is not None and first < 1):
+        raise ValueError(f"batches of at least 1 merge, not size={size} first={first}")
     it = iter(merges)
     n = size if first is None else first
     while batch := list(islice(it, n)):
@@ -815,11 +817,12 @@ def replay(
     repo: str | Path | None = None,
     on_refused: Callable[[RefusedAnswer], None] | None = None,
     pipeline: bool = True,
+    first_batch: int = FIRST_BATCH,
 ) -> list[MergeResult]:
     """Record ``merges`` in order into ``scope`` with their added, deleted
     and hunks; returns one :class:`MergeResult` per merge. Each batch of
-    ``batch_size`` merges (the first of at most :data:`FIRST_BATCH`, so
-    that recording starts early) is one :func:`findings_ledger.record_merges`
+    ``batch_size`` merges (the first of at most ``first_batch``, so that
+    recording starts early) is one :func:`findings_ledger.record_merges`
     statement (one multi-row INSERT, the same decisions as one merge at a
     time) in its own transaction (a savepoint inside the caller's), so an
     interrupted replay keeps the batches it finished. A
@@ -858,7 +861,7 @@ def replay(
             if on_refused is not None:
                 on_refused(r)
 
-    read = batches((sanitised(m) for m in merges), batch_size, first=min(batch_size, FIRST_BATCH))
+    read = batches((sanitised(m) for m in merges), batch_size, first=min(batch_size, first_batch))
     source = ahead(read) if pipeline else read
     try:
         for batch in source:

@@ -3,7 +3,7 @@
 A merge whose only decisions are anchor moves is written straight from
 ledger._match_changes' rows, without ledger._merge_decisions. Each example
 builds a scope (touch modes, path rule on or off, a default branch, line
-context), findings anchored on two files (kinds, checks, observed before or
+context, hygiene mode on or dry), findings anchored on two files (kinds, checks, observed before or
 after the merge, a second anchored path, a directory reference) and a merge
 with random hunks (git-like or shuffled, a deleted file, a rename), then
 records the merge twice, each time in a transaction rolled back: with the
@@ -73,6 +73,7 @@ POLICY = st.fixed_dictionaries({
     "rules": st.sampled_from([None] * 8 + [["key", "slug", "keyword", "title"]]),
     "branch": st.sampled_from([None] * 8 + ["main"]),
     "context": st.integers(0, 3),
+    "hygiene": st.sampled_from(["on", "on", "on", "dry"]),
 })
 
 
@@ -97,6 +98,8 @@ def _record(conn: psycopg.Connection[Any], policy: dict[str, Any], findings: lis
                      "p_default_branch => %s, p_line_context => %s, p_create => true, p_touch => %s, "
                      "p_touch_kind => 'drift')",
                      (scope, policy["rules"], policy["kinds"], policy["branch"], policy["context"], policy["touch"]))
+        if policy["hygiene"] != "on":
+            conn.execute("SELECT ledger.set_hygiene_mode(%s, %s)", (scope, policy["hygiene"]))
         if policy["review_touch"]:
             conn.execute("SELECT ledger.set_match_policy(%s, p_touch => %s, p_touch_kind => 'review')",
                          (scope, policy["review_touch"]))

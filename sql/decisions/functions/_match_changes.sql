@@ -56,7 +56,11 @@
 -- old lines never decreasing, as git writes them) and with no number
 -- missing, that an active finding is anchored on is read once into arrays
 -- with the running sum of d - b; each anchored pair on it then costs two
--- binary searches (width_bucket), O(log hunks). Any other file's hunks are
+-- binary searches (width_bucket) over its file's slice of the arrays:
+-- O(log hunks) comparisons, and a memory copy of the arrays per slice (an
+-- array variable of PL/pgSQL is an expanded object, which a function it is
+-- passed to flattens: a merge of 50,000 such hunks and 1,000 anchored pairs
+-- takes 0.4 s, against 5 s for the scan). Any other file's hunks are
 -- scanned for each pair, in a LATERAL subquery of its own, so that no plan
 -- compares them more than once. The hunks document is decompressed once
 -- per call. PL/pgSQL with generic plans, so that the statements are
@@ -231,24 +235,24 @@ BEGIN
                           THEN jsonb_build_array(v_os[f.s + f.hi - 1], v_oc[f.s + f.hi - 1],
                                                  v_ns[f.s + f.hi - 1], v_nc[f.s + f.hi - 1]) END AS hit,
                      f.shift
-                FROM (SELECT g.fi, g.s,
+                FROM (SELECT b.fi, b.s,
                              -- the first hunk (in their order) that overlaps the lines
-                             CASE WHEN g.fi IS NOT NULL THEN
+                             CASE WHEN b.fi IS NOT NULL THEN
                                  (SELECT min(i)
-                                    FROM generate_series(width_bucket(g.a1 - p_context - 1, v_e[g.s:g.s + g.n - 1]) + 1,
-                                                         width_bucket(g.a2 + p_context, v_os[g.s:g.s + g.n - 1])) AS i
-                                   WHERE CASE WHEN v_oc[g.s + i - 1] > 0
-                                              THEN v_os[g.s + i - 1] <= g.a2 + p_context
-                                                   AND v_os[g.s + i - 1] + v_oc[g.s + i - 1] - 1 >= g.a1 - p_context
-                                              ELSE v_os[g.s + i - 1] >= g.a1 - p_context
-                                                   AND v_os[g.s + i - 1] < g.a2 + p_context END) END AS hi,
-                             CASE WHEN g.fi IS NOT NULL
-                                  THEN coalesce(v_ps[g.s - 1 + nullif(width_bucket(g.a1 - 1, v_e[g.s:g.s + g.n - 1]), 0)], 0)
+                                    FROM generate_series(width_bucket(b.a1 - p_context - 1, v_e[b.s:b.s + b.n - 1]) + 1,
+                                                         width_bucket(b.a2 + p_context, v_os[b.s:b.s + b.n - 1])) AS i
+                                   WHERE CASE WHEN v_oc[b.s + i - 1] > 0
+                                              THEN v_os[b.s + i - 1] <= b.a2 + p_context
+                                                   AND v_os[b.s + i - 1] + v_oc[b.s + i - 1] - 1 >= b.a1 - p_context
+                                              ELSE v_os[b.s + i - 1] >= b.a1 - p_context
+                                                   AND v_os[b.s + i - 1] < b.a2 + p_context END) END AS hi,
+                             CASE WHEN b.fi IS NOT NULL
+                                  THEN coalesce(v_ps[b.s - 1 + nullif(width_bucket(b.a1 - 1, v_e[b.s:b.s + b.n - 1]), 0)], 0)
                                   END AS shift
                         FROM (SELECT x.fi, v_start[x.fi] AS s, v_count[x.fi] AS n,
                                      (pp.anchor ->> 0)::bigint AS a1, (pp.anchor ->> 1)::bigint AS a2
                                 FROM (SELECT CASE WHEN pp.expects = 'change' AND pp.anchor IS NOT NULL
-                                                  THEN array_position(v_files, pp.fpath) END AS fi) AS x) AS g
+                                                  THEN array_position(v_files, pp.fpath) END AS fi) AS x) AS b
                        -- a subquery of its own: each read of hi is then a column, not another copy of its subplan
                        OFFSET 0) AS f
           ) AS lf ON true
