@@ -38,7 +38,7 @@ Frozen files:
 
 Revision ID: 0005_merge_cost_the_anchor_lane
 Revises: 0004_one_anchor_record_per_merge
-Create Date: 2026-12-07 18:53:56.088430
+Create Date: 2026-12-07 19:01:08.767850
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen
