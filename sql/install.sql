@@ -169,6 +169,7 @@
 \ir decisions/functions/_match_changes.sql
 \ir decisions/functions/_default_touch_mode.sql
 \ir decisions/functions/_touch_mode.sql
+\ir decisions/functions/_touch_counts.sql
 \ir decisions/functions/_token_chars.sql
 \ir decisions/functions/_token_regex.sql
 \ir decisions/functions/_token_split_regex.sql

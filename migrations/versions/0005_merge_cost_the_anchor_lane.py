@@ -9,7 +9,9 @@ What a merge costs (issue 33), with the same decisions:
   older than the finding) are written from ``_match_changes``' rows
   directly: their moves go into the merge's anchor record, their anchors
   are updated, no ``_merge_decisions``. The other findings' rows go to
-  ``_merge_decisions`` through its new parameter.
+  ``_merge_decisions`` through its new parameter. Whether a touch counts
+  for a finding's kind is the new ``_touch_counts(touch_modes,
+  path_supersede_kinds, kind)``, which ``_merge_decisions`` asks too.
 * ``_merge_decisions(..., p_changes jsonb DEFAULT NULL)``: ``_match_changes``'
   rows from the caller (dropped and created again: one more parameter, with
   a default).
@@ -29,16 +31,17 @@ What a merge costs (issue 33), with the same decisions:
 Frozen files:
 
 * functions/_match_changes.sql
+* functions/_touch_counts.sql
 * functions/_merge_decisions.sql
 * functions/tg_merge__supersede.sql
 * functions/_check_merge_changes.sql
 * functions/_apply_merge.sql
 
-0 ALTER FUNCTION, 0 COMMENT ON, 1 GRANT/REVOKE statement(s) in upgrade.sql.
+0 ALTER FUNCTION, 0 COMMENT ON, 2 GRANT/REVOKE statement(s) in upgrade.sql.
 
 Revision ID: 0005_merge_cost_the_anchor_lane
 Revises: 0004_one_anchor_record_per_merge
-Create Date: 2026-12-07 19:01:08.767850
+Create Date: 2026-12-07 19:37:26.415822
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

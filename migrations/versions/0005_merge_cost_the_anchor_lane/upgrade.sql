@@ -23,8 +23,10 @@ $ledger_revision_guard$;
 
 DROP FUNCTION ledger._merge_decisions(text, text, text[], text, timestamptz, text[], text[], jsonb, boolean);
 \ir functions/_match_changes.sql
+\ir functions/_touch_counts.sql
 \ir functions/_merge_decisions.sql
 \ir functions/tg_merge__supersede.sql
 \ir functions/_check_merge_changes.sql
 \ir functions/_apply_merge.sql
 REVOKE EXECUTE ON FUNCTION ledger._merge_decisions(text, text, text[], text, timestamptz, text[], text[], jsonb, boolean, jsonb) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION ledger._touch_counts(jsonb, text[], text) FROM PUBLIC;

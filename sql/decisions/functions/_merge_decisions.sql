@@ -169,10 +169,7 @@ BEGIN
         SELECT ev.*
           FROM with_finding AS ev
          WHERE NOT (ev.kept_only AND (ev.f).resolved_when IS NULL AND 'path' = ANY (v_policy.enabled_rules)
-                    AND NOT coalesce(((ev.f).kind = ANY (v_policy.path_supersede_kinds)
-                                      OR '*' = ANY (v_policy.path_supersede_kinds))
-                                     AND ledger._touch_mode(v_policy.touch_modes, (ev.f).kind) IN ('recheck', 'flag'),
-                                     false))
+                    AND NOT ledger._touch_counts(v_policy.touch_modes, v_policy.path_supersede_kinds, (ev.f).kind))
     ), facts AS (
         SELECT ev.fid, ev.r, ev.form, ev.txt, ev.seg, ev.pos_from, ev.pos_to, ev.ln, ev.ctx, ev.verdict, ev.vb,
                ev.why, ev.finding_path, ev.anchor_from, ev.anchor_to, ev.to_path, (ev.f).kind, (ev.f).finding_key,

@@ -160,10 +160,7 @@ BEGIN
                        -- a move older than the finding is not_before_observed (a kept anchor decides nothing)
                        AND NOT (p.form = 'anchor_moved'
                                 AND coalesce(v_merge.merged_at < least(f.observed_at, f.created_at), false))
-                       AND NOT coalesce((f.kind = ANY (v_policy.path_supersede_kinds)
-                                         OR '*' = ANY (v_policy.path_supersede_kinds))
-                                        AND ledger._touch_mode(v_policy.touch_modes, f.kind) IN ('recheck', 'flag'),
-                                        false) AS ok
+                       AND NOT ledger._touch_counts(v_policy.touch_modes, v_policy.path_supersede_kinds, f.kind) AS ok
               FROM ledger._match_changes(v_merge.scope, v_merge.paths, v_merge.added, v_merge.deleted,
                                          v_merge.hunks, v_policy.line_context) AS p
               -- each finding by its primary key (OFFSET 0: the generic plan
