@@ -107,6 +107,7 @@
 \ir findings/indexes/finding_prompt_order_idx.sql
 \ir findings/triggers/finding___100_forbid_delete.sql
 \ir findings/triggers/finding___100_prepare.sql
+\ir findings/triggers/finding___100_prepare_update.sql
 \ir findings/triggers/finding___200_lifecycle.sql
 \ir findings/triggers/finding___300_paths_insert.sql
 \ir findings/triggers/finding___300_paths_update.sql

@@ -39,6 +39,8 @@ EXPECTED: dict[str, dict[str, str]] = {
     "0003_trigger_definers_check_thei": {},
     "0004_one_anchor_record_per_merge": {"supersession": "ShareUpdateExclusiveLock"},
     "0005_merge_cost_the_anchor_lane": {},
+    # DROP TRIGGER _100_prepare (re-created for INSERT only) takes ACCESS EXCLUSIVE on finding
+    "0006_merge_cost_anchor_moves_ski": {"finding": "AccessExclusiveLock"},
 }
 
 STRENGTH = [

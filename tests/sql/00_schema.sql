@@ -209,10 +209,11 @@ SELECT volatility_is('ledger', '_evidence_keys', ARRAY['text', 'text', 'text', '
 SELECT triggers_are('ledger', 'merge', ARRAY['_010_immutable', '_050_scope_access', '_100_prepare', '_110_branch',
                                              '_120_changes', '_120_redelivery', '_200_supersede'],
     'merge has exactly the immutable, scope-access, prepare, branch, changes, redelivery and supersede triggers.');
-SELECT triggers_are('ledger', 'finding', ARRAY['_050_scope_access', '_100_forbid_delete', '_100_prepare', '_110_evidence', '_120_check',
+SELECT triggers_are('ledger', 'finding', ARRAY['_050_scope_access', '_100_forbid_delete', '_100_prepare', '_100_prepare_update',
+                                               '_110_evidence', '_120_check',
                                                '_200_lifecycle', '_300_paths_insert', '_300_paths_update', '_310_active_totals_insert',
                                                '_310_active_totals_update', '_320_settle_rechecks'],
-    'finding has exactly the scope-access, forbid-delete, prepare, evidence, check, lifecycle, path side table, totals and recheck-settling triggers.');
+    'finding has exactly the scope-access, forbid-delete, prepare (insert, update), evidence, check, lifecycle, path side table, totals and recheck-settling triggers.');
 SELECT triggers_are('ledger', 'scope', ARRAY['_050_scope_access', '_100_prepare', '_110_policy'],
     'scope has exactly the scope-access, prepare and policy triggers.');
 SELECT triggers_are('ledger', 'agent_task', ARRAY['_100_prepare', '_200_guard_snapshot'],

@@ -1,8 +1,10 @@
 """The finding trigger's anchor fast path: anchors whose keys are already
 among the finding's normalised paths and whose values are valid
 [first, last] pairs (what a merge's anchor move writes) are kept as given,
-without ledger.normalize_path per key. Everything else still goes through
-the full check, with its errors.
+without ledger.normalize_path per key (in ledger.tg_finding__prepare, and
+for an UPDATE of nothing else, in the WHEN condition of _100_prepare_update,
+without calling the function). Everything else still goes through the full
+check, with its errors.
 
 Property (hypothesis): any anchors object, written by an UPDATE, is stored
 exactly as the same object with every key written with white space before
@@ -151,9 +153,11 @@ def _calls(conn: psycopg.Connection[Any], name: str) -> int:
 
 def test_a_merge_moves_anchors_without_normalising_each_key(ledger_conn: psycopg.Connection) -> None:
     """A merge that adds lines above anchored findings moves their anchors: the
-    finding UPDATE keeps them through the fast path (no normalize_path call for
-    an anchor key; the merge's own paths and hunks are normalised by the merge
-    triggers, counted before), and stores exactly what the merge decided."""
+    finding UPDATE keeps them through the WHEN condition of
+    _100_prepare_update (no call of ledger.tg_finding__prepare, so no
+    normalize_path call for an anchor key; the merge's own paths and hunks
+    are normalised by the merge triggers, counted before), and stores exactly
+    what the merge decided."""
     scope = f"anchors-{next(_scopes)}"
     ids = [int(r[0]) for r in ledger_conn.execute(
         "INSERT INTO ledger.finding (scope, title, kind, paths, observed_at) "
@@ -170,7 +174,7 @@ def test_a_merge_moves_anchors_without_normalising_each_key(ledger_conn: psycopg
         before = _calls(ledger_conn, "normalize_path")
         ledger_conn.execute("INSERT INTO ledger.merge (scope, commit_sha, paths, hunks) VALUES "
                             "(%s, 'bbbb2222', '{src/a.py}', %s)", (scope, json.dumps({"src/a.py": [[1, 0, 1, 3]]})))
-        assert _calls(ledger_conn, "tg_finding__prepare") - prepared == 5  # five anchors moved
+        assert _calls(ledger_conn, "tg_finding__prepare") - prepared == 0  # five anchors moved, no call
         assert _calls(ledger_conn, "normalize_path") - before == own
         moved = ledger_conn.execute(
             "SELECT f.id, f.anchors, f.paths, a.detail -> 'anchor_moves' -> 0 FROM ledger.finding f "

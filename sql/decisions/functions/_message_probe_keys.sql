@@ -10,7 +10,8 @@
 -- ledger._token_keys, the matcher's own key builder: 'i' tokens, their
 -- file-name and dated slugs, '=' and 't' runs of two and three significant
 -- words, each prefixed with p_scope || U+001F.
--- Distinct, in no particular order; '{}' for a message without a token.
+-- In message order, a key repeated when its words are (the probe reads a
+-- set); '{}' for a message without a token.
 -- A superset of the matcher's keys: a segment of ledger._message_segments is
 -- a run of whole lines, so its tokens and word runs are the message's
 -- (tests/decisions/test_message_prefilter.py compares the keys with a
@@ -35,4 +36,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._message_probe_keys(text, text) IS
-'The pre-filter''s probe keys of a message: ledger._token_keys of the whole NFC message''s tokens (ledger._tokenise): scope || U+001F || (''i'' token of 3+ characters, its file-name and dated slugs, the same of tokens joined across a line end; ''t'' three and ''='' two consecutive significant words), distinct; a superset of ledger._match_message''s keys. (scope text, message text) -> text[], ''{}'' without a token. Raises nothing.';
+'The pre-filter''s probe keys of a message: ledger._token_keys of the whole NFC message''s tokens (ledger._tokenise): scope || U+001F || (''i'' token of 3+ characters, its file-name and dated slugs, the same of tokens joined across a line end; ''t'' three and ''='' two consecutive significant words), repeated when the words are; a superset of ledger._match_message''s keys. (scope text, message text) -> text[], ''{}'' without a token. Raises nothing.';

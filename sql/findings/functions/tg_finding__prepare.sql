@@ -1,5 +1,6 @@
--- ledger.tg_finding__prepare() -> trigger (BEFORE INSERT OR UPDATE OF the
--- written columns ON ledger.finding)
+-- ledger.tg_finding__prepare() -> trigger (BEFORE INSERT, trigger
+-- _100_prepare, and BEFORE UPDATE OF the written columns, trigger
+-- _100_prepare_update, ON ledger.finding)
 --
 -- Every finding, however it is written (INSERT, multi-row INSERT, COPY, the
 -- Python API), passes through here:
@@ -45,11 +46,9 @@
 -- normalize_path would return each unchanged) and whose values are all
 -- valid [first, last] pairs (what an anchor move of a merge writes) are kept
 -- as given, checked by one query; any other anchors go through the check of
--- each key, with its errors. An UPDATE that changes nothing but anchors
--- (every other prepared column as stored, no line suffix in paths) to
--- anchors of that kind returns at once: the row as stored is normal already
--- (an UPDATE that leaves the anchors alone, such as reconcile's paths =
--- paths, is normalised in full).
+-- each key, with its errors. An UPDATE that changes nothing but anchors,
+-- to anchors of that kind, does not reach this function: the WHEN condition
+-- of trigger _100_prepare_update keeps it as given.
 -- SET enable_seqscan = off: the scope lookup is an index probe of
 -- scope_pkey whatever the statistics say (see ledger._ensure_scope).
 CREATE OR REPLACE FUNCTION ledger.tg_finding__prepare()
@@ -72,31 +71,6 @@ DECLARE
     v_cut      boolean[];
     v_ws       text;
 BEGIN
-    -- Fast path (an anchor move writes these): an UPDATE that changes the
-    -- anchors and leaves every other column this trigger prepares as stored
-    -- (stored values are normal already, so the checks below would return
-    -- them unchanged), no line suffix in paths, and anchors whose keys are
-    -- the finding's file paths and whose values are valid [first, last]: the
-    -- row is kept as given, exactly what the checks below would make of it.
-    -- An UPDATE that leaves the anchors as they are (reconcile's paths =
-    -- paths, which normalises a row written without triggers) takes the
-    -- full path.
-    IF TG_OP = 'UPDATE' AND NEW.anchors IS DISTINCT FROM OLD.anchors
-       AND (NEW.scope, NEW.finding_key, NEW.kind, NEW.severity, NEW.title, NEW.description, NEW.paths, NEW.source,
-            NEW.observed_at, NEW.expects, NEW.task_group)
-           IS NOT DISTINCT FROM (OLD.scope, OLD.finding_key, OLD.kind, OLD.severity, OLD.title, OLD.description,
-                                 OLD.paths, OLD.source, OLD.observed_at, OLD.expects, OLD.task_group)
-       AND array_to_string(NEW.paths, E'\x01') !~ ':[0-9]'
-       AND jsonb_typeof(NEW.anchors) = 'object' AND NEW.anchors <> '{}'::jsonb
-       AND NOT EXISTS (SELECT 1 FROM jsonb_each(NEW.anchors) AS e
-                        WHERE NOT (e.key = ANY (NEW.paths) AND e.key !~ '/$'
-                                   AND jsonb_typeof(e.value) = 'array' AND jsonb_array_length(e.value) = 2
-                                   AND jsonb_typeof(e.value -> 0) = 'number' AND jsonb_typeof(e.value -> 1) = 'number'
-                                   AND (e.value ->> 0) ~ '^[0-9]{1,10}$' AND (e.value ->> 1) ~ '^[0-9]{1,10}$'
-                                   AND (e.value ->> 0)::bigint BETWEEN 1 AND (e.value ->> 1)::bigint
-                                   AND (e.value ->> 1)::bigint <= 2147483647)) THEN
-        RETURN NEW;
-    END IF;
     -- Fast paths: a value that is already what the check would return (no
     -- white space to trim, no control character, short enough; for scope,
     -- printable ASCII without a comma) is kept without calling the check,

@@ -1,8 +1,6 @@
 -- Trigger _100_prepare on ledger.finding: validation, path normalisation and
--- line anchors before every insert and every update of a written column.
+-- line anchors before every insert (updates: _100_prepare_update).
 DROP TRIGGER IF EXISTS _100_prepare ON ledger.finding;
 CREATE TRIGGER _100_prepare
-    BEFORE INSERT OR UPDATE OF scope, finding_key, kind, severity, title, description, paths, source,
-                              observed_at, expects, anchors, task_group
-    ON ledger.finding
+    BEFORE INSERT ON ledger.finding
     FOR EACH ROW EXECUTE FUNCTION ledger.tg_finding__prepare();

@@ -32,8 +32,9 @@
 -- Cost: one pass over each array and one over the hunks (added and
 -- deleted against paths and each other, with the added paths'
 -- directories, by set operations, hashed or sorted; pair by pair only to
--- name the first offending pair); up to eight queries and three
--- ledger.normalize_path per hunk key.
+-- name the first offending pair); up to eight queries, and two
+-- ledger.normalize_path per hunk key that is not already one of paths
+-- (none for a key that is).
 -- Raises LD001 (a path that is not a path), LD003 (not a subset of paths,
 -- added and deleted contradicting each other, a malformed hunk), LD004 (more than 100000 paths, more than 10000 hunks of
 -- one path or 100000 of one merge), each naming the field
@@ -141,8 +142,13 @@ BEGIN
             RAISE EXCEPTION 'invalid merge.hunks[%][%]: % is not [old_start, old_count, new_start, new_count] (integers from 0 to 2147483647)',
                 quote_literal(v_path), v_ord, left(v_text, 200) USING ERRCODE = 'LD003';
         END IF;
+        -- (a key equal to one of paths, which are normal, is its own normal
+        -- form: ledger.normalize_path runs only for the other keys)
         SELECT n.key, n.path INTO v_text, v_path
-          FROM (SELECT e.key, ledger.normalize_path(e.key, 'merge.hunks') AS path FROM jsonb_each(o_hunks) AS e) AS n
+          FROM (SELECT e.key,
+                       CASE WHEN e.key IN (SELECT q FROM unnest(p_paths) AS q) THEN e.key
+                            ELSE ledger.normalize_path(e.key, 'merge.hunks') END AS path
+                  FROM jsonb_each(o_hunks) AS e) AS n
          WHERE n.path NOT IN (SELECT q FROM unnest(p_paths) AS q) OR n.path ~ '/$'
          LIMIT 1;
         IF FOUND AND v_path ~ '/$' THEN
@@ -155,9 +161,11 @@ BEGIN
         END IF;
         SELECT jsonb_object_agg(n.path, n.value), count(*) - count(DISTINCT n.path), min(n.path) FILTER (WHERE n.dup)
           INTO v_out, v_ord, v_path
-          FROM (SELECT ledger.normalize_path(e.key, 'merge.hunks') AS path, e.value,
-                       count(*) OVER (PARTITION BY ledger.normalize_path(e.key, 'merge.hunks')) > 1 AS dup
-                  FROM jsonb_each(o_hunks) AS e) AS n;
+          FROM (SELECT k.path, k.value, count(*) OVER (PARTITION BY k.path) > 1 AS dup
+                  FROM (SELECT CASE WHEN e.key IN (SELECT q FROM unnest(p_paths) AS q) THEN e.key
+                                    ELSE ledger.normalize_path(e.key, 'merge.hunks') END AS path,
+                               e.value
+                          FROM jsonb_each(o_hunks) AS e) AS k) AS n;
         IF v_ord > 0 THEN
             RAISE EXCEPTION 'invalid merge.hunks: % is named more than once (once normalised)', quote_literal(v_path)
                 USING ERRCODE = 'LD003';

@@ -10,8 +10,11 @@
 -- common case: a writer that sends git's paths): added and deleted
 -- one-dimensional from index 1, without NULLs or duplicates, each element
 -- one of paths (which ledger.tg_merge__prepare, _100_prepare, has
--- normalised: an element equal to one of them is normal), no deleted
--- directory (ending in /), no path both added and deleted; hunks an object
+-- normalised: an element equal to one of them is normal) or, for a deleted
+-- directory (ending in /), one of the directories above them
+-- (ledger._path_keys: a directory of a normal path, with its /, is normal
+-- too), no path both added and deleted nor added under a deleted
+-- directory; hunks an object
 -- whose keys are each one of paths (not a directory), each value an array
 -- of at most 10000 hunks [a, b, c, d] of integers from 0 to 2147483647, at
 -- most 100000 hunks in all. Such a row is stored as written, which is what
@@ -23,7 +26,9 @@
 -- path present or absent are only audited as candidates; without hunks for a
 -- path, the file-level path rule applies to it.
 -- Cost: one query (hashed subplans over paths: linear in the paths, the
--- added/deleted paths and the hunks) on the fast path.
+-- added/deleted paths and the hunks) on the fast path; the directory keys
+-- of paths and of added are built only for a merge that deletes a
+-- directory.
 -- Raises (through ledger._check_merge_changes) LD001 (a path that is not a
 -- path), LD003 (not a subset of paths, added and deleted contradicting each
 -- other, a malformed hunk), LD004 (more than 100000 paths, more than 10000
@@ -50,12 +55,17 @@ BEGIN
            AND (NEW.deleted IS NULL OR cardinality(NEW.deleted) = 0
                 OR (array_ndims(NEW.deleted) = 1 AND array_lower(NEW.deleted, 1) = 1
                     AND NOT EXISTS (SELECT 1 FROM unnest(NEW.deleted) AS d(p)
-                                     WHERE d.p IS NULL OR right(d.p, 1) = '/'
-                                        OR d.p NOT IN (SELECT q FROM unnest(NEW.paths) AS q))
+                                     WHERE d.p IS NULL
+                                        OR CASE WHEN right(d.p, 1) = '/'
+                                                THEN d.p NOT IN (SELECT k FROM unnest(ledger._path_keys(NEW.paths)) AS k)
+                                                ELSE d.p NOT IN (SELECT q FROM unnest(NEW.paths) AS q) END)
                     AND (SELECT count(DISTINCT d.p) FROM unnest(NEW.deleted) AS d(p)) = cardinality(NEW.deleted)))
            AND (NEW.added IS NULL OR NEW.deleted IS NULL
-                OR NOT EXISTS (SELECT 1 FROM unnest(NEW.added) AS a(p)
-                                WHERE a.p IN (SELECT d FROM unnest(NEW.deleted) AS d)))
+                OR CASE WHEN EXISTS (SELECT 1 FROM unnest(NEW.deleted) AS d(p) WHERE right(d.p, 1) = '/')
+                        THEN NOT EXISTS (SELECT 1 FROM unnest(ledger._path_keys(NEW.added)) AS k(p)
+                                          WHERE k.p IN (SELECT d FROM unnest(NEW.deleted) AS d))
+                        ELSE NOT EXISTS (SELECT 1 FROM unnest(NEW.added) AS a(p)
+                                          WHERE a.p IN (SELECT d FROM unnest(NEW.deleted) AS d)) END)
            AND (NEW.hunks IS NULL
                 OR (jsonb_typeof(NEW.hunks) = 'object'
                     AND (SELECT coalesce(bool_and(

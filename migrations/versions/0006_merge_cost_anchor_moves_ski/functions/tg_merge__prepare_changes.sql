@@ -1,0 +1,61 @@
+CREATE OR REPLACE FUNCTION ledger.tg_merge__prepare_changes()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_normal boolean;
+BEGIN
+    IF NEW.added IS NULL AND NEW.deleted IS NULL AND NEW.hunks IS NULL THEN
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        SELECT (NEW.added IS NULL OR cardinality(NEW.added) = 0
+                OR (array_ndims(NEW.added) = 1 AND array_lower(NEW.added, 1) = 1
+                    AND NOT EXISTS (SELECT 1 FROM unnest(NEW.added) AS a(p)
+                                     WHERE a.p IS NULL OR a.p NOT IN (SELECT q FROM unnest(NEW.paths) AS q))
+                    AND (SELECT count(DISTINCT a.p) FROM unnest(NEW.added) AS a(p)) = cardinality(NEW.added)))
+           AND (NEW.deleted IS NULL OR cardinality(NEW.deleted) = 0
+                OR (array_ndims(NEW.deleted) = 1 AND array_lower(NEW.deleted, 1) = 1
+                    AND NOT EXISTS (SELECT 1 FROM unnest(NEW.deleted) AS d(p)
+                                     WHERE d.p IS NULL
+                                        OR CASE WHEN right(d.p, 1) = '/'
+                                                THEN d.p NOT IN (SELECT k FROM unnest(ledger._path_keys(NEW.paths)) AS k)
+                                                ELSE d.p NOT IN (SELECT q FROM unnest(NEW.paths) AS q) END)
+                    AND (SELECT count(DISTINCT d.p) FROM unnest(NEW.deleted) AS d(p)) = cardinality(NEW.deleted)))
+           AND (NEW.added IS NULL OR NEW.deleted IS NULL
+                OR CASE WHEN EXISTS (SELECT 1 FROM unnest(NEW.deleted) AS d(p) WHERE right(d.p, 1) = '/')
+                        THEN NOT EXISTS (SELECT 1 FROM unnest(ledger._path_keys(NEW.added)) AS k(p)
+                                          WHERE k.p IN (SELECT d FROM unnest(NEW.deleted) AS d))
+                        ELSE NOT EXISTS (SELECT 1 FROM unnest(NEW.added) AS a(p)
+                                          WHERE a.p IN (SELECT d FROM unnest(NEW.deleted) AS d)) END)
+           AND (NEW.hunks IS NULL
+                OR (jsonb_typeof(NEW.hunks) = 'object'
+                    AND (SELECT coalesce(bool_and(
+                                    CASE WHEN jsonb_typeof(e.value) <> 'array' OR right(e.key, 1) = '/'
+                                              OR e.key NOT IN (SELECT q FROM unnest(NEW.paths) AS q) THEN false
+                                         WHEN jsonb_array_length(e.value) > 10000 THEN false
+                                         ELSE NOT EXISTS (
+                                             SELECT 1 FROM jsonb_array_elements(e.value) AS h(x)
+                                              WHERE CASE WHEN h.x::text !~ '^\[[0-9]{1,10}, [0-9]{1,10}, [0-9]{1,10}, [0-9]{1,10}\]$'
+                                                         THEN true
+                                                         ELSE greatest((h.x ->> 0)::bigint, (h.x ->> 1)::bigint,
+                                                                       (h.x ->> 2)::bigint, (h.x ->> 3)::bigint) > 2147483647
+                                                    END)
+                                    END), true)
+                                AND coalesce(sum(CASE WHEN jsonb_typeof(e.value) = 'array'
+                                                      THEN jsonb_array_length(e.value) END), 0) <= 100000
+                           FROM jsonb_each(NEW.hunks) AS e)))
+          INTO v_normal;
+        IF v_normal THEN
+            RETURN NEW;
+        END IF;
+    END IF;
+    SELECT c.o_added, c.o_deleted, c.o_hunks INTO NEW.added, NEW.deleted, NEW.hunks
+      FROM ledger._check_merge_changes(NEW.paths, NEW.added, NEW.deleted, NEW.hunks) AS c;
+    RETURN NEW;
+END
+$$;
+
+COMMENT ON FUNCTION ledger.tg_merge__prepare_changes() IS
+'BEFORE INSERT/UPDATE OF paths, added, deleted, hunks trigger on ledger.merge: added and deleted (NULL: unknown) normalised and subsets of paths (deleted may name a directory, ending in /, that no longer exists), not contradicting each other (no path both added and deleted, no added path under a deleted directory), hunks (NULL: none) an object {"<path>": [[old_start, old_count, new_start, new_count], ...]} of integers >= 0 keyed by file paths among paths (normalised), at most 10000 hunks per path and 100000 per merge (LD004). One query for an INSERT whose values are already normal (stored as written); every other row through ledger._check_merge_changes. Raises LD001, LD003, LD004 naming the field and the value.';

@@ -1,0 +1,5 @@
+DROP TRIGGER IF EXISTS _100_prepare ON ledger.finding;
+
+CREATE TRIGGER _100_prepare
+    BEFORE INSERT ON ledger.finding
+    FOR EACH ROW EXECUTE FUNCTION ledger.tg_finding__prepare();

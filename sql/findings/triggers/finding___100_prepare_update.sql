@@ -1,0 +1,44 @@
+-- Trigger _100_prepare_update on ledger.finding: ledger.tg_finding__prepare
+-- before every update of a written column, except an update that moves
+-- anchors and nothing else (what a merge's anchor move writes), which the
+-- WHEN condition keeps as given without calling the function:
+--   * anchors change, and every other column the function prepares is as
+--     stored (stored values are normal already, so the function would return
+--     them unchanged);
+--   * the new anchors, as jsonb prints them, are a non-empty object of
+--     [first, last] pairs of 1-10 digit integers (no fraction, no exponent,
+--     no sign), with 1 <= first <= last <= 2147483647;
+--   * every key is one of the row's paths (anchors minus paths is {}) and
+--     none ends in / (a directory);
+--   * no path carries a line suffix (:<digit>), which the function would
+--     turn into an anchor.
+-- (strict jsonpath: an array is not unwrapped, so @[0] is the first line;
+-- silent, and a NULL anywhere counts as not such an update.)
+-- That is exactly the set of anchors the function keeps as given with the
+-- rest of the row unchanged (tests/sql/test_anchor_fast_path.py compares
+-- both ways on random anchors); everything else, an update that leaves the
+-- anchors as they are included (reconcile's paths = paths), runs the
+-- function and gets its errors. The condition is evaluated in the executor,
+-- with no PL/pgSQL call and no query (docs/performance.md).
+DROP TRIGGER IF EXISTS _100_prepare_update ON ledger.finding;
+CREATE TRIGGER _100_prepare_update
+    BEFORE UPDATE OF scope, finding_key, kind, severity, title, description, paths, source,
+                     observed_at, expects, anchors, task_group
+    ON ledger.finding
+    FOR EACH ROW
+    WHEN (NOT coalesce(
+              NEW.anchors IS DISTINCT FROM OLD.anchors
+              AND (NEW.scope, NEW.finding_key, NEW.kind, NEW.severity, NEW.title, NEW.description, NEW.paths,
+                   NEW.source, NEW.observed_at, NEW.expects, NEW.task_group)
+                  IS NOT DISTINCT FROM (OLD.scope, OLD.finding_key, OLD.kind, OLD.severity, OLD.title,
+                                        OLD.description, OLD.paths, OLD.source, OLD.observed_at, OLD.expects,
+                                        OLD.task_group)
+              AND NEW.anchors::text
+                  ~ '^\{"(?:[^"\\]|\\.)*": \[[0-9]{1,10}, [0-9]{1,10}\](?:, "(?:[^"\\]|\\.)*": \[[0-9]{1,10}, [0-9]{1,10}\])*\}$'
+              AND NEW.anchors - NEW.paths = '{}'::jsonb
+              AND NOT jsonb_path_exists(NEW.anchors, 'strict $.* ? (@[0] < 1 || @[1] < @[0] || @[1] > 2147483647)',
+                                        '{}', true)
+              AND NOT jsonb_path_exists(NEW.anchors, 'strict $.keyvalue() ? (@.key like_regex "/$")', '{}', true)
+              AND array_to_string(NEW.paths, E'\x01') !~ ':[0-9]',
+              false))
+    EXECUTE FUNCTION ledger.tg_finding__prepare();
