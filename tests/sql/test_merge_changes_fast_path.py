@@ -58,6 +58,15 @@ CASES: list[tuple[list[str | None], list[str | None] | None, list[str | None] | 
     (["d/a.py", "d/"], ["d/a.py"], ["d/"], None),
     (["a.py"], [], [], "{}"),
     (["a.py", "b.py"], ["b.py", "a.py"], None, None),
+    # deleted directories: one holding a path (as git lists a removed directory's files), one deeper than any
+    # path, one not normal, one holding an added path, a duplicate
+    (["d/e/a.py", "f.py"], ["f.py"], ["d/e/a.py", "d/", "d/e/"], None),
+    (["d/a.py"], None, ["d/a.py/"], None),
+    (["d/a.py"], None, ["d/x/"], None),
+    (["d/a.py"], None, ["./d/"], None),
+    (["d/a.py", "d/b.py"], ["d/b.py"], ["d/a.py", "d/"], None),
+    (["d/a.py"], None, ["d/", "d/"], None),
+    (["d/a.py", "e/b.py"], ["e/b.py"], ["e/"], None),
     (["a.py"], ["a.py:3"], None, None),
     (["a.py"], ["A.py"], None, None),
     (["é.py"], ["e\u0301.py"], None, None),
@@ -133,6 +142,8 @@ def test_a_normal_merge_takes_the_fast_path(conn: psycopg.Connection) -> None:
         (None, None, {"d/e f.py": [[0, 0, 1, 10]]}),
         ([], [], {}),
         (paths[::-1], None, None),
+        # a directory removed with its files, as git lists it
+        (["src/a.py"], ["d/e f.py", "d/"], {"src/a.py": [[1, 0, 1, 2]]}),
     ]:
         assert both(conn, paths, added, deleted, hunks), (added, deleted, hunks)
     # a value that is not normal yet is stored normalised, through the full checks
@@ -140,7 +151,7 @@ def test_a_normal_merge_takes_the_fast_path(conn: psycopg.Connection) -> None:
     assert not both(conn, paths, None, None, {"./src/b.py": [[1, 1, 1, 1]]})
 
 
-PIECES = ["a.py", "b/c.py", "d/", "./a.py", "a.py:3", "../x", "/abs", " b/c.py", "b//c.py", "A.py", "é.py",
+PIECES = ["a.py", "b/c.py", "b/", "b/c/", "d/", "./a.py", "a.py:3", "../x", "/abs", " b/c.py", "b//c.py", "A.py", "é.py",
           "e\u0301.py", "x\ty", "q\u200b.py", "C:/w.py", '"a.py"', "b\\c.py", ""]
 path = st.sampled_from(PIECES)
 hunk = st.one_of(st.lists(st.integers(0, 2**31), min_size=4, max_size=4),
