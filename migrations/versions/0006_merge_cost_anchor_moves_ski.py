@@ -1,10 +1,38 @@
 """merge cost: anchor moves skip the finding trigger, leaner probe keys, deleted directories on the fast path
 
+What a merge costs (issue 33), second step, with the same decisions:
+
+* The finding trigger ``_100_prepare`` fires on INSERT only; the new
+  ``_100_prepare_update`` runs the same ``tg_finding__prepare`` on UPDATE of
+  the written columns, with a ``WHEN`` condition that skips an update of
+  nothing but well-formed anchors on the finding's own file paths (what a
+  merge's anchor move writes), so that move calls no PL/pgSQL function per
+  finding (about 11 us each before). The function's own copy of that fast
+  path is gone. Dropping ``_100_prepare`` takes ACCESS EXCLUSIVE on
+  ``finding`` until the migration commits.
+* ``_token_keys``: one pass over the norms and one over the significant
+  norms, appending in place, no query (a third of the time of the query it
+  replaces); a key repeats when its words do (the probe and
+  ``_match_message``'s DISTINCT read a set).
+* ``tg_merge__prepare_changes``: the fast path takes a deleted directory
+  that holds one of the merge's paths (git lists a removed directory that
+  way); its tests of elements against lists are set operations (the generic
+  plan, made for 10 elements, compared each element with each path), and
+  each file's hunks are matched by one regular expression over their text.
+* ``_check_merge_changes``: a hunk key that is one of the paths is not
+  normalised again.
+* ``_path_keys``: one ``string_to_array`` per path, each directory its
+  parent's key plus one part.
+* ``_match_changes``: added and deleted looked up by hashed subplans, the
+  added paths' file names taken once per call for the rename test.
+
 Frozen files:
 
 * functions/tg_finding__prepare.sql
 * triggers/finding___100_prepare.sql
 * triggers/finding___100_prepare_update.sql
+* functions/_path_keys.sql
+* functions/_match_changes.sql
 * functions/_token_keys.sql
 * functions/_check_merge_changes.sql
 * functions/tg_merge__prepare_changes.sql
@@ -13,7 +41,7 @@ Frozen files:
 
 Revision ID: 0006_merge_cost_anchor_moves_ski
 Revises: 0005_merge_cost_the_anchor_lane
-Create Date: 2026-12-07 20:56:56.741271
+Create Date: 2026-12-07 21:08:02.239869
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

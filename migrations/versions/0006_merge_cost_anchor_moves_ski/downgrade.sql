@@ -2,6 +2,8 @@
 
 DROP TRIGGER _100_prepare_update ON ledger.finding;
 \ir ../0002_release_0_2_0/functions/tg_finding__prepare.sql
+\ir ../0002_release_0_2_0/functions/_path_keys.sql
+\ir ../0005_merge_cost_the_anchor_lane/functions/_match_changes.sql
 \ir ../0002_release_0_2_0/functions/_token_keys.sql
 \ir ../0005_merge_cost_the_anchor_lane/functions/_check_merge_changes.sql
 \ir ../0002_release_0_2_0/functions/tg_merge__prepare_changes.sql

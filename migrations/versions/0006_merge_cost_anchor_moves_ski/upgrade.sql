@@ -24,6 +24,8 @@ $ledger_revision_guard$;
 \ir functions/tg_finding__prepare.sql
 \ir triggers/finding___100_prepare.sql
 \ir triggers/finding___100_prepare_update.sql
+\ir functions/_path_keys.sql
+\ir functions/_match_changes.sql
 \ir functions/_token_keys.sql
 \ir functions/_check_merge_changes.sql
 \ir functions/tg_merge__prepare_changes.sql

@@ -168,6 +168,11 @@ BEGIN
         WHERE starts_with(t.path, h.path)
     ), added AS (
         SELECT DISTINCT x.path FROM unnest(p_added) AS x(path)
+    ), added_names AS (
+        -- the added paths with their file names, for the rename test below
+        -- (read only when a pair's anchored file was deleted: the names are
+        -- taken once per call, not once per such pair and added path)
+        SELECT a.path, substring(a.path FROM '[^/]*$') AS name FROM added a
     ), deleted AS (
         SELECT DISTINCT x.path FROM unnest(p_deleted) AS x(path)
     ), pairs AS (
@@ -178,10 +183,13 @@ BEGIN
         FROM hits h
         JOIN ledger.finding c ON c.id = h.finding_id AND c.superseded_at IS NULL
         JOIN keys ON keys.key = h.path
-        -- in LATERALs, not EXISTS in the select list: per_path reads each flag
-        -- several times, and every read of an EXISTS would be a subplan of its own
-        CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM added a WHERE a.path = keys.touched) AS is_added) AS ka
-        CROSS JOIN LATERAL (SELECT EXISTS (SELECT 1 FROM deleted d WHERE d.path = keys.touched) AS is_deleted) AS kd
+        -- in LATERALs, not in the select list: per_path reads each flag
+        -- several times, and every read would be a subplan of its own; IN an
+        -- uncorrelated list is a hashed subplan, the list hashed once per
+        -- call, so a pair's flag is a hash probe, not a scan of the list
+        -- (coalesce: the same false as EXISTS where IN would be NULL)
+        CROSS JOIN LATERAL (SELECT coalesce(keys.touched IN (SELECT a.path FROM added a), false) AS is_added) AS ka
+        CROSS JOIN LATERAL (SELECT coalesce(keys.touched IN (SELECT d.path FROM deleted d), false) AS is_deleted) AS kd
     ), per_path AS (
         SELECT p.id, p.fpath, min(p.expects) AS expects, (array_agg(p.anchor))[1] AS anchor,
                min(p.touched) AS touched,
@@ -218,9 +226,9 @@ BEGIN
                WHERE pp.expects = 'absent'
                  AND (d.path = pp.fpath OR (d.path ~ '/$' AND left(pp.fpath, length(d.path)) = d.path))) AS g
           CROSS JOIN LATERAL (
-              SELECT min(a.path) AS renamed_to FROM added a
+              SELECT min(a.path) AS renamed_to FROM added_names a
                WHERE pp.expects = 'change' AND pp.anchor IS NOT NULL AND pp.touched_deleted IS NOT NULL
-                 AND a.path <> pp.fpath AND substring(a.path FROM '[^/]*$') = substring(pp.fpath FROM '[^/]*$')) AS rn
+                 AND a.path <> pp.fpath AND a.name = substring(pp.fpath FROM '[^/]*$')) AS rn
           -- a file with many hunks, in order (v_files): binary searches
           -- (width_bucket) over its slice of the arrays. The hunks above the
           -- anchor are its first k, those whose last old line e is before

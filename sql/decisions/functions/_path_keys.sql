@@ -10,9 +10,11 @@
 -- more than once (two paths in one directory): ledger._match_changes joins
 -- the keys to finding_path and groups what it finds by (finding, path), and
 -- the trigger only asks whether one is found, so sorting them here would be
--- paid for nothing. NULL elements are left out. A PL/pgSQL
--- loop of strpos over each path (no string_to_array / array_to_string per
--- prefix, no DISTINCT sort; its cost is in docs/performance.md).
+-- paid for nothing. NULL elements are left out. A PL/pgSQL loop over each
+-- path's parts (string_to_array once per path that has a '/'), each
+-- directory its parent's key plus one part, appended in place (no
+-- array_to_string per prefix, no DISTINCT sort; its cost is in
+-- docs/performance.md).
 -- NULL or '{}' -> '{}'. Raises nothing.
 CREATE OR REPLACE FUNCTION ledger._path_keys(p_paths text[])
 RETURNS text[]
@@ -23,20 +25,20 @@ DECLARE
     v_paths text[] := array_remove(coalesce(p_paths, '{}'), NULL);
     v_keys  text[] := v_paths;
     v_path  text;
-    v_rest  text;
-    v_at    integer;
-    v_j     integer;
+    v_parts text[];
+    v_dir   text;
+    v_n     integer;
 BEGIN
     FOREACH v_path IN ARRAY v_paths LOOP
-        v_at := 0;
-        v_rest := v_path;
-        LOOP
-            v_j := strpos(v_rest, '/');
-            EXIT WHEN v_j = 0;
-            v_at := v_at + v_j;
-            v_rest := substr(v_rest, v_j + 1);
-            EXIT WHEN v_rest = '';  -- the path is itself a directory, already a key
-            v_keys := v_keys || left(v_path, v_at);
+        CONTINUE WHEN strpos(v_path, '/') = 0;
+        v_parts := string_to_array(v_path, '/');
+        -- a directory for every '/' but one that ends the path (the path is
+        -- then itself a directory, already a key)
+        v_n := cardinality(v_parts) - CASE WHEN v_parts[cardinality(v_parts)] = '' THEN 2 ELSE 1 END;
+        v_dir := '';
+        FOR i IN 1 .. v_n LOOP
+            v_dir := v_dir || v_parts[i] || '/';
+            v_keys := v_keys || v_dir;
         END LOOP;
     END LOOP;
     RETURN v_keys;

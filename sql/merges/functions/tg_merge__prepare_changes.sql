@@ -25,8 +25,10 @@
 -- A merge needs none of them: without added/deleted, findings that expect a
 -- path present or absent are only audited as candidates; without hunks for a
 -- path, the file-level path rule applies to it.
--- Cost: one query (hashed subplans over paths: linear in the paths, the
--- added/deleted paths and the hunks) on the fast path; the directory keys
+-- Cost: one query on the fast path (set operations against paths, hashed
+-- or sorted: O(n log n) at worst in the paths, the added/deleted paths and
+-- the hunk keys; each file's hunks matched by one regular expression over
+-- their text, not hunk by hunk); the directory keys
 -- of paths and of added are built only for a merge that deletes a
 -- directory.
 -- Raises (through ledger._check_merge_changes) LD001 (a path that is not a
@@ -47,38 +49,50 @@ BEGIN
         RETURN NEW;
     END IF;
     IF TG_OP = 'INSERT' THEN
+        -- (every test of an element against a list is a set operation,
+        -- hashed or sorted: this statement keeps one generic plan, which
+        -- reckons with 10 elements per array, and an IN (list) it planned
+        -- for that size would compare each element with each path)
         SELECT (NEW.added IS NULL OR cardinality(NEW.added) = 0
                 OR (array_ndims(NEW.added) = 1 AND array_lower(NEW.added, 1) = 1
-                    AND NOT EXISTS (SELECT 1 FROM unnest(NEW.added) AS a(p)
-                                     WHERE a.p IS NULL OR a.p NOT IN (SELECT q FROM unnest(NEW.paths) AS q))
+                    AND NOT EXISTS (SELECT a.p FROM unnest(NEW.added) AS a(p)
+                                    EXCEPT SELECT q FROM unnest(NEW.paths) AS q)
                     AND (SELECT count(DISTINCT a.p) FROM unnest(NEW.added) AS a(p)) = cardinality(NEW.added)))
            AND (NEW.deleted IS NULL OR cardinality(NEW.deleted) = 0
                 OR (array_ndims(NEW.deleted) = 1 AND array_lower(NEW.deleted, 1) = 1
-                    AND NOT EXISTS (SELECT 1 FROM unnest(NEW.deleted) AS d(p)
-                                     WHERE d.p IS NULL
-                                        OR CASE WHEN right(d.p, 1) = '/'
-                                                THEN d.p NOT IN (SELECT k FROM unnest(ledger._path_keys(NEW.paths)) AS k)
-                                                ELSE d.p NOT IN (SELECT q FROM unnest(NEW.paths) AS q) END)
+                    -- a file (or a NULL) among paths, a directory among their keys
+                    AND NOT EXISTS (SELECT d.p FROM unnest(NEW.deleted) AS d(p)
+                                     WHERE d.p IS NULL OR right(d.p, 1) <> '/'
+                                    EXCEPT SELECT q FROM unnest(NEW.paths) AS q)
+                    AND (NOT EXISTS (SELECT 1 FROM unnest(NEW.deleted) AS d(p) WHERE right(d.p, 1) = '/')
+                         OR NOT EXISTS (SELECT d.p FROM unnest(NEW.deleted) AS d(p) WHERE right(d.p, 1) = '/'
+                                        EXCEPT SELECT k FROM unnest(ledger._path_keys(NEW.paths)) AS k))
                     AND (SELECT count(DISTINCT d.p) FROM unnest(NEW.deleted) AS d(p)) = cardinality(NEW.deleted)))
            AND (NEW.added IS NULL OR NEW.deleted IS NULL
                 OR CASE WHEN EXISTS (SELECT 1 FROM unnest(NEW.deleted) AS d(p) WHERE right(d.p, 1) = '/')
-                        THEN NOT EXISTS (SELECT 1 FROM unnest(ledger._path_keys(NEW.added)) AS k(p)
-                                          WHERE k.p IN (SELECT d FROM unnest(NEW.deleted) AS d))
-                        ELSE NOT EXISTS (SELECT 1 FROM unnest(NEW.added) AS a(p)
-                                          WHERE a.p IN (SELECT d FROM unnest(NEW.deleted) AS d)) END)
+                        THEN NOT EXISTS (SELECT k FROM unnest(ledger._path_keys(NEW.added)) AS k
+                                         INTERSECT SELECT d FROM unnest(NEW.deleted) AS d)
+                        ELSE NOT EXISTS (SELECT a FROM unnest(NEW.added) AS a
+                                         INTERSECT SELECT d FROM unnest(NEW.deleted) AS d) END)
            AND (NEW.hunks IS NULL
                 OR (jsonb_typeof(NEW.hunks) = 'object'
+                    AND NOT EXISTS (SELECT k FROM jsonb_object_keys(CASE WHEN jsonb_typeof(NEW.hunks) = 'object'
+                                                                         THEN NEW.hunks ELSE '{}' END) AS k
+                                    EXCEPT SELECT q FROM unnest(NEW.paths) AS q)
                     AND (SELECT coalesce(bool_and(
-                                    CASE WHEN jsonb_typeof(e.value) <> 'array' OR right(e.key, 1) = '/'
-                                              OR e.key NOT IN (SELECT q FROM unnest(NEW.paths) AS q) THEN false
+                                    CASE WHEN jsonb_typeof(e.value) <> 'array' OR right(e.key, 1) = '/' THEN false
                                          WHEN jsonb_array_length(e.value) > 10000 THEN false
+                                         -- the file's hunks as jsonb prints them, one match for all of
+                                         -- them: [] or [[a, b, c, d], ...] of 1-10 digit integers;
+                                         -- only a 10-digit number may exceed 2147483647, and then each
+                                         -- hunk is compared
+                                         WHEN e.value::text !~ '^\[(?:\[[0-9]{1,10}, [0-9]{1,10}, [0-9]{1,10}, [0-9]{1,10}\](?:, \[[0-9]{1,10}, [0-9]{1,10}, [0-9]{1,10}, [0-9]{1,10}\])*)?\]$'
+                                              THEN false
+                                         WHEN e.value::text !~ '[0-9]{10}' THEN true
                                          ELSE NOT EXISTS (
                                              SELECT 1 FROM jsonb_array_elements(e.value) AS h(x)
-                                              WHERE CASE WHEN h.x::text !~ '^\[[0-9]{1,10}, [0-9]{1,10}, [0-9]{1,10}, [0-9]{1,10}\]$'
-                                                         THEN true
-                                                         ELSE greatest((h.x ->> 0)::bigint, (h.x ->> 1)::bigint,
-                                                                       (h.x ->> 2)::bigint, (h.x ->> 3)::bigint) > 2147483647
-                                                    END)
+                                              WHERE greatest((h.x ->> 0)::bigint, (h.x ->> 1)::bigint,
+                                                             (h.x ->> 2)::bigint, (h.x ->> 3)::bigint) > 2147483647)
                                     END), true)
                                 AND coalesce(sum(CASE WHEN jsonb_typeof(e.value) = 'array'
                                                       THEN jsonb_array_length(e.value) END), 0) <= 100000
