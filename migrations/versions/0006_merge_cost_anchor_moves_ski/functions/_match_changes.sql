@@ -37,8 +37,11 @@ DECLARE
     v_ps    numeric[];  -- sum(bigint) is numeric, as the linear scan's shift
 BEGIN
     -- the anchored files with 8 hunks or more, in order and with no number
-    -- missing, as arrays (only a document that can hold 8 hunks is looked at)
-    IF jsonb_typeof(v_hunks) = 'object' AND pg_column_size(v_hunks) > 256 THEN
+    -- missing, as arrays (only a document with a file of 8 hunks or more is
+    -- looked at: the jsonpath test runs without a query)
+    IF jsonb_typeof(v_hunks) = 'object' AND pg_column_size(v_hunks) > 256
+       AND coalesce(jsonb_path_exists(v_hunks, 'strict $.* ? (@.type() == "array" && @.size() >= 8)', '{}', true),
+                    true) THEN
         WITH candidates AS (
             SELECT e.key AS path
               FROM jsonb_each(v_hunks) AS e
