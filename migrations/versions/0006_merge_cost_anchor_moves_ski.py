@@ -9,7 +9,11 @@ What a merge costs (issue 33), second step, with the same decisions:
   merge's anchor move writes), so that move calls no PL/pgSQL function per
   finding (about 11 us each before). The function's own copy of that fast
   path is gone. Dropping ``_100_prepare`` takes ACCESS EXCLUSIVE on
-  ``finding`` until the migration commits.
+  ``finding`` until the migration commits, and a trigger state set on it by
+  hand (DISABLE, ENABLE REPLICA or ALWAYS) is not kept. A row written
+  without triggers whose paths hold a NULL or are not one-dimensional now
+  runs the function on such an update (which refuses those paths) where the
+  old fast path kept it.
 * ``_token_keys``: one pass over the norms and one over the significant
   norms, appending in place, no query (a third of the time of the query it
   replaces); a key repeats when its words do (the probe and
@@ -44,7 +48,7 @@ Frozen files:
 
 Revision ID: 0006_merge_cost_anchor_moves_ski
 Revises: 0005_merge_cost_the_anchor_lane
-Create Date: 2026-12-07 21:23:35.222771
+Create Date: 2026-12-07 21:27:17.893151
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

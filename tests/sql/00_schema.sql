@@ -1,7 +1,7 @@
 -- Schema objects: the tables, columns, keys, indexes, functions, triggers
 -- and views that services and DBAs rely on are present with their shapes, and every function pins its search_path.
 BEGIN;
-SELECT plan(146);
+SELECT plan(147);
 
 SELECT has_schema('ledger', 'The ledger schema exists.');
 
@@ -233,6 +233,8 @@ SELECT trigger_is('ledger', 'merge', '_200_supersede', 'ledger', 'tg_merge__supe
     'The supersede trigger runs tg_merge__supersede.');
 SELECT trigger_is('ledger', 'finding', '_100_prepare', 'ledger', 'tg_finding__prepare',
     'The finding prepare trigger runs tg_finding__prepare.');
+SELECT trigger_is('ledger', 'finding', '_100_prepare_update', 'ledger', 'tg_finding__prepare',
+    'The finding prepare trigger for updates runs tg_finding__prepare too.');
 SELECT trigger_is('ledger', 'scope', '_100_prepare', 'ledger', 'tg_scope__prepare',
     'The scope prepare trigger runs tg_scope__prepare.');
 

@@ -10,8 +10,8 @@
 -- ledger._token_keys, the matcher's own key builder: 'i' tokens, their
 -- file-name and dated slugs, '=' and 't' runs of two and three significant
 -- words, each prefixed with p_scope || U+001F.
--- In message order, a key repeated when its words are (the probe reads a
--- set); '{}' for a message without a token.
+-- In ledger._token_keys' order, a key repeated when its words are (the
+-- probe reads a set); '{}' for a message without a token.
 -- A superset of the matcher's keys: a segment of ledger._message_segments is
 -- a run of whole lines, so its tokens and word runs are the message's
 -- (tests/decisions/test_message_prefilter.py compares the keys with a

@@ -8,9 +8,10 @@
 --   (ledger._file_slug) and its dated slug ('2026-01-02-<slug>' -> '<slug>');
 --   '=' || two and 't' || three consecutive significant norms
 --   (ledger._significant), joined by ' '.
--- In message order, a key repeated when its words are ('{}' without a
--- token): the index probe (&&) and ledger._match_message's DISTINCT read
--- a set. The one place the message's keys are written:
+-- The 'i' keys first (the norms', then the alts', each followed by its
+-- slugs), then the '=' and 't' keys of the runs, a key repeated when its
+-- words are ('{}' without a token): the index probe (&&) and
+-- ledger._match_message's DISTINCT read a set. The one place the message's keys are written:
 -- ledger._message_probe_keys asks it for the whole message (the
 -- pre-filter), ledger._match_message for each segment.
 -- One pass over the norms and alts (slugs only for a token that starts
@@ -61,4 +62,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._token_keys(text, text[], text[]) IS
-'The evidence-index keys of a run of message tokens (norms and alts of ledger._tokenise): scope || U+001F || (''i'' token of 3+ characters, its file-name and dated slugs; ''='' two and ''t'' three consecutive significant words), in message order, repeated when the words are. (scope text, norms text[], alts text[]) -> text[], ''{}'' without a token. The one definition the pre-filter and the matcher probe with. Raises nothing.';
+'The evidence-index keys of a run of message tokens (norms and alts of ledger._tokenise): scope || U+001F || (''i'' token of 3+ characters, its file-name and dated slugs; ''='' two and ''t'' three consecutive significant words), the i keys first, repeated when the words are. (scope text, norms text[], alts text[]) -> text[], ''{}'' without a token. The one definition the pre-filter and the matcher probe with. Raises nothing.';

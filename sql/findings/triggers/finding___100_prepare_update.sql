@@ -13,12 +13,15 @@
 --   * no path carries a line suffix (:<digit>), which the function would
 --     turn into an anchor.
 -- (strict jsonpath: an array is not unwrapped, so @[0] is the first line;
--- silent, and a NULL anywhere counts as not such an update.)
--- That is exactly the set of anchors the function keeps as given with the
--- rest of the row unchanged (tests/sql/test_anchor_fast_path.py compares
--- both ways on random anchors); everything else, an update that leaves the
--- anchors as they are included (reconcile's paths = paths), runs the
--- function and gets its errors. The condition is evaluated in the executor,
+-- silent, and a NULL anywhere counts as not such an update; paths must be
+-- one-dimensional before anchors - paths, which refuses any other array.)
+-- On a row as the triggers store it, that is exactly the set of anchors the
+-- function keeps as given with the rest of the row unchanged
+-- (tests/sql/test_anchor_fast_path.py compares both ways on random
+-- anchors); a row written without triggers whose paths hold a NULL or are
+-- not one-dimensional runs the function, which refuses those paths.
+-- Everything else, an update that leaves the anchors as they are included
+-- (reconcile's paths = paths), runs the function and gets its errors. The condition is evaluated in the executor,
 -- with no PL/pgSQL call and no query (docs/performance.md).
 DROP TRIGGER IF EXISTS _100_prepare_update ON ledger.finding;
 CREATE TRIGGER _100_prepare_update
@@ -35,6 +38,7 @@ CREATE TRIGGER _100_prepare_update
                                         OLD.task_group)
               AND NEW.anchors::text
                   ~ '^\{"(?:[^"\\]|\\.)*": \[[0-9]{1,10}, [0-9]{1,10}\](?:, "(?:[^"\\]|\\.)*": \[[0-9]{1,10}, [0-9]{1,10}\])*\}$'
+              AND array_ndims(NEW.paths) = 1
               AND NEW.anchors - NEW.paths = '{}'::jsonb
               AND NOT jsonb_path_exists(NEW.anchors, 'strict $.* ? (@[0] < 1 || @[1] < @[0] || @[1] > 2147483647)',
                                         '{}', true)

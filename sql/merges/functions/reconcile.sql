@@ -18,7 +18,7 @@
 -- decisions the triggers would take now (path and message rules, scope
 -- policy, causality, change kinds, line anchors, reverts). Before that, the
 -- scope's active findings whose paths are not in normal form (written the
--- same way) go through the finding's _100_prepare trigger (paths
+-- same way) go through the finding's _100_prepare_update trigger (paths
 -- normalised, line suffixes kept as anchors, observed_at, expects), and
 -- the scope's rows of ledger.finding_path are made exactly the paths of
 -- its active findings, so that merges can match them, and its totals in

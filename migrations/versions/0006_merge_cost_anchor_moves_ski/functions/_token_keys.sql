@@ -42,4 +42,4 @@ END
 $$;
 
 COMMENT ON FUNCTION ledger._token_keys(text, text[], text[]) IS
-'The evidence-index keys of a run of message tokens (norms and alts of ledger._tokenise): scope || U+001F || (''i'' token of 3+ characters, its file-name and dated slugs; ''='' two and ''t'' three consecutive significant words), in message order, repeated when the words are. (scope text, norms text[], alts text[]) -> text[], ''{}'' without a token. The one definition the pre-filter and the matcher probe with. Raises nothing.';
+'The evidence-index keys of a run of message tokens (norms and alts of ledger._tokenise): scope || U+001F || (''i'' token of 3+ characters, its file-name and dated slugs; ''='' two and ''t'' three consecutive significant words), the i keys first, repeated when the words are. (scope text, norms text[], alts text[]) -> text[], ''{}'' without a token. The one definition the pre-filter and the matcher probe with. Raises nothing.';

@@ -14,6 +14,7 @@ CREATE TRIGGER _100_prepare_update
                                         OLD.task_group)
               AND NEW.anchors::text
                   ~ '^\{"(?:[^"\\]|\\.)*": \[[0-9]{1,10}, [0-9]{1,10}\](?:, "(?:[^"\\]|\\.)*": \[[0-9]{1,10}, [0-9]{1,10}\])*\}$'
+              AND array_ndims(NEW.paths) = 1
               AND NEW.anchors - NEW.paths = '{}'::jsonb
               AND NOT jsonb_path_exists(NEW.anchors, 'strict $.* ? (@[0] < 1 || @[1] < @[0] || @[1] > 2147483647)',
                                         '{}', true)
