@@ -48,7 +48,7 @@ Frozen files:
 
 Revision ID: 0006_merge_cost_anchor_moves_ski
 Revises: 0005_merge_cost_the_anchor_lane
-Create Date: 2026-12-07 21:27:17.893151
+Create Date: 2026-12-07 21:35:12.571188
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

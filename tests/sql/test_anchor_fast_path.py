@@ -217,3 +217,31 @@ def test_anchors_on_any_stored_path_are_stored_as_the_full_check_stores_them(
         return
     fast = _update(ledger_conn, fid, value)
     assert fast == _update(ledger_conn, fid, {" " + k: v for k, v in value.items()})
+
+
+def test_an_anchor_move_on_a_row_written_without_triggers_is_checked(ledger_conn: psycopg.Connection) -> None:
+    """A row written without triggers (session_replication_role = replica)
+    whose paths are two-dimensional, or hold a NULL and the anchors a key
+    that is none of them, is not kept as given by the WHEN condition of
+    _100_prepare_update: ledger.tg_finding__prepare runs and refuses those
+    paths with its own SQLSTATE (the condition asks for one-dimensional
+    paths before anchors - paths, which would raise 2202E on any other
+    array)."""
+    for paths, key, sqlstate in (("{{a.py,b.py}}", "a.py", "LD003"), ("{a.py,NULL}", "zz.py", "LD001")):
+        scope = f"anchors-{next(_scopes)}"
+        ledger_conn.execute("SELECT ledger.set_hygiene_mode(%s, 'on', p_create => true)", (scope,))
+        with ledger_conn.transaction(force_rollback=True):
+            ledger_conn.execute("SET LOCAL session_replication_role = replica")
+            row = ledger_conn.execute(
+                "INSERT INTO ledger.finding (scope, title, kind, paths) VALUES (%s, 'a note', 'review', %s::text[]) "
+                "RETURNING id", (scope, paths)).fetchone()
+            assert row is not None
+            ledger_conn.execute("SET LOCAL session_replication_role = origin")
+            try:
+                with ledger_conn.transaction():
+                    ledger_conn.execute("UPDATE ledger.finding SET anchors = %s WHERE id = %s",
+                                        (Jsonb({key: [1, 2]}), row[0]))
+            except psycopg.Error as exc:
+                assert exc.sqlstate == sqlstate, (paths, exc.sqlstate, exc.diag.message_primary)
+            else:
+                raise AssertionError(f"anchors on paths {paths} were kept as given")

@@ -11,9 +11,9 @@
 -- The 'i' keys first (the norms', then the alts', each followed by its
 -- slugs), then the '=' and 't' keys of the runs, a key repeated when its
 -- words are ('{}' without a token): the index probe (&&) and
--- ledger._match_message's DISTINCT read a set. The one place the message's keys are written:
--- ledger._message_probe_keys asks it for the whole message (the
--- pre-filter), ledger._match_message for each segment.
+-- ledger._match_message's DISTINCT read a set. The one place the message's
+-- keys are written: ledger._message_probe_keys asks it for the whole
+-- message (the pre-filter), ledger._match_message for each segment.
 -- One pass over the norms and alts (slugs only for a token that starts
 -- with a digit) and one over the norms for the runs, appending to an array
 -- in place: no query, so nothing is planned or started per call

@@ -21,8 +21,9 @@
 -- anchors); a row written without triggers whose paths hold a NULL or are
 -- not one-dimensional runs the function, which refuses those paths.
 -- Everything else, an update that leaves the anchors as they are included
--- (reconcile's paths = paths), runs the function and gets its errors. The condition is evaluated in the executor,
--- with no PL/pgSQL call and no query (docs/performance.md).
+-- (reconcile's paths = paths), runs the function and gets its errors. The
+-- condition is evaluated in the executor, with no PL/pgSQL call and no
+-- query (docs/performance.md).
 DROP TRIGGER IF EXISTS _100_prepare_update ON ledger.finding;
 CREATE TRIGGER _100_prepare_update
     BEFORE UPDATE OF scope, finding_key, kind, severity, title, description, paths, source,

@@ -14,10 +14,9 @@
 -- directory (ending in /), one of the directories above them
 -- (ledger._path_keys: a directory of a normal path, with its /, is normal
 -- too), no path both added and deleted nor added under a deleted
--- directory; hunks an object
--- whose keys are each one of paths (not a directory), each value an array
--- of at most 10000 hunks [a, b, c, d] of integers from 0 to 2147483647, at
--- most 100000 hunks in all. Such a row is stored as written, which is what
+-- directory; hunks an object whose keys are each one of paths (not a
+-- directory), each value an array of at most 10000 hunks [a, b, c, d] of
+-- integers from 0 to 2147483647, at most 100000 hunks in all. Such a row is stored as written, which is what
 -- the full checks return for it (tests/sql/test_merge_changes_fast_path.py
 -- feeds every malformed merge of the hardening tests through both); any
 -- other row, and every UPDATE (paths not normalised by this statement), goes
@@ -28,9 +27,8 @@
 -- Cost: one query on the fast path (set operations against paths, hashed
 -- or sorted: O(n log n) at worst in the paths, the added/deleted paths and
 -- the hunk keys; each file's hunks matched by one regular expression over
--- their text, not hunk by hunk); the directory keys
--- of paths and of added are built only for a merge that deletes a
--- directory.
+-- their text, not hunk by hunk); the directory keys of paths and of added
+-- are built only for a merge that deletes a directory.
 -- Raises (through ledger._check_merge_changes) LD001 (a path that is not a
 -- path), LD003 (not a subset of paths, added and deleted contradicting each
 -- other, a malformed hunk), LD004 (more than 100000 paths, more than 10000
