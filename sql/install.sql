@@ -74,6 +74,7 @@
 \ir findings/functions/_finding_state.sql
 \ir findings/views/finding_lifecycle.sql
 \ir findings/functions/_severity_rank.sql
+\ir findings/functions/_anchors_kept.sql
 \ir findings/functions/tg_finding__prepare.sql
 \ir findings/functions/add_finding.sql
 \ir findings/functions/_anchor_moves.sql

@@ -7,8 +7,10 @@ What a merge costs (issue 33), second step, with the same decisions:
   the written columns, with a ``WHEN`` condition that skips an update of
   nothing but well-formed anchors on the finding's own file paths (what a
   merge's anchor move writes), so that move calls no PL/pgSQL function per
-  finding (about 11 us each before). The function's own copy of that fast
-  path is gone. Dropping ``_100_prepare`` takes ACCESS EXCLUSIVE on
+  finding (about 11 us each before). Which anchors are kept as written is
+  one new inlined SQL function, ``_anchors_kept(anchors, paths)`` (granted
+  to ledger_writer and ledger_admin, as the other helpers of the triggers), which the condition and the function ask: the function's
+  copies of that test (one at its top, one per key by a query) are gone. Dropping ``_100_prepare`` takes ACCESS EXCLUSIVE on
   ``finding`` until the migration commits, and a trigger state set on it by
   hand (DISABLE, ENABLE REPLICA or ALWAYS) is not kept. A row written
   without triggers whose paths hold a NULL or are not one-dimensional now
@@ -23,6 +25,9 @@ What a merge costs (issue 33), second step, with the same decisions:
   way); its tests of elements against lists are set operations (the generic
   plan, made for 10 elements, compared each element with each path), and
   each file's hunks are matched by one regular expression over their text.
+* ``_apply_merge``: the anchors the lane moved and those the decisions
+  moved within their files are written by one UPDATE (there were two
+  near-copies, each with its own guard).
 * ``_check_merge_changes``: a hunk key that is one of the paths is not
   normalised again.
 * ``_path_keys``: one ``string_to_array`` per path, each directory its
@@ -35,6 +40,7 @@ What a merge costs (issue 33), second step, with the same decisions:
 
 Frozen files:
 
+* functions/_anchors_kept.sql
 * functions/tg_finding__prepare.sql
 * triggers/finding___100_prepare.sql
 * triggers/finding___100_prepare_update.sql
@@ -43,12 +49,13 @@ Frozen files:
 * functions/_token_keys.sql
 * functions/_check_merge_changes.sql
 * functions/tg_merge__prepare_changes.sql
+* functions/_apply_merge.sql
 
-0 ALTER FUNCTION, 1 COMMENT ON, 0 GRANT/REVOKE statement(s) in upgrade.sql.
+0 ALTER FUNCTION, 1 COMMENT ON, 2 GRANT/REVOKE statement(s) in upgrade.sql.
 
 Revision ID: 0006_merge_cost_anchor_moves_ski
 Revises: 0005_merge_cost_the_anchor_lane
-Create Date: 2026-12-07 21:35:12.571188
+Create Date: 2026-12-07 22:16:58.220696
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen

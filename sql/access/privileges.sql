@@ -28,6 +28,7 @@ GRANT EXECUTE ON FUNCTION
     ledger._normalize_branch(text, text),
     ledger._text_kept(text, integer),
     ledger._scope_kept(text),
+    ledger._anchors_kept(jsonb, text[]),
     ledger._check_merge_changes(text[], text[], text[], jsonb)
     TO ledger_writer, ledger_admin;
 
@@ -195,8 +196,8 @@ GRANT EXECUTE ON FUNCTION
 -- argument check), record_merges' _insert_merges, reconcile's _other_merge_of_commit, the matcher's internals (_match_changes,
 -- _merge_decisions, _match_message, the checks' _eval_check, _merge_file_states, _settle_checks, lint_check's
 -- _check_leaves and _lint_stubs,
--- the touch modes' _touch_mode, _default_touch_mode, _touch_counts, _message_may_match, _message_probe_keys, _token_split_regex,
--- _tokenise, _token_keys, _message_tokens, _message_segments,
+-- the touch modes' _touch_mode, _default_touch_mode, _touch_counts,
+-- _message_may_match, _message_probe_keys, _token_split_regex, _tokenise, _token_keys, _message_tokens, _message_segments,
 -- _file_slug, _object_ends) and the claim's (_resumed_row,
 -- _snapshot_changes, _check_task_transition) and the task transitions' _set_task_status: only SECURITY DEFINER
 -- functions run them, as the owner; the tg_* trigger functions;

@@ -32,6 +32,7 @@ ROW_HELPERS = [
     "ledger._normalize_branch(text,text)",
     "ledger._text_kept(text,integer)",  # the triggers' fast paths (inlined: EXECUTE is still checked)
     "ledger._scope_kept(text)",
+    "ledger._anchors_kept(jsonb,text[])",  # the finding trigger's anchors, and _100_prepare_update's WHEN
     "ledger._check_merge_changes(text[],text[],text[],jsonb)",  # a merge's change kinds off the fast path
 ]
 #: What every role that reads finds useful: pure functions and the lifecycle reads.
@@ -400,7 +401,7 @@ def test_every_function_pins_its_search_path_or_qualifies_every_name(ledger_conn
         "ledger._scope_kept(text)", "ledger._severity_rank(text)", "ledger._significant(text)",
         "ledger._text_kept(text,integer)",
         "ledger._touch_mode(jsonb,text)", "ledger._default_touch_mode(text)",
-        "ledger._touch_counts(jsonb,text[],text)",
+        "ledger._touch_counts(jsonb,text[],text)", "ledger._anchors_kept(jsonb,text[])",
         "ledger._token_chars()", "ledger._token_regex(boolean)", "ledger._token_split_regex()",
         "ledger._unicode_class(text)",
         "ledger.add_finding(text,text,text,text[],text,text,text,text,timestamp with time zone,text,text,jsonb,text)",

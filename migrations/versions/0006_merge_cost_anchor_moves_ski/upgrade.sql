@@ -21,6 +21,7 @@ BEGIN
 END
 $ledger_revision_guard$;
 
+\ir functions/_anchors_kept.sql
 \ir functions/tg_finding__prepare.sql
 \ir triggers/finding___100_prepare.sql
 \ir triggers/finding___100_prepare_update.sql
@@ -29,5 +30,8 @@ $ledger_revision_guard$;
 \ir functions/_token_keys.sql
 \ir functions/_check_merge_changes.sql
 \ir functions/tg_merge__prepare_changes.sql
+\ir functions/_apply_merge.sql
 COMMENT ON FUNCTION ledger._message_probe_keys(text, text) IS
 'The pre-filter''s probe keys of a message: ledger._token_keys of the whole NFC message''s tokens (ledger._tokenise): scope || U+001F || (''i'' token of 3+ characters, its file-name and dated slugs, the same of tokens joined across a line end; ''t'' three and ''='' two consecutive significant words), repeated when the words are; a superset of ledger._match_message''s keys. (scope text, message text) -> text[], ''{}'' without a token. Raises nothing.';
+REVOKE EXECUTE ON FUNCTION ledger._anchors_kept(jsonb, text[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION ledger._anchors_kept(jsonb, text[]) TO ledger_admin, ledger_writer;

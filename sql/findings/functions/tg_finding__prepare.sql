@@ -45,7 +45,8 @@
 -- value. Anchors whose keys are all among the normalised paths (so
 -- normalize_path would return each unchanged) and whose values are all
 -- valid [first, last] pairs (what an anchor move of a merge writes) are kept
--- as given, checked by one query; any other anchors go through the check of
+-- as given, checked without a query (ledger._anchors_kept); any other
+-- anchors (an empty object included) go through the check of
 -- each key, with its errors. An UPDATE that changes nothing but anchors,
 -- to anchors of that kind, does not reach this function: the WHEN condition
 -- of trigger _100_prepare_update keeps it as given.
@@ -153,14 +154,7 @@ BEGIN
 
     v_given := NEW.anchors;
     IF v_given IS NOT NULL AND (TG_OP = 'INSERT' OR v_given IS DISTINCT FROM OLD.anchors)
-       AND jsonb_typeof(v_given) = 'object'
-       AND NOT EXISTS (SELECT 1 FROM jsonb_each(v_given) AS e
-                        WHERE NOT (e.key = ANY (NEW.paths) AND e.key !~ '/$'
-                                   AND jsonb_typeof(e.value) = 'array' AND jsonb_array_length(e.value) = 2
-                                   AND jsonb_typeof(e.value -> 0) = 'number' AND jsonb_typeof(e.value -> 1) = 'number'
-                                   AND (e.value ->> 0) ~ '^[0-9]{1,10}$' AND (e.value ->> 1) ~ '^[0-9]{1,10}$'
-                                   AND (e.value ->> 0)::bigint BETWEEN 1 AND (e.value ->> 1)::bigint
-                                   AND (e.value ->> 1)::bigint <= 2147483647)) THEN
+       AND ledger._anchors_kept(v_given, NEW.paths) THEN
         -- Fast path (an anchor move writes these): every key already one of
         -- the normalised paths (so normalize_path would return it unchanged)
         -- and every value a valid [first, last]: the anchors are kept as given.

@@ -5,16 +5,14 @@
 --   * anchors change, and every other column the function prepares is as
 --     stored (stored values are normal already, so the function would return
 --     them unchanged);
---   * the new anchors, as jsonb prints them, are a non-empty object of
---     [first, last] pairs of 1-10 digit integers (no fraction, no exponent,
---     no sign), with 1 <= first <= last <= 2147483647;
---   * every key is one of the row's paths (anchors minus paths is {}) and
---     none ends in / (a directory);
+--   * the new anchors are kept as written by ledger._anchors_kept (the one
+--     definition, which the function asks too): a non-empty object of
+--     [first, last] pairs of 1-10 digit integers, 1 <= first <= last <=
+--     2147483647, every key one of the row's one-dimensional paths and no
+--     directory;
 --   * no path carries a line suffix (:<digit>), which the function would
 --     turn into an anchor.
--- (strict jsonpath: an array is not unwrapped, so @[0] is the first line;
--- silent, and a NULL anywhere counts as not such an update; paths must be
--- one-dimensional before anchors - paths, which refuses any other array.)
+-- (A NULL anywhere counts as not such an update.)
 -- On a row as the triggers store it, that is exactly the set of anchors the
 -- function keeps as given with the rest of the row unchanged
 -- (tests/sql/test_anchor_fast_path.py compares both ways on random
@@ -37,13 +35,7 @@ CREATE TRIGGER _100_prepare_update
                   IS NOT DISTINCT FROM (OLD.scope, OLD.finding_key, OLD.kind, OLD.severity, OLD.title,
                                         OLD.description, OLD.paths, OLD.source, OLD.observed_at, OLD.expects,
                                         OLD.task_group)
-              AND NEW.anchors::text
-                  ~ '^\{"(?:[^"\\]|\\.)*": \[[0-9]{1,10}, [0-9]{1,10}\](?:, "(?:[^"\\]|\\.)*": \[[0-9]{1,10}, [0-9]{1,10}\])*\}$'
-              AND array_ndims(NEW.paths) = 1
-              AND NEW.anchors - NEW.paths = '{}'::jsonb
-              AND NOT jsonb_path_exists(NEW.anchors, 'strict $.* ? (@[0] < 1 || @[1] < @[0] || @[1] > 2147483647)',
-                                        '{}', true)
-              AND NOT jsonb_path_exists(NEW.anchors, 'strict $.keyvalue() ? (@.key like_regex "/$")', '{}', true)
+              AND ledger._anchors_kept(NEW.anchors, NEW.paths)
               AND array_to_string(NEW.paths, E'\x01') !~ ':[0-9]',
               false))
     EXECUTE FUNCTION ledger.tg_finding__prepare();

@@ -49,8 +49,8 @@
 -- the full path below (tests/decisions/test_anchor_lane.py compares the two).
 -- Under the same conditions for the merge, the findings whose every piece is
 -- such an anchor are the lane's and only the others' rows go to
--- _merge_decisions (p_changes); the lane's moves join the anchor record and
--- its findings the one locking pass.
+-- _merge_decisions (p_changes); the lane's moves join the anchor record, its
+-- findings the one locking pass and its anchors the one UPDATE of anchors.
 -- In 'on' and 'dry', the anchors of findings the merge did not supersede
 -- follow the code: detail.anchors_after of an anchor_moved (or other) row
 -- becomes the finding's anchors, and detail.paths_after its paths when the
@@ -294,29 +294,26 @@ BEGIN
     END IF;
     IF cardinality(v_moving) > 0 THEN
         -- an anchor that moved within its file: anchors alone are written (the
-        -- triggers on paths do not run); a followed rename writes both
-        IF cardinality(v_lane_ids) > 0 THEN
+        -- triggers on paths do not run), the lane's and the decisions' in one
+        -- statement; a followed rename writes both
+        IF cardinality(v_lane_ids) > 0
+           OR EXISTS (SELECT FROM unnest(v_decided) AS x
+                       WHERE x.finding_id = ANY (v_moving) AND NOT x.detail ? 'paths_after') THEN
             UPDATE ledger.finding f
                SET anchors = a.after
-              FROM unnest(v_lane_ids, v_lane_after) AS a(id, after)
+              FROM (SELECT l.id, l.after FROM unnest(v_lane_ids, v_lane_after) AS l(id, after)
+                    UNION ALL
+                    SELECT x.finding_id, x.detail -> 'anchors_after' FROM unnest(v_decided) AS x
+                     WHERE x.detail ? 'anchors_after' AND NOT x.detail ? 'paths_after') AS a(id, after)
              WHERE f.id = a.id AND f.id = ANY (v_moving);
         END IF;
-        IF v_decided IS NOT NULL THEN
-            IF EXISTS (SELECT FROM unnest(v_decided) AS x
-                        WHERE x.finding_id = ANY (v_moving) AND NOT x.detail ? 'paths_after') THEN
-                UPDATE ledger.finding f
-                   SET anchors = x.detail -> 'anchors_after'
-                  FROM unnest(v_decided) AS x
-                 WHERE f.id = x.finding_id AND f.id = ANY (v_moving) AND NOT x.detail ? 'paths_after';
-            END IF;
-            IF EXISTS (SELECT FROM unnest(v_decided) AS x
-                        WHERE x.finding_id = ANY (v_moving) AND x.detail ? 'paths_after') THEN
-                UPDATE ledger.finding f
-                   SET anchors = x.detail -> 'anchors_after',
-                       paths = ARRAY(SELECT jsonb_array_elements_text(x.detail -> 'paths_after'))
-                  FROM unnest(v_decided) AS x
-                 WHERE f.id = x.finding_id AND f.id = ANY (v_moving) AND x.detail ? 'paths_after';
-            END IF;
+        IF EXISTS (SELECT FROM unnest(v_decided) AS x
+                    WHERE x.finding_id = ANY (v_moving) AND x.detail ? 'paths_after') THEN
+            UPDATE ledger.finding f
+               SET anchors = x.detail -> 'anchors_after',
+                   paths = ARRAY(SELECT jsonb_array_elements_text(x.detail -> 'paths_after'))
+              FROM unnest(v_decided) AS x
+             WHERE f.id = x.finding_id AND f.id = ANY (v_moving) AND x.detail ? 'paths_after';
         END IF;
     END IF;
     IF v_mode = 'on' AND v_decided IS NOT NULL THEN

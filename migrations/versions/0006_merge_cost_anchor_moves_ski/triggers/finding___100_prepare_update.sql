@@ -12,13 +12,7 @@ CREATE TRIGGER _100_prepare_update
                   IS NOT DISTINCT FROM (OLD.scope, OLD.finding_key, OLD.kind, OLD.severity, OLD.title,
                                         OLD.description, OLD.paths, OLD.source, OLD.observed_at, OLD.expects,
                                         OLD.task_group)
-              AND NEW.anchors::text
-                  ~ '^\{"(?:[^"\\]|\\.)*": \[[0-9]{1,10}, [0-9]{1,10}\](?:, "(?:[^"\\]|\\.)*": \[[0-9]{1,10}, [0-9]{1,10}\])*\}$'
-              AND array_ndims(NEW.paths) = 1
-              AND NEW.anchors - NEW.paths = '{}'::jsonb
-              AND NOT jsonb_path_exists(NEW.anchors, 'strict $.* ? (@[0] < 1 || @[1] < @[0] || @[1] > 2147483647)',
-                                        '{}', true)
-              AND NOT jsonb_path_exists(NEW.anchors, 'strict $.keyvalue() ? (@.key like_regex "/$")', '{}', true)
+              AND ledger._anchors_kept(NEW.anchors, NEW.paths)
               AND array_to_string(NEW.paths, E'\x01') !~ ':[0-9]',
               false))
     EXECUTE FUNCTION ledger.tg_finding__prepare();
