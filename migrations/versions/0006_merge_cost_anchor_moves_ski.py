@@ -9,13 +9,15 @@ What a merge costs (issue 33), second step, with the same decisions:
   merge's anchor move writes), so that move calls no PL/pgSQL function per
   finding (about 11 us each before). Which anchors are kept as written is
   one new inlined SQL function, ``_anchors_kept(anchors, paths)`` (granted
-  to ledger_writer and ledger_admin, as the other helpers of the triggers), which the condition and the function ask: the function's
-  copies of that test (one at its top, one per key by a query) are gone. Dropping ``_100_prepare`` takes ACCESS EXCLUSIVE on
-  ``finding`` until the migration commits, and a trigger state set on it by
-  hand (DISABLE, ENABLE REPLICA or ALWAYS) is not kept. A row written
-  without triggers whose paths hold a NULL or are not one-dimensional now
-  runs the function on such an update (which refuses those paths) where the
-  old fast path kept it.
+  to ledger_writer and ledger_admin, as the triggers' other helpers), which
+  the condition and the function ask: the function's copies of that test
+  (one at its top, one per key by a query) are gone. Dropping
+  ``_100_prepare`` takes ACCESS EXCLUSIVE on ``finding`` until the
+  migration commits, and a trigger state set on it by hand (DISABLE, ENABLE
+  REPLICA or ALWAYS) is not kept. A row written without triggers whose
+  paths hold a NULL or are not one-dimensional now runs the function on
+  such an update (which refuses those paths) where the old fast path kept
+  it.
 * ``_token_keys``: one pass over the norms and one over the significant
   norms, appending in place, no query (a third of the time of the query it
   replaces); a key repeats when its words do (the probe and
@@ -55,7 +57,7 @@ Frozen files:
 
 Revision ID: 0006_merge_cost_anchor_moves_ski
 Revises: 0005_merge_cost_the_anchor_lane
-Create Date: 2026-12-07 22:16:58.220696
+Create Date: 2026-12-07 22:23:58.618261
 
 The SQL is in the directory of the same name beside this module: upgrade.sql
 and downgrade.sql, plain psql scripts that include this revision's frozen
